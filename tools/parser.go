@@ -1,0 +1,264 @@
+package tools
+
+import (
+	"bytes"
+	"errors"
+)
+
+// ParseOptions configures a Parser.
+type ParseOptions struct {
+	// Format is the tool-call syntax to look for; the zero value means
+	// FormatMarkdown.
+	Format Format
+	// Lookup resolves a fenced block's type (the first word of its language
+	// tag) to a tool. With a nil Lookup no fenced block is a tool use, but
+	// blocks are still reported by Blocks.
+	Lookup func(blockType string) (ToolRef, bool)
+	// StartInThinking says the reply begins inside a thinking section that
+	// the model's chat template opened in the prompt (DeepSeek-R1, QwQ): the
+	// text up to the first </think> or </thinking> is thinking.
+	StartInThinking bool
+}
+
+type parseMode int
+
+const (
+	modeOuter parseMode = iota // between blocks and calls
+	modeThink                  // inside <think>…</think>
+	modeFence                  // inside a fenced block
+	modeXML                    // inside <tool-use> or <function_calls>
+	modeAt                     // inside the JSON of an @name(id): call
+	modeDone                   // the rest of the input cannot hold anything
+)
+
+// Parser finds fenced blocks and tool uses in a model's reply as it streams.
+//
+// Write the reply in chunks of any size, then call Finish. After each Write,
+// Blocks and ToolUses return what is certain so far: a block counts once its
+// closing fence is followed by text that settles it (a blank line, another
+// fence, or enough lookahead), never earlier, so nothing reported is ever
+// retracted. Finish applies the end-of-input rules (a closing fence at the
+// very end closes its block).
+//
+// The parser keeps only the part of the reply that an undecided block or
+// call still needs, and never re-scans decided text: total work is linear in
+// the reply's length however it is chunked.
+type Parser struct {
+	opts ParseOptions
+
+	buf  []byte // the reply from offset base on
+	base int
+	eof  bool
+
+	nls    []int // offsets of the '\n' bytes in buf, from nls[nlHead] on
+	nlHead int
+
+	pos       int  // offset of the first byte not yet decided on
+	lineStart bool // pos is at the start of a line, where fences, think tags and @ calls count
+	mode      parseMode
+
+	fence fenceState
+	think thinkState
+	xml   xmlState
+	at    atState
+
+	blocks   []Block
+	uses     []ToolUse
+	problems []Problem
+}
+
+// NewParser returns a Parser for one reply.
+func NewParser(opts ParseOptions) *Parser {
+	if opts.Format == "" {
+		opts.Format = FormatMarkdown
+	}
+	p := &Parser{opts: opts, lineStart: true}
+	if opts.StartInThinking {
+		p.enterThink(0, "")
+	}
+	return p
+}
+
+// ErrFinished is returned by Write after Finish.
+var ErrFinished = errors.New("tools: write to a parser after Finish")
+
+// Write adds the next chunk of the reply.
+func (p *Parser) Write(b []byte) (int, error) {
+	if p.eof {
+		return 0, ErrFinished
+	}
+	off := p.end()
+	p.buf = append(p.buf, b...)
+	for i := 0; ; {
+		j := bytes.IndexByte(b[i:], '\n')
+		if j < 0 {
+			break
+		}
+		p.nls = append(p.nls, off+i+j)
+		i += j + 1
+	}
+	p.run()
+	return len(b), nil
+}
+
+// WriteString adds the next chunk of the reply.
+func (p *Parser) WriteString(s string) (int, error) {
+	// The conversion copies, but the bytes are copied into buf anyway.
+	return p.Write([]byte(s))
+}
+
+// Finish marks the end of the reply and settles what end of input decides.
+func (p *Parser) Finish() {
+	if p.eof {
+		return
+	}
+	p.eof = true
+	p.run()
+}
+
+// Blocks returns the top-level fenced blocks found so far, in text order.
+// The slice is shared: callers must not modify it.
+func (p *Parser) Blocks() []Block { return p.blocks }
+
+// ToolUses returns the tool uses found so far, in text order.
+// The slice is shared: callers must not modify it.
+func (p *Parser) ToolUses() []ToolUse { return p.uses }
+
+// Problems returns what looked like tool calls but could not be read.
+func (p *Parser) Problems() []Problem { return p.problems }
+
+// ParseToolUses parses a whole reply and returns its tool uses.
+func ParseToolUses(reply string, opts ParseOptions) []ToolUse {
+	p := NewParser(opts)
+	p.WriteString(reply)
+	p.Finish()
+	return p.uses
+}
+
+// ParseBlocks parses a whole reply and returns its top-level fenced blocks.
+func ParseBlocks(reply string) []Block {
+	p := NewParser(ParseOptions{Format: FormatMarkdown})
+	p.WriteString(reply)
+	p.Finish()
+	return p.blocks
+}
+
+func (p *Parser) run() {
+	for {
+		var progressed bool
+		switch p.mode {
+		case modeOuter:
+			progressed = p.stepOuter()
+		case modeThink:
+			progressed = p.stepThink()
+		case modeFence:
+			progressed = p.stepFence()
+		case modeXML:
+			progressed = p.stepXML()
+		case modeAt:
+			progressed = p.stepAt()
+		case modeDone:
+			progressed = false
+		}
+		if !progressed {
+			break
+		}
+	}
+	p.compact()
+}
+
+// stepOuter handles the line at pos outside any block or call.
+func (p *Parser) stepOuter() bool {
+	ln, st := p.lineAt(p.pos)
+	if st != lineOK {
+		return false
+	}
+	text := p.bytes(ln.start, ln.end)
+	if p.lineStart {
+		if tag := thinkOpenTag(text); tag != "" {
+			p.enterThink(ln.start+len(tag), "</"+tag[1:])
+			return true
+		}
+		if ticks := countTicks(text); ticks >= 3 {
+			p.openFence(ln, text, ticks)
+			return true
+		}
+		if p.opts.Format == FormatTool && len(text) > 0 && text[0] == '@' {
+			switch p.startAt(ln.start) {
+			case headerMore:
+				return false
+			case headerOK:
+				return true
+			}
+		}
+	}
+	if p.opts.Format == FormatXML {
+		if k, root := findXMLRoot(text); k >= 0 {
+			p.enterXML(ln.start+k, root)
+			return true
+		}
+	}
+	p.nextLine(ln)
+	return true
+}
+
+// nextLine moves past ln in outer mode.
+func (p *Parser) nextLine(ln lineInfo) {
+	if ln.final {
+		p.pos, p.mode = ln.end, modeDone
+		return
+	}
+	p.pos, p.lineStart = ln.next, true
+}
+
+// resumeAt continues in outer mode at off, which begins a line only when
+// lineStart says so (text after </think> does; text after an xml or @ call,
+// in the middle of a line, does not).
+func (p *Parser) resumeAt(off int, lineStart bool) {
+	p.pos, p.lineStart, p.mode = off, lineStart, modeOuter
+}
+
+func (p *Parser) emitUse(u ToolUse) { p.uses = append(p.uses, u) }
+
+func (p *Parser) problem(start int, msg string) {
+	p.problems = append(p.problems, Problem{Start: start, Message: msg})
+}
+
+// end is the offset just past the bytes written so far.
+func (p *Parser) end() int { return p.base + len(p.buf) }
+
+// bytes returns the reply's bytes from offset a to b.
+func (p *Parser) bytes(a, b int) []byte { return p.buf[a-p.base : b-p.base] }
+
+func (p *Parser) text(a, b int) string { return string(p.bytes(a, b)) }
+
+// compact drops the bytes and newline offsets that nothing undecided needs,
+// so a long reply is held in memory only as far as an open block needs it.
+func (p *Parser) compact() {
+	keep := p.pos
+	switch p.mode {
+	case modeFence:
+		keep = min(keep, p.fence.contentStart)
+	case modeThink:
+		keep = min(keep, p.think.searchFrom)
+	case modeXML:
+		keep = min(keep, p.xml.keep())
+	case modeAt:
+		keep = min(keep, p.at.brace)
+	case modeDone:
+		keep = p.end()
+	}
+	if drop := keep - p.base; drop >= 64<<10 && drop >= len(p.buf)/2 {
+		n := copy(p.buf, p.buf[drop:])
+		p.buf = p.buf[:n]
+		p.base = keep
+	}
+	for p.nlHead < len(p.nls) && p.nls[p.nlHead] < p.pos {
+		p.nlHead++
+	}
+	if p.nlHead >= 1024 && p.nlHead >= len(p.nls)/2 {
+		n := copy(p.nls, p.nls[p.nlHead:])
+		p.nls = p.nls[:n]
+		p.nlHead = 0
+	}
+}
