@@ -1,0 +1,76 @@
+// Command agentls is a language server that brings a coding agent's tools
+// into any editor, and the same engine on the command line.
+//
+// Usage:
+//
+//	agentls parse [--format markdown|xml|tool] [--streaming] [--blocks] < reply.md
+//	agentls version
+//
+// See the README for every subcommand. Exit codes: 0 done, 1 refused or
+// failed with nothing changed, 2 usage.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// Exit codes, the same for every subcommand.
+const (
+	exitOK     = 0 // done
+	exitFailed = 1 // refused or failed, with nothing changed
+	exitUsage  = 2 // bad command line
+)
+
+// A command is one subcommand of agentls.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+func commands() []command {
+	return []command{
+		{"parse", "print the tool uses (or fenced blocks) in a model reply read from stdin, as JSON", runParse},
+		{"version", "print the version", runVersion},
+	}
+}
+
+// run executes the command line args and returns the exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		usage(stdout)
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(ctx, args[1:], stdin, stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "agentls: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "agentls: a coding agent's tools in any editor, over LSP.\n\nUsage: agentls <command> [flags]\n\nCommands:\n")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintf(w, "\nRun 'agentls <command> -h' for a command's flags.\n")
+}

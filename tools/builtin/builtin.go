@@ -1,0 +1,332 @@
+// Package builtin declares agentls's built-in tools: their names, block
+// types, parameters, and what the model is told about them. The tools'
+// behaviour follows gptme's (research/gptme.md §3–9); the run functions are
+// attached by the packages that implement them (the edit engine, the shell
+// and session manager), so a tool declared here without one is parsed but
+// not run.
+package builtin
+
+import (
+	"encoding/json"
+	"os/exec"
+
+	"github.com/agentls/agentls/tools"
+)
+
+// Registry returns a registry of every built-in tool.
+func Registry() *tools.Registry {
+	r, err := tools.NewRegistry(Specs()...)
+	if err != nil {
+		panic("builtin: " + err.Error()) // the specs below are constant: a test keeps them valid
+	}
+	return r
+}
+
+// Specs returns fresh specs of every built-in tool, in no particular order.
+func Specs() []*tools.ToolSpec {
+	return []*tools.ToolSpec{
+		shell(), ipython(), save(), appendSpec(), patch(), patchMany(), applyPatch(),
+		viewAnchored(), patchAnchored(), read(), tmux(),
+	}
+}
+
+func user(text string) tools.ExampleStep {
+	return tools.ExampleStep{Role: tools.RoleUser, Text: text}
+}
+
+func assistant(text string, call *tools.ToolUse) tools.ExampleStep {
+	return tools.ExampleStep{Role: tools.RoleAssistant, Text: text, Call: call}
+}
+
+func system(text string) tools.ExampleStep {
+	return tools.ExampleStep{Role: tools.RoleSystem, Text: text}
+}
+
+func call(tool, content string, args ...string) *tools.ToolUse {
+	if args == nil {
+		args = []string{}
+	}
+	return &tools.ToolUse{Tool: tool, Args: args, Content: content}
+}
+
+func pathParam(what string) tools.Parameter {
+	return tools.Parameter{Name: "path", Type: "string", Required: true,
+		Description: "The " + what + ", relative to the workspace root."}
+}
+
+func onPath(program string) func() bool {
+	return func() bool {
+		_, err := exec.LookPath(program)
+		return err == nil
+	}
+}
+
+func shell() *tools.ToolSpec {
+	return &tools.ToolSpec{
+		Name:        "shell",
+		BlockTypes:  []string{"shell"},
+		Description: "Run shell commands in a persistent bash session in the workspace.",
+		Instructions: `The session keeps its working directory and environment between calls. Commands run one after another and stop at the first that fails. Stdin is closed: commands cannot ask questions, so pass flags such as -y. Long output is cut in the middle; the full output is kept in a log.
+Commands that only read (ls, cat, grep, rg, find, ...) run at once; others may need the user's approval, and destructive ones (rm -rf /, git reset --hard, git push --force, piping into a shell) are refused.
+Start long-running programs as background jobs: "bg CMD" starts one and prints its id; "jobs" lists them; "output ID" shows a job's output; "kill ID" stops it.
+Do not use the shell to edit files: use the edit tools, which keep the editor's buffers in step.`,
+		Parameters: []tools.Parameter{
+			{Name: "command", Type: "string", Required: true, Description: "The commands to run, one per line."},
+		},
+		Examples: []tools.Example{
+			{Title: "Run the tests", Steps: []tools.ExampleStep{
+				user("run the tests"),
+				assistant("", call("shell", "go test ./...")),
+				system("Ran command: `go test ./...`\n```stdout\nok  \texample.com/pkg\t0.012s\n```"),
+			}},
+			{Title: "A server in the background", Steps: []tools.ExampleStep{
+				user("start the dev server and check it answers"),
+				assistant("", call("shell", "bg npm run dev")),
+				system("Started background job **#1**: `npm run dev`"),
+				assistant("", call("shell", "curl -s localhost:5173 | head -5")),
+			}},
+		},
+	}
+}
+
+func ipython() *tools.ToolSpec {
+	return &tools.ToolSpec{
+		Name:         "ipython",
+		BlockTypes:   []string{"ipython", "py"},
+		Description:  "Run Python code in a persistent interpreter.",
+		Instructions: "Variables, imports and functions persist between calls. The value of the last expression is shown, as in a REPL. Use it for calculations and data exploration, not to edit files.",
+		Parameters: []tools.Parameter{
+			{Name: "code", Type: "string", Required: true, Description: "The Python code to run."},
+		},
+		Available:    onPath("python3"),
+		LoadPriority: 10,
+		Examples: []tools.Example{
+			{Steps: []tools.ExampleStep{
+				user("what is 2**100?"),
+				assistant("", call("ipython", "2**100")),
+				system("Executed code block.\n```stdout\n1267650600228229401496703205376\n```"),
+			}},
+		},
+	}
+}
+
+func save() *tools.ToolSpec {
+	return &tools.ToolSpec{
+		Name:        "save",
+		BlockTypes:  []string{"save"},
+		PathArg:     true,
+		Description: "Create a file or replace its whole content.",
+		Instructions: `Write the complete content: placeholder lines such as "# ..." or "// ... existing code ..." are refused, never written. Missing folders are created. To change part of an existing file use patch instead: it is smaller and cannot lose what you did not repeat.`,
+		Parameters: []tools.Parameter{
+			pathParam("file to write"),
+			{Name: "content", Type: "string", Required: true, Description: "The file's complete new content."},
+		},
+		Examples: []tools.Example{
+			{Steps: []tools.ExampleStep{
+				user("write a hello world in hello.py"),
+				assistant("", call("save", "print(\"Hello, world!\")", "hello.py")),
+				system("Saved to hello.py"),
+			}},
+		},
+	}
+}
+
+func appendSpec() *tools.ToolSpec {
+	return &tools.ToolSpec{
+		Name:         "append",
+		BlockTypes:   []string{"append"},
+		PathArg:      true,
+		Description:  "Add text to the end of a file, creating it if needed.",
+		Instructions: `A line break is added before the text if the file does not end with one, and after it. Placeholder lines ("# ...") are refused.`,
+		Parameters: []tools.Parameter{
+			pathParam("file to append to"),
+			{Name: "content", Type: "string", Required: true, Description: "The text to add."},
+		},
+		Examples: []tools.Example{
+			{Steps: []tools.ExampleStep{
+				user("note that we use Go 1.26 in NOTES.md"),
+				assistant("", call("append", "- Go 1.26", "NOTES.md")),
+				system("Appended to NOTES.md"),
+			}},
+		},
+	}
+}
+
+const patchInstructions = `Each hunk replaces the lines between "<<<<<<< ORIGINAL" and "=======" with the lines between "=======" and ">>>>>>> UPDATED". One block may hold several hunks; they apply in order.
+ORIGINAL must be whole lines copied exactly from the current file, with enough context to match exactly one place; whitespace differences are tolerated only when the match stays unique. An empty UPDATED deletes the lines. A line "// ..." or "# ..." in both parts skips unchanged lines between two pieces that must each match.
+Read the file before patching it. If a hunk does not match, nothing is changed and the error shows the nearest lines: patch again from them.`
+
+func patch() *tools.ToolSpec {
+	return &tools.ToolSpec{
+		Name:         "patch",
+		BlockTypes:   []string{"patch"},
+		PathArg:      true,
+		Description:  "Change part of a file with conflict-marker hunks.",
+		Instructions: patchInstructions,
+		Parameters: []tools.Parameter{
+			pathParam("file to change"),
+			{Name: "patch", Type: "string", Required: true, Description: "One or more ORIGINAL/UPDATED hunks."},
+		},
+		Examples: []tools.Example{
+			{Steps: []tools.ExampleStep{
+				user("make hello.py greet the user by name"),
+				assistant("", call("patch", `<<<<<<< ORIGINAL
+print("Hello, world!")
+=======
+name = input("Name? ")
+print(f"Hello, {name}!")
+>>>>>>> UPDATED`, "hello.py")),
+				system("Patch applied to hello.py"),
+			}},
+		},
+	}
+}
+
+func patchMany() *tools.ToolSpec {
+	return &tools.ToolSpec{
+		Name:        "patch_many",
+		BlockTypes:  []string{"patch_many"},
+		Description: "Change several files at once, all or nothing.",
+		Instructions: `Start each file's section with a line "=== PATH: path/to/file ===" followed by that file's ORIGINAL/UPDATED hunks (as for patch). Every hunk of every file is checked before anything changes; if one fails, no file is changed. A file may appear in several sections; they apply in order.
+` + patchInstructions,
+		Parameters: []tools.Parameter{
+			{Name: "patches", Required: true, Schema: json.RawMessage(`{"type":"array","description":"The files to change, in order.","items":{"type":"object","properties":{"path":{"type":"string","description":"The file, relative to the workspace root."},"patch":{"type":"string","description":"ORIGINAL/UPDATED hunks for this file."}},"required":["path","patch"]}}`)},
+		},
+		Examples: []tools.Example{
+			{Steps: []tools.ExampleStep{
+				user("rename Config to Settings"),
+				assistant("", call("patch_many", `=== PATH: config.go ===
+<<<<<<< ORIGINAL
+type Config struct {
+=======
+type Settings struct {
+>>>>>>> UPDATED
+
+=== PATH: main.go ===
+<<<<<<< ORIGINAL
+	cfg := Config{}
+=======
+	cfg := Settings{}
+>>>>>>> UPDATED`)),
+				system("Applied 2 patches atomically to: config.go, main.go"),
+			}},
+		},
+	}
+}
+
+func applyPatch() *tools.ToolSpec {
+	return &tools.ToolSpec{
+		Name:        "apply_patch",
+		BlockTypes:  []string{"apply_patch"},
+		Description: "Add, change, move and delete files with one patch in OpenAI's apply_patch format.",
+		Instructions: `The patch starts with "*** Begin Patch" and ends with "*** End Patch". Each file starts with "*** Add File: path" (every line prefixed with +), "*** Delete File: path", or "*** Update File: path" (optionally followed by "*** Move to: new path"). An update holds chunks: an optional "@@ scope" line (for example a function's signature) to say where, then context lines prefixed with a space, removed lines with -, added lines with +. The whole patch applies or nothing does.`,
+		Parameters: []tools.Parameter{
+			{Name: "patch", Type: "string", Required: true, Description: "The patch, from *** Begin Patch to *** End Patch."},
+		},
+		Examples: []tools.Example{
+			{Steps: []tools.ExampleStep{
+				user("log the greeting"),
+				assistant("", call("apply_patch", `*** Begin Patch
+*** Update File: main.go
+@@ func main() {
+-	fmt.Println(greeting)
++	log.Print(greeting)
+*** End Patch`)),
+				system("Patch applied: M main.go"),
+			}},
+		},
+	}
+}
+
+func viewAnchored() *tools.ToolSpec {
+	return &tools.ToolSpec{
+		Name:        "view_anchored",
+		BlockTypes:  []string{"view_anchored"},
+		PathArg:     true,
+		Description: "Show a file with a short anchor before each line, for patch_anchored.",
+		Instructions: `An anchor names a line by its content and its neighbours, not its number, so it stays valid when lines are added or removed elsewhere in the file. Give a line range as "start_line"/"end_line" to view part of a large file.`,
+		Parameters: []tools.Parameter{
+			pathParam("file to view"),
+			{Name: "start_line", Type: "integer", Description: "First line to show (1-based)."},
+			{Name: "end_line", Type: "integer", Description: "Last line to show (inclusive)."},
+		},
+		Hints:             []string{"read-only"},
+		DisabledByDefault: true,
+		Examples: []tools.Example{
+			{Steps: []tools.ExampleStep{
+				user("show me main.go with anchors"),
+				assistant("", call("view_anchored", "", "main.go")),
+			}},
+		},
+	}
+}
+
+func patchAnchored() *tools.ToolSpec {
+	return &tools.ToolSpec{
+		Name:        "patch_anchored",
+		BlockTypes:  []string{"patch_anchored"},
+		PathArg:     true,
+		Description: "Change lines of a file addressed by the anchors view_anchored showed.",
+		Instructions: `The input is a JSON list of operations {"anchor", "op", "text", "expected"}: op is replace, delete, insert_before or insert_after; text is the new line(s); expected, if given, must equal the line's current text. All operations are checked before any applies: an unknown or stale anchor rejects the whole batch and shows fresh anchors to retry with.`,
+		Parameters: []tools.Parameter{
+			pathParam("file to change"),
+			{Name: "ops", Required: true, Schema: json.RawMessage(`{"type":"array","description":"The operations, applied as one batch.","items":{"type":"object","properties":{"anchor":{"type":"string"},"op":{"type":"string","enum":["replace","delete","insert_before","insert_after"]},"text":{"type":"string"},"expected":{"type":"string"}},"required":["anchor","op"]}}`)},
+		},
+		DisabledByDefault: true,
+		Examples: []tools.Example{
+			{Steps: []tools.ExampleStep{
+				user("use log instead of fmt on the greeting line"),
+				assistant("", call("patch_anchored", `[{"anchor": "k3x9", "op": "replace", "text": "\tlog.Print(greeting)", "expected": "\tfmt.Println(greeting)"}]`, "main.go")),
+				system("Anchored patch applied to main.go (1 operation)"),
+			}},
+		},
+	}
+}
+
+func read() *tools.ToolSpec {
+	return &tools.ToolSpec{
+		Name:        "read",
+		BlockTypes:  []string{"read"},
+		PathArg:     true,
+		Description: "Read files or list folders, with line numbers, as the editor holds them.",
+		Instructions: `Give one path after the block type, or several paths one per line in the block. Files are shown with line numbers, including changes not yet saved in the editor; folders are listed. Use start_line/end_line to read part of one large file. Read a file before you patch it.`,
+		Parameters: []tools.Parameter{
+			{Name: "path", Type: "string", Required: true, Description: "The file or folder to read, relative to the workspace root."},
+			{Name: "start_line", Type: "integer", Description: "First line to show (1-based)."},
+			{Name: "end_line", Type: "integer", Description: "Last line to show (inclusive)."},
+		},
+		Hints:             []string{"read-only"},
+		DisabledByDefault: true,
+		Examples: []tools.Example{
+			{Steps: []tools.ExampleStep{
+				user("what does main.go do?"),
+				assistant("", call("read", "", "main.go")),
+			}},
+		},
+	}
+}
+
+func tmux() *tools.ToolSpec {
+	return &tools.ToolSpec{
+		Name:        "tmux",
+		BlockTypes:  []string{"tmux"},
+		Description: "Run interactive programs (REPLs, debuggers, dev servers) in terminal sessions you can type into.",
+		Instructions: `One command per line:
+new-session CMD: start CMD in a new session and show its screen;
+send-keys SESSION KEYS: type into a session (key names such as Enter and C-c work);
+inspect-pane SESSION: show the screen;
+wait SESSION [TIMEOUT] [STABLE]: wait until the screen stops changing;
+kill-session SESSION; list-sessions.`,
+		Parameters: []tools.Parameter{
+			{Name: "commands", Type: "string", Required: true, Description: "The session commands, one per line."},
+		},
+		Examples: []tools.Example{
+			{Steps: []tools.ExampleStep{
+				user("start a python REPL and compute 6*7"),
+				assistant("", call("tmux", "new-session python3")),
+				system("Running `python3` in session agentls_1."),
+				assistant("", call("tmux", "send-keys agentls_1 '6*7' Enter")),
+			}},
+		},
+	}
+}
