@@ -112,10 +112,10 @@ func ipython() *tools.ToolSpec {
 
 func save() *tools.ToolSpec {
 	return &tools.ToolSpec{
-		Name:        "save",
-		BlockTypes:  []string{"save"},
-		PathArg:     true,
-		Description: "Create a file or replace its whole content.",
+		Name:         "save",
+		BlockTypes:   []string{"save"},
+		PathArg:      true,
+		Description:  "Create a file or replace its whole content.",
 		Instructions: `Write the complete content: placeholder lines such as "# ..." or "// ... existing code ..." are refused, never written. Missing folders are created. To change part of an existing file use patch instead: it is smaller and cannot lose what you did not repeat.`,
 		Parameters: []tools.Parameter{
 			pathParam("file to write"),
@@ -216,9 +216,9 @@ type Settings struct {
 
 func applyPatch() *tools.ToolSpec {
 	return &tools.ToolSpec{
-		Name:        "apply_patch",
-		BlockTypes:  []string{"apply_patch"},
-		Description: "Add, change, move and delete files with one patch in OpenAI's apply_patch format.",
+		Name:         "apply_patch",
+		BlockTypes:   []string{"apply_patch"},
+		Description:  "Add, change, move and delete files with one patch in OpenAI's apply_patch format.",
 		Instructions: `The patch starts with "*** Begin Patch" and ends with "*** End Patch". Each file starts with "*** Add File: path" (every line prefixed with +), "*** Delete File: path", or "*** Update File: path" (optionally followed by "*** Move to: new path"). An update holds chunks: an optional "@@ scope" line (for example a function's signature) to say where, then context lines prefixed with a space, removed lines with -, added lines with +. The whole patch applies or nothing does.`,
 		Parameters: []tools.Parameter{
 			{Name: "patch", Type: "string", Required: true, Description: "The patch, from *** Begin Patch to *** End Patch."},
@@ -240,10 +240,10 @@ func applyPatch() *tools.ToolSpec {
 
 func viewAnchored() *tools.ToolSpec {
 	return &tools.ToolSpec{
-		Name:        "view_anchored",
-		BlockTypes:  []string{"view_anchored"},
-		PathArg:     true,
-		Description: "Show a file with a short anchor before each line, for patch_anchored.",
+		Name:         "view_anchored",
+		BlockTypes:   []string{"view_anchored"},
+		PathArg:      true,
+		Description:  "Show a file with a short anchor before each line, for patch_anchored.",
 		Instructions: `An anchor names a line by its content and its neighbours, not its number, so it stays valid when lines are added or removed elsewhere in the file. Give a line range as "start_line"/"end_line" to view part of a large file.`,
 		Parameters: []tools.Parameter{
 			pathParam("file to view"),
@@ -263,10 +263,10 @@ func viewAnchored() *tools.ToolSpec {
 
 func patchAnchored() *tools.ToolSpec {
 	return &tools.ToolSpec{
-		Name:        "patch_anchored",
-		BlockTypes:  []string{"patch_anchored"},
-		PathArg:     true,
-		Description: "Change lines of a file addressed by the anchors view_anchored showed.",
+		Name:         "patch_anchored",
+		BlockTypes:   []string{"patch_anchored"},
+		PathArg:      true,
+		Description:  "Change lines of a file addressed by the anchors view_anchored showed.",
 		Instructions: `The input is a JSON list of operations {"anchor", "op", "text", "expected"}: op is replace, delete, insert_before or insert_after; text is the new line(s); expected, if given, must equal the line's current text. All operations are checked before any applies: an unknown or stale anchor rejects the whole batch and shows fresh anchors to retry with.`,
 		Parameters: []tools.Parameter{
 			pathParam("file to change"),
@@ -285,10 +285,10 @@ func patchAnchored() *tools.ToolSpec {
 
 func read() *tools.ToolSpec {
 	return &tools.ToolSpec{
-		Name:        "read",
-		BlockTypes:  []string{"read"},
-		PathArg:     true,
-		Description: "Read files or list folders, with line numbers, as the editor holds them.",
+		Name:         "read",
+		BlockTypes:   []string{"read"},
+		PathArg:      true,
+		Description:  "Read files or list folders, with line numbers, as the editor holds them.",
 		Instructions: `Give one path after the block type, or several paths one per line in the block. Files are shown with line numbers, including changes not yet saved in the editor; folders are listed. Use start_line/end_line to read part of one large file. Read a file before you patch it.`,
 		Parameters: []tools.Parameter{
 			{Name: "path", Type: "string", Required: true, Description: "The file or folder to read, relative to the workspace root."},
