@@ -220,7 +220,9 @@ func (p *Parser) emitFence(end int) {
 		b.ContentEnd = f.contentEnd
 		b.Content = p.text(f.contentStart, f.contentEnd)
 	}
-	p.blocks = append(p.blocks, b)
+	if p.opts.KeepBlocks {
+		p.blocks = append(p.blocks, b)
+	}
 	if u, ok := p.blockToolUse(b); ok {
 		p.emitUse(u)
 	}

@@ -108,7 +108,7 @@ func TestFenceStreaming(t *testing.T) {
 		{"nested opener confirmed, outer still open", "```md\nT\n```\ncode\n```\nmore\n```\n\n", 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := NewParser(ParseOptions{})
+			p := NewParser(ParseOptions{KeepBlocks: true})
 			p.WriteString(tc.reply)
 			if got := len(p.Blocks()); got != tc.want {
 				t.Errorf("streaming: %d blocks, want %d", got, tc.want)

@@ -1,5 +1,7 @@
 package tools
 
+import "bytes"
+
 // A reply is read as the lines that splitting it at "\n" gives, so that a
 // text ending in "\n" has a last, empty line, as gptme's split does: the
 // rules that look at "the next line" see the same lines. A line's text
@@ -22,6 +24,7 @@ const (
 
 // lineAt returns the line that begins at off (off >= pos).
 func (p *Parser) lineAt(off int) (lineInfo, lineStatus) {
+	p.dropNewlinesBefore(p.pos)
 	i := p.nlHead
 	for i < len(p.nls) && p.nls[i] < off {
 		i++
@@ -38,8 +41,18 @@ func (p *Parser) lineAfter(ln lineInfo) (lineInfo, lineStatus) {
 }
 
 // lineEndingAt returns the line that begins at off and ends at the newline
-// nls[i], if that has been seen.
+// nls[i], searching for that newline if it has not been found yet.
 func (p *Parser) lineEndingAt(off, i int) (lineInfo, lineStatus) {
+	if i >= len(p.nls) {
+		from := max(p.nlScanned, off)
+		j := bytes.IndexByte(p.bytes(from, p.end()), '\n')
+		if j < 0 {
+			p.nlScanned = p.end()
+		} else {
+			p.nls = append(p.nls, from+j)
+			p.nlScanned = from + j + 1
+		}
+	}
 	if i < len(p.nls) {
 		nl := p.nls[i]
 		end := nl
@@ -56,6 +69,18 @@ func (p *Parser) lineEndingAt(off, i int) (lineInfo, lineStatus) {
 		end--
 	}
 	return lineInfo{start: off, end: end, next: p.end(), nl: -1, final: true}, lineOK
+}
+
+// dropNewlinesBefore forgets the newlines before off, which pos has passed.
+func (p *Parser) dropNewlinesBefore(off int) {
+	for p.nlHead < len(p.nls) && p.nls[p.nlHead] < off {
+		p.nlHead++
+	}
+	if p.nlHead >= 64 && p.nlHead >= len(p.nls)/2 {
+		n := copy(p.nls, p.nls[p.nlHead:])
+		p.nls = p.nls[:n]
+		p.nlHead = 0
+	}
 }
 
 // countTicks returns the number of backticks that begin b.

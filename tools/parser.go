@@ -1,8 +1,8 @@
 package tools
 
 import (
-	"bytes"
 	"errors"
+	"unsafe"
 )
 
 // ParseOptions configures a Parser.
@@ -14,6 +14,9 @@ type ParseOptions struct {
 	// tag) to a tool. With a nil Lookup no fenced block is a tool use, but
 	// blocks are still reported by Blocks.
 	Lookup func(blockType string) (ToolRef, bool)
+	// KeepBlocks keeps every top-level fenced block for Blocks, not only
+	// those that are tool uses.
+	KeepBlocks bool
 	// StartInThinking says the reply begins inside a thinking section that
 	// the model's chat template opened in the prompt (DeepSeek-R1, QwQ): the
 	// text up to the first </think> or </thinking> is thinking.
@@ -46,12 +49,18 @@ const (
 type Parser struct {
 	opts ParseOptions
 
-	buf  []byte // the reply from offset base on
+	buf  []byte // the reply from offset base on; never written in place
 	base int
 	eof  bool
+	// shared says buf is the memory of a string given to WriteString, which
+	// block contents can then share instead of copying.
+	shared bool
 
-	nls    []int // offsets of the '\n' bytes in buf, from nls[nlHead] on
-	nlHead int
+	// nls[nlHead:] are the offsets of the newlines from pos up to
+	// nlScanned, found as lines are needed: each byte is searched once.
+	nls       []int
+	nlHead    int
+	nlScanned int
 
 	pos       int  // offset of the first byte not yet decided on
 	lineStart bool // pos is at the start of a line, where fences, think tags and @ calls count
@@ -87,24 +96,27 @@ func (p *Parser) Write(b []byte) (int, error) {
 	if p.eof {
 		return 0, ErrFinished
 	}
-	off := p.end()
 	p.buf = append(p.buf, b...)
-	for i := 0; ; {
-		j := bytes.IndexByte(b[i:], '\n')
-		if j < 0 {
-			break
-		}
-		p.nls = append(p.nls, off+i+j)
-		i += j + 1
-	}
+	p.shared = false
 	p.run()
 	return len(b), nil
 }
 
-// WriteString adds the next chunk of the reply.
+// WriteString adds the next chunk of the reply. The first chunk is not
+// copied: a reply parsed whole shares its memory with the blocks found in it.
 func (p *Parser) WriteString(s string) (int, error) {
-	// The conversion copies, but the bytes are copied into buf anyway.
-	return p.Write([]byte(s))
+	if p.eof {
+		return 0, ErrFinished
+	}
+	if len(p.buf) > 0 || len(s) == 0 {
+		return p.Write([]byte(s))
+	}
+	// The parser never writes into buf (compact reslices it, and append
+	// copies once len == cap), so it may alias the immutable string.
+	p.buf = unsafe.Slice(unsafe.StringData(s), len(s))
+	p.shared = true
+	p.run()
+	return len(s), nil
 }
 
 // Finish marks the end of the reply and settles what end of input decides.
@@ -116,8 +128,9 @@ func (p *Parser) Finish() {
 	p.run()
 }
 
-// Blocks returns the top-level fenced blocks found so far, in text order.
-// The slice is shared: callers must not modify it.
+// Blocks returns the top-level fenced blocks found so far, in text order,
+// if ParseOptions.KeepBlocks is set. The slice is shared: callers must not
+// modify it.
 func (p *Parser) Blocks() []Block { return p.blocks }
 
 // ToolUses returns the tool uses found so far, in text order.
@@ -137,7 +150,7 @@ func ParseToolUses(reply string, opts ParseOptions) []ToolUse {
 
 // ParseBlocks parses a whole reply and returns its top-level fenced blocks.
 func ParseBlocks(reply string) []Block {
-	p := NewParser(ParseOptions{Format: FormatMarkdown})
+	p := NewParser(ParseOptions{Format: FormatMarkdown, KeepBlocks: true})
 	p.WriteString(reply)
 	p.Finish()
 	return p.blocks
@@ -230,7 +243,12 @@ func (p *Parser) end() int { return p.base + len(p.buf) }
 // bytes returns the reply's bytes from offset a to b.
 func (p *Parser) bytes(a, b int) []byte { return p.buf[a-p.base : b-p.base] }
 
-func (p *Parser) text(a, b int) string { return string(p.bytes(a, b)) }
+func (p *Parser) text(a, b int) string {
+	if p.shared && b > a {
+		return unsafe.String(&p.buf[a-p.base], b-a)
+	}
+	return string(p.bytes(a, b))
+}
 
 // compact drops the bytes and newline offsets that nothing undecided needs,
 // so a long reply is held in memory only as far as an open block needs it.
@@ -248,17 +266,10 @@ func (p *Parser) compact() {
 	case modeDone:
 		keep = p.end()
 	}
-	if drop := keep - p.base; drop >= 64<<10 && drop >= len(p.buf)/2 {
-		n := copy(p.buf, p.buf[drop:])
-		p.buf = p.buf[:n]
+	if drop := keep - p.base; drop > 0 {
+		// Reslice rather than copy: the next append that outgrows the
+		// array moves only the live part, and buf stays read-only.
+		p.buf = p.buf[drop:]
 		p.base = keep
-	}
-	for p.nlHead < len(p.nls) && p.nls[p.nlHead] < p.pos {
-		p.nlHead++
-	}
-	if p.nlHead >= 1024 && p.nlHead >= len(p.nls)/2 {
-		n := copy(p.nls, p.nls[p.nlHead:])
-		p.nls = p.nls[:n]
-		p.nlHead = 0
 	}
 }

@@ -12,6 +12,7 @@ import (
 // what the whole parse does not, and returns the whole parse.
 func parseChecked(t *testing.T, reply string, opts ParseOptions) *Parser {
 	t.Helper()
+	opts.KeepBlocks = true
 	whole := NewParser(opts)
 	whole.WriteString(reply)
 	whole.Finish()

@@ -61,7 +61,7 @@ func runParse(_ context.Context, args []string, stdin io.Reader, stdout, stderr 
 		f = tools.FormatMarkdown
 	}
 
-	p := tools.NewParser(tools.ParseOptions{Format: f, Lookup: builtin.Registry().Lookup})
+	p := tools.NewParser(tools.ParseOptions{Format: f, Lookup: builtin.Registry().Lookup, KeepBlocks: *blocks})
 	if _, err := io.Copy(p, stdin); err != nil {
 		fmt.Fprintf(stderr, "agentls parse: reading the reply: %v\n", err)
 		return exitFailed
