@@ -24,6 +24,7 @@ type atState struct {
 	depth    int
 	quote    byte // the quote of the string being read, or 0
 	escaped  bool
+	tried    bool // the one-pass read was tried
 }
 
 type headerStatus int
@@ -83,17 +84,45 @@ func (p *Parser) startAt(off int) headerStatus {
 // stepAt counts braces until the arguments end.
 func (p *Parser) stepAt() bool {
 	a := &p.at
+	if !a.tried {
+		// A reply parsed whole usually holds all of the arguments: read
+		// them in one pass. Where that succeeds it ends where counting
+		// braces would (strings and escapes are delimited alike). It is
+		// tried once per call, so streaming stays linear.
+		a.tried = true
+		l := lenient{b: p.bytes(a.brace, p.end()), shared: p.shared, scratch: p.jsonScratch}
+		v, err := l.value(0)
+		p.jsonScratch = l.scratch
+		if err == nil {
+			end := a.brace + l.i
+			p.emitAt(v, nil, end)
+			p.resumeAt(end, false)
+			return true
+		}
+	}
 	data := p.bytes(a.scan, p.end())
-	for i, c := range data {
+	for i := 0; i < len(data); i++ {
+		c := data[i]
 		switch {
 		case a.escaped:
 			a.escaped = false
-		case c == '\\':
-			a.escaped = true
 		case a.quote != 0:
-			if c == a.quote {
+			// Skip to the string's next quote or backslash in a tight
+			// loop: strings are most of a call's bytes.
+			j := i
+			for j < len(data) && data[j] != a.quote && data[j] != '\\' {
+				j++
+			}
+			i = j
+			switch {
+			case j == len(data):
+			case data[j] == '\\':
+				a.escaped = true
+			default:
 				a.quote = 0
 			}
+		case c == '\\':
+			a.escaped = true
 		case c == '"' || c == '\'':
 			a.quote = c
 		case c == '{':
@@ -117,8 +146,13 @@ func (p *Parser) stepAt() bool {
 }
 
 func (p *Parser) finishAt(end int) {
+	v, err := parseLenientJSON(p.bytes(p.at.brace, end))
+	p.emitAt(v, err, end)
+}
+
+// emitAt reports the call whose arguments, ending at end, read as v.
+func (p *Parser) emitAt(v any, err error, end int) {
 	a := &p.at
-	v, err := parseLenientJSON(p.bytes(a.brace, end))
 	if err != nil {
 		p.problem(a.start, fmt.Sprintf("the arguments of @%s(%s) are not valid JSON: %v", a.name, a.id, err))
 		return

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -17,7 +18,12 @@ func benchReply(format Format, size int) string {
 		unit = prose + "<tool-use>\n<patch path=\"handler.go\">\n<<<<<<< ORIGINAL\n" + code + "=======\n" + code + ">>>>>>> UPDATED\n</patch>\n</tool-use>\n\n" +
 			"```go\n" + code + "```\n\n"
 	case FormatTool:
-		unit = prose + "@patch(call_7): {\"path\": \"handler.go\", \"patch\": \"<<<<<<< ORIGINAL\\n" + strings.ReplaceAll(strings.ReplaceAll(code, "\"", "\\\""), "\n", "\\n") + "=======\\nx\\n>>>>>>> UPDATED\"}\n\n" +
+		// Models write arguments as plain JSON, without HTML escapes.
+		var args strings.Builder
+		enc := json.NewEncoder(&args)
+		enc.SetEscapeHTML(false)
+		enc.Encode(map[string]string{"path": "handler.go", "patch": "<<<<<<< ORIGINAL\n" + code + "=======\n" + code + ">>>>>>> UPDATED"})
+		unit = prose + "@patch(call_7): " + args.String() + "\n" +
 			"```shell\ngo test ./...\n```\n\n"
 	default:
 		unit = prose + "```patch handler.go\n<<<<<<< ORIGINAL\n" + code + "=======\n" + code + ">>>>>>> UPDATED\n```\n\n" +

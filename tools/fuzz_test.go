@@ -3,9 +3,12 @@ package tools
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 var fuzzSeeds = []string{
@@ -95,24 +98,34 @@ func sameJSON(t *testing.T, a, b any) bool {
 	return string(ja) == string(jb)
 }
 
-// FuzzLenientJSON checks that lenient parsing never panics, accepts all
-// strict JSON objects as encoding/json reads them, and returns only values
-// that marshal back to JSON.
+// FuzzLenientJSON checks that lenient parsing never panics, reads strict
+// JSON exactly as encoding/json does, and returns only values that marshal
+// back to JSON.
 func FuzzLenientJSON(f *testing.F) {
-	for _, s := range []string{`{"a": 1}`, `{'a': True, "b": [1, 2,], c: None}`, `{"s": "\ud83d\ude00 \n"}`, `[1 2 3]`, `{"a": {"b": {"c": []}}}`, `+1.`, `{'a': 'it\'s'}`} {
+	for _, s := range []string{`{"a": 1}`, `{'a': True, "b": [1, 2,], c: None}`, `{"s": "\ud83d\ude00 \n \u00e9 \ud800"}`, `[1 2 3]`, `{"a": {"b": {"c": []}}}`, `+1.`, `{'a': 'it\'s'}`, `{"a":1,"a":2}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		v, err := parseLenientJSON([]byte(s))
-		if err != nil {
-			var strict any
-			if json.Unmarshal([]byte(s), &strict) == nil {
+		dec := json.NewDecoder(strings.NewReader(s))
+		dec.UseNumber()
+		var strict any
+		strictOK := dec.Decode(&strict) == nil && !dec.More()
+		if _, err := dec.Token(); strictOK && err != io.EOF {
+			strictOK = false // trailing garbage
+		}
+		if strictOK && utf8.ValidString(s) {
+			if err != nil {
 				t.Fatalf("strict JSON %q refused: %v", s, err)
 			}
-			return
+			if !reflect.DeepEqual(v, strict) {
+				t.Fatalf("%q: lenient %#v, encoding/json %#v", s, v, strict)
+			}
 		}
-		if _, err := json.Marshal(v); err != nil {
-			t.Fatalf("value of %q does not marshal: %v", s, err)
+		if err == nil {
+			if _, err := json.Marshal(v); err != nil {
+				t.Fatalf("value of %q does not marshal: %v", s, err)
+			}
 		}
 	})
 }

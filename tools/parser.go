@@ -71,6 +71,8 @@ type Parser struct {
 	xml   xmlState
 	at    atState
 
+	jsonScratch []byte // reused to decode escaped JSON strings
+
 	blocks   []Block
 	uses     []ToolUse
 	problems []Problem
