@@ -1,0 +1,292 @@
+package edits
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// A HunkError says why a hunk could not be applied, in words the model can
+// act on: which hunk, how loosely it was compared, and where the nearest
+// lines are or which lines were ambiguous.
+type HunkError struct {
+	Hunk, Of int    // 1-based hunk number and the number of hunks
+	Reason   string // what went wrong and how to recover
+	notFound bool
+}
+
+func (e *HunkError) Error() string {
+	if e.Of <= 1 {
+		return e.Reason
+	}
+	return fmt.Sprintf("hunk %d/%d: %s", e.Hunk, e.Of, e.Reason)
+}
+
+// ErrNoChange is returned when applying the hunks leaves the text as it was.
+var ErrNoChange = errors.New("the patch does not change the file (ORIGINAL and UPDATED are the same)")
+
+const bom = "\ufeff"
+
+// A replacement changes text[start:end] to repl.
+type replacement struct {
+	start, end int
+	repl       string
+	hunk       int
+}
+
+// ApplyHunks applies hunks to text and returns the new text. Hunks are
+// resolved against the original text, in any order, and applied together;
+// a hunk whose ORIGINAL only exists after the hunks before it have been
+// applied is supported too (hunks are then applied one after the other, as
+// gptme does). Nothing is applied unless every hunk resolves.
+func ApplyHunks(text string, hunks []Hunk) (string, error) {
+	// A byte-order mark is not part of the first line: models never copy it.
+	if rest, ok := strings.CutPrefix(text, bom); ok {
+		out, err := ApplyHunks(rest, hunks)
+		return bom + out, err
+	}
+	d := newDoc(text)
+	var reps []replacement
+	var firstErr error
+	for i, h := range hunks {
+		r, err := resolve(d, h, i+1, len(hunks))
+		if err != nil {
+			firstErr = err
+			break
+		}
+		reps = append(reps, r...)
+	}
+	if firstErr == nil {
+		out, err := splice(text, reps, len(hunks))
+		if err != nil {
+			return "", err
+		}
+		if out == text {
+			return "", ErrNoChange
+		}
+		return out, nil
+	}
+	var he *HunkError
+	if len(hunks) == 1 || !errors.As(firstErr, &he) || !he.notFound {
+		return "", firstErr
+	}
+	// A later hunk may build on an earlier one: apply them in order.
+	cur := text
+	for i, h := range hunks {
+		r, err := resolve(newDoc(cur), h, i+1, len(hunks))
+		if err != nil {
+			if i > 0 {
+				err = fmt.Errorf("%w (hunks are applied in order; the first %d applied)", err, i)
+			}
+			return "", err
+		}
+		if cur, err = splice(cur, r, len(hunks)); err != nil {
+			return "", err
+		}
+	}
+	if cur == text {
+		return "", ErrNoChange
+	}
+	return cur, nil
+}
+
+// splice applies non-overlapping replacements in one pass.
+func splice(text string, reps []replacement, of int) (string, error) {
+	slices.SortStableFunc(reps, func(a, b replacement) int { return a.start - b.start })
+	for i := 1; i < len(reps); i++ {
+		if reps[i].start < reps[i-1].end {
+			return "", &HunkError{Hunk: reps[i].hunk, Of: of, Reason: fmt.Sprintf("its ORIGINAL overlaps the lines of hunk %d; merge the two hunks into one", reps[i-1].hunk)}
+		}
+	}
+	n := len(text)
+	for _, r := range reps {
+		n += len(r.repl) - (r.end - r.start)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	at := 0
+	for _, r := range reps {
+		b.WriteString(text[at:r.start])
+		b.WriteString(r.repl)
+		at = r.end
+	}
+	b.WriteString(text[at:])
+	return b.String(), nil
+}
+
+// resolve finds where hunk h goes in d and returns its replacements.
+func resolve(d *doc, h Hunk, num, of int) ([]replacement, error) {
+	fail := func(notFound bool, format string, args ...any) ([]replacement, error) {
+		return nil, &HunkError{Hunk: num, Of: of, Reason: fmt.Sprintf(format, args...), notFound: notFound}
+	}
+	if len(h.Original) == 0 {
+		if d.text != "" {
+			return fail(false, "ORIGINAL is empty, which only fits an empty file; give the lines to replace (read the file first), or use append or save")
+		}
+		return []replacement{{0, 0, strings.Join(h.Updated, "\n") + "\n", num}}, nil
+	}
+	if allBlank(h.Original) {
+		return fail(false, "ORIGINAL has only blank lines, which cannot be located; include the lines around them")
+	}
+	if hasPlaceholder(h.Original) || hasPlaceholder(h.Updated) {
+		if ms, t := d.find(h.Original, h.Updated); t == tierExact && len(ms) == 1 && !hasPlaceholder(h.Updated) {
+			return d.replace(ms[0], h, num, of) // the "placeholder" is a real line
+		}
+		return resolvePieces(d, h, num, of)
+	}
+	ms, t := d.find(h.Original, h.Updated)
+	switch {
+	case len(ms) == 1:
+		return d.replace(ms[0], h, num, of)
+	case len(ms) > 1:
+		return fail(false, "ORIGINAL matches %d places (lines %s, %s); include more surrounding lines so it matches exactly one", len(ms), lineList(ms), t)
+	}
+	if len(h.Updated) > 0 {
+		if ms, _ := d.find(h.Updated, nil); len(ms) == 1 {
+			return fail(false, "already applied: the UPDATED lines are already at lines %d-%d and ORIGINAL is not in the file; nothing to do for this hunk", ms[0].first+1, ms[0].first+ms[0].n)
+		}
+	}
+	return fail(true, "ORIGINAL was not found in the file, even ignoring whitespace, indentation and Unicode punctuation.\n%s", d.nearest(h.Original))
+}
+
+func allBlank(lines []string) bool {
+	for _, l := range lines {
+		if !isBlankLine(l) {
+			return false
+		}
+	}
+	return true
+}
+
+// replace returns the replacement of the matched lines by h.Updated:
+// lines that UPDATED keeps from ORIGINAL are copied from the file byte for
+// byte, new lines get the file's indentation (at the indent tiers) and
+// line ending, and the last line keeps the file's final-newline state.
+func (d *doc) replace(m match, h Hunk, num, of int) ([]replacement, error) {
+	win := d.lines[m.first : m.first+m.n]
+	last := win[len(win)-1]
+	if len(h.Updated) == 0 {
+		start, end := win[0].start, last.end+len(last.eol)
+		if last.eol == "" && m.first > 0 {
+			prev := d.lines[m.first-1]
+			start = prev.end // deleting the last lines: the new last line has no line ending either
+		}
+		return []replacement{{start, end, "", num}}, nil
+	}
+	keep := contextPairs(h.Original, h.Updated)
+	eol := dominantEOL(win)
+	var b strings.Builder
+	for k, u := range h.Updated {
+		lineEOL := eol
+		if oi, ok := keep[k]; ok {
+			w := win[oi]
+			b.WriteString(d.text[w.start:w.end])
+			if w.eol != "" {
+				lineEOL = w.eol
+			}
+		} else if m.indent != nil && !isBlankLine(u) {
+			ind := leadingSpace(u)
+			fileInd, ok := m.indent.apply(ind)
+			if !ok {
+				return nil, &HunkError{Hunk: num, Of: of, Reason: fmt.Sprintf("ORIGINAL matched lines %d-%d %s, but the indentation of the UPDATED line %q cannot be carried over to the file's; copy ORIGINAL's indentation exactly from the file", m.first+1, m.first+m.n, m.tier, clip(u))}
+			}
+			b.WriteString(fileInd)
+			b.WriteString(u[len(ind):])
+		} else if !isBlankLine(u) {
+			b.WriteString(u)
+		}
+		if k < len(h.Updated)-1 {
+			b.WriteString(lineEOL)
+		}
+	}
+	return []replacement{{win[0].start, last.end, b.String(), num}}, nil
+}
+
+// contextPairs maps each UPDATED line that is an unchanged ORIGINAL line
+// (by a longest common subsequence) to that ORIGINAL line's index.
+func contextPairs(orig, upd []string) map[int]int {
+	pairs := map[int]int{}
+	// Equal prefix and suffix first; the LCS runs on what is left.
+	p := 0
+	for p < len(orig) && p < len(upd) && orig[p] == upd[p] {
+		pairs[p] = p
+		p++
+	}
+	s := 0
+	for s < len(orig)-p && s < len(upd)-p && orig[len(orig)-1-s] == upd[len(upd)-1-s] {
+		pairs[len(upd)-1-s] = len(orig) - 1 - s
+		s++
+	}
+	a, b := orig[p:len(orig)-s], upd[p:len(upd)-s]
+	if len(a) == 0 || len(b) == 0 || len(a)*len(b) > 4_000_000 {
+		return pairs
+	}
+	// dp[i][j] = LCS length of a[i:], b[j:].
+	w := len(b) + 1
+	dp := make([]int32, (len(a)+1)*w)
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				dp[i*w+j] = dp[(i+1)*w+j+1] + 1
+			} else {
+				dp[i*w+j] = max(dp[(i+1)*w+j], dp[i*w+j+1])
+			}
+		}
+	}
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] == b[j]:
+			pairs[p+j] = p + i
+			i++
+			j++
+		case dp[(i+1)*w+j] >= dp[i*w+j+1]:
+			i++
+		default:
+			j++
+		}
+	}
+	return pairs
+}
+
+// nearest describes the file region most like orig, with line numbers, so
+// the model can copy the current text; or says no line of it is there.
+func (d *doc) nearest(orig []string) string {
+	byKey := map[string][]int{}
+	want := map[string]bool{}
+	for _, o := range orig {
+		if k := strings.TrimSpace(o); k != "" {
+			want[k] = true
+		}
+	}
+	for i := range d.lines {
+		k := strings.TrimSpace(d.content(i))
+		if want[k] && len(byKey[k]) < 256 {
+			byKey[k] = append(byKey[k], i)
+		}
+	}
+	votes := map[int]int{}
+	best, bestVotes := 0, 0
+	for j, o := range orig {
+		for _, i := range byKey[strings.TrimSpace(o)] {
+			start := i - j
+			votes[start]++
+			if v := votes[start]; v > bestVotes || v == bestVotes && start < best {
+				best, bestVotes = start, v
+			}
+		}
+	}
+	if bestVotes == 0 {
+		return "No line of ORIGINAL is in the file: read the file and copy the lines to change exactly."
+	}
+	from := max(0, best-2)
+	to := min(len(d.lines), best+len(orig)+2)
+	var b strings.Builder
+	fmt.Fprintf(&b, "The nearest lines (%d of the %d ORIGINAL lines are there) are %d-%d:\n", bestVotes, len(orig), from+1, to)
+	width := len(fmt.Sprint(to))
+	for i := from; i < to; i++ {
+		fmt.Fprintf(&b, "%*d\t%s\n", width, i+1, d.content(i))
+	}
+	b.WriteString("Copy ORIGINAL from the current text above and patch again.")
+	return b.String()
+}
