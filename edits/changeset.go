@@ -1,0 +1,131 @@
+package edits
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Action is what a FileChange does to its file.
+type Action int
+
+const (
+	Modify Action = iota
+	Create
+	Delete
+)
+
+func (a Action) String() string { return [...]string{"modify", "create", "delete"}[a] }
+
+// A FileChange is one file's part of a Changeset.
+type FileChange struct {
+	// Path is relative to the workspace root, slash-separated and clean.
+	Path   string
+	Action Action
+	// Base is the content the change was computed against (empty for
+	// Create), and Version the editor's version of it (0 when it came from
+	// disk). Applying checks that the file still has this content.
+	Base    string
+	Version int32
+	// Result is the new content (empty for Delete).
+	Result string
+}
+
+// A Changeset is the set of file changes one request makes: built and
+// checked completely in memory, then applied all together or not at all.
+// A file changed several times holds one change, from its first base to its
+// last result.
+type Changeset struct {
+	Label   string
+	Changes []*FileChange
+}
+
+// Get returns the changeset's content for path: ok is false when the
+// changeset does not touch it; exists is false when it deletes it.
+func (cs *Changeset) Get(p string) (content string, exists, ok bool) {
+	c := cs.find(p)
+	if c == nil {
+		return "", false, false
+	}
+	return c.Result, c.Action != Delete, true
+}
+
+func (cs *Changeset) find(p string) *FileChange {
+	for _, c := range cs.Changes {
+		if c.Path == p {
+			return c
+		}
+	}
+	return nil
+}
+
+// Write records that path becomes result. base and existed describe the
+// file before the changeset (ignored when the changeset already changes
+// it), version the editor's version of base.
+func (cs *Changeset) Write(p, base string, existed bool, version int32, result string) {
+	if c := cs.find(p); c != nil {
+		c.Result = result
+		if c.Action == Delete {
+			c.Action = Modify
+		}
+		return
+	}
+	a := Modify
+	if !existed {
+		a, base = Create, ""
+	}
+	cs.Changes = append(cs.Changes, &FileChange{Path: p, Action: a, Base: base, Version: version, Result: result})
+}
+
+// Remove records that path is deleted.
+func (cs *Changeset) Remove(p, base string, version int32) {
+	if c := cs.find(p); c != nil {
+		if c.Action == Create {
+			cs.Changes = slices.DeleteFunc(cs.Changes, func(x *FileChange) bool { return x == c })
+			return
+		}
+		c.Action, c.Result = Delete, ""
+		return
+	}
+	cs.Changes = append(cs.Changes, &FileChange{Path: p, Action: Delete, Base: base, Version: version})
+}
+
+// Effective returns the changes that change something, in path order.
+func (cs *Changeset) Effective() []*FileChange {
+	var out []*FileChange
+	for _, c := range cs.Changes {
+		if c.Action == Modify && c.Result == c.Base {
+			continue
+		}
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b *FileChange) int { return strings.Compare(a.Path, b.Path) })
+	return out
+}
+
+// CleanPath checks a path a model gave and returns it clean and
+// slash-separated, relative to the workspace root (an absolute directory):
+// absolute paths inside the root are made relative; paths outside it, or
+// that climb out of it with "..", are refused. (Symlinks are checked when
+// the file is written: see ApplyToDisk.)
+func CleanPath(root, p string) (string, error) {
+	if strings.TrimSpace(p) == "" {
+		return "", fmt.Errorf("no path given")
+	}
+	q := filepath.ToSlash(filepath.Clean(p))
+	if filepath.IsAbs(p) {
+		rel, err := filepath.Rel(root, filepath.Clean(p))
+		if err != nil || rel == ".." || strings.HasPrefix(filepath.ToSlash(rel), "../") {
+			return "", fmt.Errorf("path %s is outside the workspace %s", p, root)
+		}
+		q = filepath.ToSlash(rel)
+	}
+	switch {
+	case q == ".." || strings.HasPrefix(q, "../"):
+		return "", fmt.Errorf("path %s is outside the workspace %s", p, root)
+	case q == ".":
+		return "", fmt.Errorf("path %s is the workspace root, not a file", p)
+	}
+	return q, nil
+}
