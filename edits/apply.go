@@ -277,16 +277,59 @@ func (d *doc) nearest(orig []string) string {
 		}
 	}
 	if bestVotes == 0 {
-		return "No line of ORIGINAL is in the file: read the file and copy the lines to change exactly."
+		// No line is there as it is: look for the most similar line.
+		start, ok := d.mostSimilar(orig)
+		if !ok {
+			return "No line of ORIGINAL is in the file: read the file and copy the lines to change exactly."
+		}
+		best = start
 	}
 	from := max(0, best-2)
 	to := min(len(d.lines), best+len(orig)+2)
 	var b strings.Builder
-	fmt.Fprintf(&b, "The nearest lines (%d of the %d ORIGINAL lines are there) are %d-%d:\n", bestVotes, len(orig), from+1, to)
+	fmt.Fprintf(&b, "The nearest lines (%d of the %d ORIGINAL lines are there as they are) are %d-%d:\n", bestVotes, len(orig), from+1, to)
 	width := len(fmt.Sprint(to))
 	for i := from; i < to; i++ {
 		fmt.Fprintf(&b, "%*d\t%s\n", width, i+1, d.content(i))
 	}
 	b.WriteString("Copy ORIGINAL from the current text above and patch again.")
 	return b.String()
+}
+
+// mostSimilar returns where orig would start if its most similar line (by
+// the common prefix and suffix of the trimmed lines, at least half of the
+// longer one) is where it belongs.
+func (d *doc) mostSimilar(orig []string) (int, bool) {
+	best, bestScore := 0, 0.0
+	for j, o := range orig {
+		o = strings.TrimSpace(o)
+		if o == "" {
+			continue
+		}
+		for i := range d.lines {
+			f := strings.TrimSpace(d.content(i))
+			if score := similarity(o, f); score > bestScore {
+				best, bestScore = i-j, score
+			}
+		}
+	}
+	return best, bestScore >= 0.5
+}
+
+// similarity is the share of the longer string covered by the strings'
+// common prefix and suffix.
+func similarity(a, b string) float64 {
+	n := max(len(a), len(b))
+	if n == 0 {
+		return 0
+	}
+	p := 0
+	for p < len(a) && p < len(b) && a[p] == b[p] {
+		p++
+	}
+	s := 0
+	for s < len(a)-p && s < len(b)-p && a[len(a)-1-s] == b[len(b)-1-s] {
+		s++
+	}
+	return float64(p+s) / float64(n)
 }

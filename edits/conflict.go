@@ -35,7 +35,7 @@ func ParseConflict(patch string) ([]Hunk, error) {
 	var hunks []Hunk
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
-		if !isOriginalMarker(l) {
+		if !IsOriginalMarker(l) {
 			t := strings.TrimSpace(l)
 			if t == "" || strings.HasPrefix(t, "```") {
 				continue
@@ -48,7 +48,7 @@ func ParseConflict(patch string) ([]Hunk, error) {
 		start := i
 		end := -1
 		for j := i + 1; j < len(lines); j++ {
-			if isUpdatedMarker(lines[j]) {
+			if IsUpdatedMarker(lines[j]) {
 				end = j
 				break
 			}
@@ -106,13 +106,13 @@ func findDivider(lines []string, start, end int) (int, error) {
 	return 0, fmt.Errorf("hunk at line %d: %d \"=======\" lines (lines %s) between ORIGINAL and UPDATED; use exactly one divider, and if the code has such a line, include more context so it is not mistaken for one", start+1, len(cands), strings.Join(at, ", "))
 }
 
-// isOriginalMarker reports whether l opens a hunk: 5–9 '<', then ORIGINAL
+// IsOriginalMarker reports whether l opens a hunk: 5–9 '<', then ORIGINAL
 // or SEARCH.
-func isOriginalMarker(l string) bool { return isMarker(l, '<', "ORIGINAL", "SEARCH") }
+func IsOriginalMarker(l string) bool { return isMarker(l, '<', "ORIGINAL", "SEARCH") }
 
-// isUpdatedMarker reports whether l closes a hunk: 5–9 '>', then UPDATED
+// IsUpdatedMarker reports whether l closes a hunk: 5–9 '>', then UPDATED
 // or REPLACE.
-func isUpdatedMarker(l string) bool { return isMarker(l, '>', "UPDATED", "REPLACE") }
+func IsUpdatedMarker(l string) bool { return isMarker(l, '>', "UPDATED", "REPLACE") }
 
 func isMarker(l string, c byte, words ...string) bool {
 	l = strings.TrimSpace(l)

@@ -3,6 +3,7 @@
 //
 // Usage:
 //
+//	agentls apply [-C DIR] [--format markdown|xml|tool] [--dry-run] [--json] < reply.md
 //	agentls parse [--format markdown|xml|tool] [--streaming] [--blocks] < reply.md
 //	agentls version
 //
@@ -41,6 +42,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
+		{"apply", "apply the edits in a model reply read from stdin to the files, all or nothing", runApply},
 		{"parse", "print the tool uses (or fenced blocks) in a model reply read from stdin, as JSON", runParse},
 		{"version", "print the version", runVersion},
 	}

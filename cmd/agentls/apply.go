@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/aymanbagabas/go-udiff"
+
+	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/builtin"
+	"github.com/agentls/agentls/tools/edit"
+)
+
+// applyResultJSON is the CLI's contract for --json (DESIGN.md §7).
+type applyResultJSON struct {
+	OK    bool            `json:"ok"`
+	Files []appliedFileJS `json:"files"`
+	Error string          `json:"error,omitempty"`
+}
+
+type appliedFileJS struct {
+	Path   string `json:"path"`
+	Action string `json:"action"`
+}
+
+func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("apply", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("C", ".", "apply under `dir` (the workspace root)")
+	format := fs.String("format", "markdown", "tool-call `syntax`: markdown, xml or tool")
+	dryRun := fs.Bool("dry-run", false, "print a unified diff of the changes and write nothing")
+	asJSON := fs.Bool("json", false, "print the result as JSON: {\"ok\", \"files\": [{\"path\", \"action\"}], \"error\"}")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: agentls apply [-C DIR] [--format markdown|xml|tool] [--dry-run] [--json] < reply\n\n"+
+			"Runs every edit in a model reply (save, append, patch, patch_many) and applies them\n"+
+			"all under DIR, or none: exit 0 applied, 1 refused with nothing written, 2 usage.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "agentls apply: unexpected argument %q (the reply is read from stdin)\n", fs.Arg(0))
+		fs.Usage()
+		return exitUsage
+	}
+	f, err := tools.ParseFormat(*format)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls apply: %v\n", err)
+		fs.Usage()
+		return exitUsage
+	}
+	root, err := filepath.Abs(*dir)
+	if err == nil {
+		root, err = filepath.EvalSymlinks(root)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls apply: -C %s: %v\n", *dir, err)
+		return exitUsage
+	}
+	reply, err := io.ReadAll(stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls apply: reading the reply: %v\n", err)
+		return exitFailed
+	}
+
+	report := func(res applyResultJSON) int {
+		if *asJSON {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			enc.Encode(res)
+		} else if res.Error != "" {
+			fmt.Fprintf(stderr, "agentls apply: %s\n", res.Error)
+		}
+		if res.OK {
+			return exitOK
+		}
+		return exitFailed
+	}
+
+	reg := builtin.Registry()
+	p := tools.NewParser(tools.ParseOptions{Format: f, Lookup: reg.Lookup})
+	p.Write(reply)
+	p.Finish()
+	batch := &edit.Batch{Root: root, Source: edit.DiskSource{Root: root}}
+	edited := 0
+	for i, use := range p.ToolUses() {
+		spec, ok := reg.Get(use.Tool)
+		if !ok || !edit.IsEditTool(spec.Name) {
+			fmt.Fprintf(stderr, "agentls apply: skipped call %d (%s): not an edit\n", i+1, use.Tool)
+			continue
+		}
+		if _, err := batch.Run(ctx, spec, use); err != nil {
+			return report(applyResultJSON{Files: []appliedFileJS{}, Error: fmt.Sprintf("call %d (%s, at byte %d): %v\nNothing was written.", i+1, use.Tool, use.Start, err)})
+		}
+		edited++
+	}
+	for _, pr := range p.Problems() {
+		fmt.Fprintf(stderr, "agentls apply: warning: at byte %d: %s\n", pr.Start, pr.Message)
+	}
+	changes := batch.Changes.Effective()
+	res := applyResultJSON{OK: true, Files: []appliedFileJS{}}
+	for _, c := range changes {
+		res.Files = append(res.Files, appliedFileJS{Path: c.Path, Action: c.Action.String()})
+	}
+	if edited == 0 {
+		return report(applyResultJSON{Files: []appliedFileJS{}, Error: "the reply has no edits (save, append, patch or patch_many blocks)"})
+	}
+	if *dryRun {
+		if !*asJSON {
+			for _, c := range changes {
+				fmt.Fprint(stdout, unifiedDiff(c))
+			}
+		}
+		return report(res)
+	}
+	if err := edits.ApplyToDisk(root, &batch.Changes); err != nil {
+		return report(applyResultJSON{Files: []appliedFileJS{}, Error: err.Error()})
+	}
+	if !*asJSON {
+		for _, c := range changes {
+			fmt.Fprintf(stdout, "%s %s\n", map[edits.Action]string{edits.Modify: "M", edits.Create: "A", edits.Delete: "D"}[c.Action], c.Path)
+		}
+	}
+	return report(res)
+}
+
+// unifiedDiff renders one change as a unified diff (a/ and b/ paths, as
+// git does; /dev/null for created and deleted files).
+func unifiedDiff(c *edits.FileChange) string {
+	from, to := "a/"+c.Path, "b/"+c.Path
+	switch c.Action {
+	case edits.Create:
+		from = "/dev/null"
+	case edits.Delete:
+		to = "/dev/null"
+	}
+	return udiff.Unified(from, to, c.Base, c.Result)
+}
+

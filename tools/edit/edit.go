@@ -1,0 +1,132 @@
+// Package edit runs the file-editing tools — save, append, patch and
+// patch_many — against a Batch: the edits of one request, gathered into one
+// edits.Changeset that is applied all together (by the language server as one
+// WorkspaceEdit, by the CLI to disk) or not at all. Tools read files through
+// the batch, so a later edit sees the earlier ones.
+package edit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/tools"
+)
+
+// A Source reads the files that edits are computed against: the editor's
+// open buffers, or the disk.
+type Source interface {
+	// Read returns the content of path (relative to the root) and the
+	// editor's version of it (0 for the disk); exists is false when there is
+	// no such file.
+	Read(ctx context.Context, path string) (content string, version int32, exists bool, err error)
+}
+
+// A Batch gathers the edits of one request.
+type Batch struct {
+	Root    string // absolute, for checking paths
+	Source  Source
+	Changes edits.Changeset
+}
+
+// IsEditTool reports whether the named tool edits files through a Batch.
+func IsEditTool(name string) bool {
+	switch name {
+	case "save", "append", "patch", "patch_many":
+		return true
+	}
+	return false
+}
+
+// Run runs one edit tool use and returns the message for the model. On
+// error the batch is left as it was.
+func (b *Batch) Run(ctx context.Context, spec *tools.ToolSpec, use tools.ToolUse) (string, error) {
+	switch spec.Name {
+	case "save":
+		return b.Save(ctx, arg(use, 0, "path"), body(use, "content"))
+	case "append":
+		return b.Append(ctx, arg(use, 0, "path"), body(use, "content"))
+	case "patch":
+		return b.Patch(ctx, arg(use, 0, "path"), body(use, "patch"))
+	case "patch_many":
+		return b.PatchMany(ctx, use, use.Kwargs["patches"])
+	}
+	return "", fmt.Errorf("%s is not an edit tool", spec.Name)
+}
+
+// arg returns a call's i-th positional argument, or its named argument
+// name (for @ calls and xml parameters).
+func arg(use tools.ToolUse, i int, name string) string {
+	if i < len(use.Args) {
+		return use.Args[i]
+	}
+	s, _ := use.Kwargs[name].(string)
+	return s
+}
+
+// body returns a call's body: a block's content, or its named argument.
+func body(use tools.ToolUse, name string) string {
+	if use.Content != "" {
+		return use.Content
+	}
+	s, _ := use.Kwargs[name].(string)
+	return s
+}
+
+// file is a file as the batch sees it.
+type file struct {
+	path    string // clean, relative
+	content string
+	version int32
+	exists  bool
+}
+
+// read returns path as the batch sees it: its own earlier edits first, then
+// the source.
+func (b *Batch) read(ctx context.Context, p string) (file, error) {
+	clean, err := edits.CleanPath(b.Root, p)
+	if err != nil {
+		return file{}, err
+	}
+	if content, exists, ok := b.Changes.Get(clean); ok {
+		return file{path: clean, content: content, exists: exists}, nil
+	}
+	content, version, exists, err := b.Source.Read(ctx, clean)
+	if err != nil {
+		return file{}, fmt.Errorf("read %s: %w", clean, err)
+	}
+	return file{path: clean, content: content, version: version, exists: exists}, nil
+}
+
+// write records f's new content in the batch. (A file the batch already
+// changed keeps its first base: see Changeset.Write.)
+func (b *Batch) write(f file, result string) {
+	b.Changes.Write(f.path, f.content, f.exists, f.version, result)
+}
+
+// looksLikePlaceholder reports whether a line of new content stands for
+// elided code ("# ...", "// ...", `""" ... """`), which save and append
+// refuse rather than write.
+func looksLikePlaceholder(l string) bool {
+	t := strings.TrimSpace(l)
+	for _, m := range []string{"#", "//", `"""`, "/*", "--"} {
+		if rest, ok := strings.CutPrefix(t, m); ok {
+			return strings.HasPrefix(strings.TrimSpace(rest), "...")
+		}
+	}
+	return false
+}
+
+func hasPlaceholderLine(s string) bool {
+	for l := range strings.Lines(s) {
+		if looksLikePlaceholder(l) {
+			return true
+		}
+	}
+	return false
+}
+
+// errNoPath is the message for a call without a path.
+var errNoPath = errors.New("no path given: write the path after the block type, e.g. ```save path/to/file")
