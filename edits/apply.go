@@ -47,10 +47,18 @@ func ApplyHunks(text string, hunks []Hunk) (string, error) {
 		return bom + out, err
 	}
 	d := newDoc(text)
+	exact := d.exactStarts(hunks)
 	var reps []replacement
 	var firstErr error
 	for i, h := range hunks {
-		r, err := resolve(d, h, i+1, len(hunks))
+		var r []replacement
+		var err error
+		if exact[i] >= 0 {
+			w, m := d.window(exact[i], len(h.Original))
+			r, err = w.replace(m, h, i+1, len(hunks))
+		} else {
+			r, err = resolve(d, h, i+1, len(hunks))
+		}
 		if err != nil {
 			firstErr = err
 			break
@@ -74,7 +82,7 @@ func ApplyHunks(text string, hunks []Hunk) (string, error) {
 	// A later hunk may build on an earlier one: apply them in order.
 	cur := text
 	for i, h := range hunks {
-		r, err := resolve(newDoc(cur), h, i+1, len(hunks))
+		r, err := resolveOne(newDoc(cur), h, i+1, len(hunks))
 		if err != nil {
 			if i > 0 {
 				err = fmt.Errorf("%w (hunks are applied in order; the first %d applied)", err, i)
@@ -115,7 +123,17 @@ func splice(text string, reps []replacement, of int) (string, error) {
 	return b.String(), nil
 }
 
-// resolve finds where hunk h goes in d and returns its replacements.
+// resolveOne resolves one hunk, by the fast path if it can.
+func resolveOne(d *doc, h Hunk, num, of int) ([]replacement, error) {
+	if s := d.exactStarts([]Hunk{h})[0]; s >= 0 {
+		w, m := d.window(s, len(h.Original))
+		return w.replace(m, h, num, of)
+	}
+	return resolve(d, h, num, of)
+}
+
+// resolve finds where hunk h goes in d, the general way, and returns its
+// replacements.
 func resolve(d *doc, h Hunk, num, of int) ([]replacement, error) {
 	fail := func(notFound bool, format string, args ...any) ([]replacement, error) {
 		return nil, &HunkError{Hunk: num, Of: of, Reason: fmt.Sprintf(format, args...), notFound: notFound}
@@ -259,7 +277,7 @@ func (d *doc) nearest(orig []string) string {
 			want[k] = true
 		}
 	}
-	for i := range d.lines {
+	for i := range d.all() {
 		k := strings.TrimSpace(d.content(i))
 		if want[k] && len(byKey[k]) < 256 {
 			byKey[k] = append(byKey[k], i)
@@ -306,7 +324,7 @@ func (d *doc) mostSimilar(orig []string) (int, bool) {
 		if o == "" {
 			continue
 		}
-		for i := range d.lines {
+		for i := range d.all() {
 			f := strings.TrimSpace(d.content(i))
 			if score := similarity(o, f); score > bestScore {
 				best, bestScore = i-j, score

@@ -51,15 +51,173 @@ type match struct {
 	indent   *indentMap // for the indent and punctuation tiers
 }
 
-// doc is a text prepared for matching: its lines, found once.
+// doc is a text prepared for matching. Its lines are split on first need:
+// the exact fast path never needs them.
 type doc struct {
 	text  string
 	lines []line
+	split bool
+	cr    int // 1 if the text has a '\r', 0 if not, -1 not known yet
 }
 
-func newDoc(text string) *doc { return &doc{text: text, lines: splitLines(text)} }
+func newDoc(text string) *doc { return &doc{text: text, cr: -1} }
 
+// all returns the text's lines.
+func (d *doc) all() []line {
+	if !d.split {
+		d.lines, d.split = splitLines(d.text), true
+	}
+	return d.lines
+}
+
+// content returns the content of line i (after all).
 func (d *doc) content(i int) string { return d.text[d.lines[i].start:d.lines[i].end] }
+
+// hasCR reports whether the text has a carriage return anywhere.
+func (d *doc) hasCR() bool {
+	if d.cr < 0 {
+		d.cr = 0
+		if strings.IndexByte(d.text, '\r') >= 0 {
+			d.cr = 1
+		}
+	}
+	return d.cr == 1
+}
+
+// The exact fast path handles the common case, exact matches in a text
+// without carriage returns, without splitting the text into lines: each
+// hunk is located by its longest line, the whole hunk and its line
+// boundaries are checked around each hit, and a hunk resolves only when
+// exactly one place matches. Anything else goes the general way, which also
+// explains failures.
+
+// longestLine returns the index of orig's longest line, without indentation
+// (a long, distinctive probe has few false hits), and its byte offset in
+// orig joined with "\n".
+func longestLine(orig []string) (probe, off int) {
+	for i, l := range orig {
+		if len(strings.TrimLeft(l, " \t")) > len(strings.TrimLeft(orig[probe], " \t")) {
+			probe = i
+		}
+	}
+	for i := 0; i < probe; i++ {
+		off += len(orig[i]) + 1
+	}
+	return probe, off
+}
+
+// alignedAt reports whether needle stands at s as whole lines.
+func (d *doc) alignedAt(s int, needle string) bool {
+	e := s + len(needle)
+	return s >= 0 && e <= len(d.text) && d.text[s:e] == needle &&
+		(s == 0 || d.text[s-1] == '\n') && (e == len(d.text) || d.text[e] == '\n')
+}
+
+// exactStarts returns, for each hunk, the byte offset of its unique exact
+// match, or -1. Few hunks are searched with strings.Index; many are found
+// in one pass over the lines with a map of their probe lines, so the cost
+// is linear in the text and the hunks, not their product.
+func (d *doc) exactStarts(hunks []Hunk) []int {
+	starts := make([]int, len(hunks))
+	for i := range starts {
+		starts[i] = -1
+	}
+	if d.hasCR() {
+		return starts
+	}
+	type probe struct {
+		hunk, off int
+		needle    string
+	}
+	probes := map[string][]probe{}
+	for i, h := range hunks {
+		if len(h.Original) == 0 || allBlank(h.Original) || hasPlaceholder(h.Original) || hasPlaceholder(h.Updated) {
+			continue
+		}
+		p, off := longestLine(h.Original)
+		needle := strings.Join(h.Original, "\n")
+		if len(hunks) < 4 {
+			starts[i] = d.exactStart(needle, h.Original[p], off)
+			continue
+		}
+		probes[h.Original[p]] = append(probes[h.Original[p]], probe{i, off, needle})
+	}
+	if len(probes) == 0 {
+		return starts
+	}
+	found := make([]int, len(hunks)) // matches seen per hunk
+	for start := 0; start < len(d.text); {
+		end := strings.IndexByte(d.text[start:], '\n')
+		if end < 0 {
+			end = len(d.text)
+		} else {
+			end += start
+		}
+		for _, p := range probes[d.text[start:end]] {
+			if s := start - p.off; d.alignedAt(s, p.needle) {
+				found[p.hunk]++
+				starts[p.hunk] = s
+			}
+		}
+		start = end + 1
+	}
+	for i, n := range found {
+		if n > 1 {
+			starts[i] = -1 // not unique: the general path names the places
+		}
+	}
+	return starts
+}
+
+// exactStart returns where needle (whose line probe starts at byte off)
+// stands uniquely as whole lines, or -1.
+func (d *doc) exactStart(needle, probe string, off int) int {
+	lead := len(probe) - len(strings.TrimLeft(probe, " \t"))
+	key := probe[lead:]
+	if key == "" {
+		return -1
+	}
+	found := -1
+	for from := 0; ; {
+		k := strings.Index(d.text[from:], key)
+		if k < 0 {
+			return found
+		}
+		p := from + k
+		from = p + 1
+		if s := p - lead - off; d.alignedAt(s, needle) {
+			if found >= 0 {
+				return -1
+			}
+			found = s
+		}
+	}
+}
+
+// window returns a doc of just the n lines from byte offset start (and the
+// line before them, which deleting the last lines needs), and the match of
+// those lines.
+func (d *doc) window(start, n int) (*doc, match) {
+	w := &doc{text: d.text, split: true, cr: 0}
+	first := 0
+	if start > 0 {
+		prev := strings.LastIndexByte(d.text[:start-1], '\n') + 1
+		w.lines = append(w.lines, line{start: prev, end: start - 1, eol: "\n"})
+		first = 1
+	}
+	end := start
+	for range n {
+		nl := strings.IndexByte(d.text[end:], '\n')
+		if nl < 0 {
+			w.lines = append(w.lines, line{start: end, end: len(d.text)})
+			end = len(d.text)
+			break
+		}
+		w.lines = append(w.lines, line{start: end, end: end + nl, eol: "\n"})
+		end += nl + 1
+	}
+	return w, match{first: first, n: n, tier: tierExact}
+}
 
 // find returns the candidates for orig at the loosest tier needed, and
 // that tier. updated (the hunk's new lines) helps tell the model's
@@ -85,7 +243,7 @@ func (d *doc) find(orig, updated []string) ([]match, tier) {
 // file lines whose key equals the pivot's.
 func (d *doc) findAt(t tier, orig, updated []string, pivot int) []match {
 	n := len(orig)
-	if n == 0 || n > len(d.lines) {
+	if n == 0 || n > len(d.all()) {
 		return nil
 	}
 	if pivot < 0 {

@@ -146,4 +146,3 @@ func unifiedDiff(c *edits.FileChange) string {
 	}
 	return udiff.Unified(from, to, c.Base, c.Result)
 }
-

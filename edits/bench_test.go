@@ -1,0 +1,115 @@
+package edits
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// benchFile returns Go-like source of about size bytes whose functions are
+// all different, so hunks taken from it are unique.
+func benchFile(size int) string {
+	var b strings.Builder
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, "// handle%d serves one kind of request.\nfunc handle%d(ctx context.Context, r *Request) error {\n\tif err := r.Validate(); err != nil {\n\t\treturn fmt.Errorf(\"handle%d: %%w\", err)\n\t}\n\treturn nil\n}\n\n", i, i, i)
+	}
+	return b.String()
+}
+
+// middleHunk returns a hunk changing the function in the middle of f.
+func middleHunk(f string, k int) Hunk {
+	lines := strings.Split(f, "\n")
+	i := len(lines) / 2
+	i -= i % 8 // the start of a function's block
+	if k >= 0 {
+		i = k * 8 % (len(lines) - 8)
+		i -= i % 8
+	}
+	orig := lines[i+1 : i+5]
+	upd := append([]string{}, orig...)
+	upd[2] = strings.Replace(upd[2], "return", "return wrap(", 1) + ")"
+	return Hunk{Original: orig, Updated: upd}
+}
+
+var editSizes = []int{1 << 10, 10 << 10, 100 << 10, 1 << 20, 10 << 20}
+
+func sizeLabel(n int) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%dMB", n>>20)
+	}
+	return fmt.Sprintf("%dKB", n>>10)
+}
+
+// BenchmarkApplyExact measures one exact hunk against files of 1 KB to
+// 10 MB: bytes per second should hold as files grow.
+func BenchmarkApplyExact(b *testing.B) {
+	for _, size := range editSizes {
+		b.Run(sizeLabel(size), func(b *testing.B) {
+			f := benchFile(size)
+			h := middleHunk(f, -1)
+			b.SetBytes(int64(len(f)))
+			for b.Loop() {
+				if _, err := ApplyHunks(f, []Hunk{h}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkApplyHunks measures 1 to 256 hunks on a 1 MB file: the cost
+// should grow with the hunks' size, not with hunks × file.
+func BenchmarkApplyHunks(b *testing.B) {
+	f := benchFile(1 << 20)
+	for _, k := range []int{1, 16, 256} {
+		b.Run(fmt.Sprintf("%dhunks", k), func(b *testing.B) {
+			var hs []Hunk
+			for i := range k {
+				hs = append(hs, middleHunk(f, i*97+1))
+			}
+			b.SetBytes(int64(len(f)))
+			for b.Loop() {
+				if _, err := ApplyHunks(f, hs); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkApplyTiers measures the fallback tiers and the miss path on a
+// 1 MB file.
+func BenchmarkApplyTiers(b *testing.B) {
+	f := benchFile(1 << 20)
+	h := middleHunk(f, -1)
+	spaces := Hunk{}
+	for _, l := range h.Original {
+		spaces.Original = append(spaces.Original, strings.ReplaceAll(l, "\t", "    "))
+	}
+	for _, l := range h.Updated {
+		spaces.Updated = append(spaces.Updated, strings.ReplaceAll(l, "\t", "    "))
+	}
+	trailing := Hunk{Original: append([]string{}, h.Original...), Updated: h.Updated}
+	trailing.Original[0] += "  "
+	missing := Hunk{Original: []string{"func nowhere() {", "\treturn nil", "}"}, Updated: []string{"x"}}
+	for _, tc := range []struct {
+		name string
+		h    Hunk
+		fail bool
+	}{
+		{"exact", h, false},
+		{"trailing", trailing, false},
+		{"indent", spaces, false},
+		{"miss", missing, true},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(f)))
+			for b.Loop() {
+				_, err := ApplyHunks(f, []Hunk{tc.h})
+				if (err != nil) != tc.fail {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
