@@ -138,6 +138,9 @@ func resolve(d *doc, h Hunk, num, of int) ([]replacement, error) {
 	fail := func(notFound bool, format string, args ...any) ([]replacement, error) {
 		return nil, &HunkError{Hunk: num, Of: of, Reason: fmt.Sprintf(format, args...), notFound: notFound}
 	}
+	if len(h.Original) == 0 && (len(h.Scope) > 0 || h.AtEOF) {
+		return d.insert(h, num, of)
+	}
 	if len(h.Original) == 0 {
 		if d.text != "" {
 			return fail(false, "ORIGINAL is empty, which only fits an empty file; give the lines to replace (read the file first), or use append or save")
@@ -154,6 +157,12 @@ func resolve(d *doc, h Hunk, num, of int) ([]replacement, error) {
 		return resolvePieces(d, h, num, of)
 	}
 	ms, t := d.find(h.Original, h.Updated)
+	if len(ms) > 0 && (h.AtEOF || len(ms) > 1 && len(h.Scope) > 0) {
+		var err error
+		if ms, err = d.narrow(ms, h); err != nil {
+			return fail(false, "%v", err)
+		}
+	}
 	switch {
 	case len(ms) == 1:
 		return d.replace(ms[0], h, num, of)
@@ -166,6 +175,97 @@ func resolve(d *doc, h Hunk, num, of int) ([]replacement, error) {
 		}
 	}
 	return fail(true, "ORIGINAL was not found in the file, even ignoring whitespace, indentation and Unicode punctuation.\n%s", d.nearest(h.Original))
+}
+
+// narrow keeps, of the places ORIGINAL matches, those its AtEOF and Scope
+// allow: the one ending at the end of the file, and the first after the
+// scope lines.
+func (d *doc) narrow(ms []match, h Hunk) ([]match, error) {
+	if h.AtEOF {
+		var atEnd []match
+		for _, m := range ms {
+			if m.first+m.n == len(d.all()) {
+				atEnd = append(atEnd, m)
+			}
+		}
+		if len(atEnd) == 0 {
+			return nil, fmt.Errorf("ORIGINAL matches lines %s, but the hunk is marked \"*** End of File\" and they are not the file's last lines", lineList(ms))
+		}
+		ms = atEnd
+	}
+	if len(ms) > 1 && len(h.Scope) > 0 {
+		after, err := d.scopeLine(h.Scope)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range ms {
+			if m.first > after {
+				return []match{m}, nil
+			}
+		}
+		return nil, fmt.Errorf("ORIGINAL matches lines %s, none after the scope line %d (%q)", lineList(ms), after+1, h.Scope[len(h.Scope)-1])
+	}
+	return ms, nil
+}
+
+// scopeLine returns the index of the line the scope lines lead to: the
+// first must match exactly one line (ignoring surrounding whitespace and
+// Unicode punctuation), each next one the first match after it.
+func (d *doc) scopeLine(scope []string) (int, error) {
+	lines := d.all()
+	at := -1
+	for k, s := range scope {
+		want := tierPunctuation.key(s)
+		found := -1
+		for i := at + 1; i < len(lines); i++ {
+			if tierPunctuation.key(d.content(i)) != want {
+				continue
+			}
+			if k > 0 {
+				found = i
+				break
+			}
+			if found >= 0 {
+				return 0, fmt.Errorf("the scope line %q matches lines %d and %d; give a more specific one (a function's whole signature)", s, found+1, i+1)
+			}
+			found = i
+		}
+		if found < 0 {
+			return 0, fmt.Errorf("the scope line %q is not in the file", s)
+		}
+		at = found
+	}
+	return at, nil
+}
+
+// insert returns the insertion of a hunk without ORIGINAL lines: after its
+// scope lines, or at the end of the file.
+func (d *doc) insert(h Hunk, num, of int) ([]replacement, error) {
+	lines := d.all()
+	at := len(lines) - 1
+	if len(h.Scope) > 0 {
+		var err error
+		if at, err = d.scopeLine(h.Scope); err != nil {
+			return nil, &HunkError{Hunk: num, Of: of, Reason: err.Error()}
+		}
+	}
+	eol := dominantEOL(lines)
+	var b strings.Builder
+	pos := 0
+	if at >= 0 {
+		l := lines[at]
+		pos = l.end + len(l.eol)
+		if l.eol == "" {
+			b.WriteString(eol) // the last line had no line break
+		}
+	}
+	for i, u := range h.Updated {
+		b.WriteString(u)
+		if i < len(h.Updated)-1 || at < 0 || lines[at].eol != "" || at < len(lines)-1 {
+			b.WriteString(eol)
+		}
+	}
+	return []replacement{{pos, pos, b.String(), num}}, nil
 }
 
 func allBlank(lines []string) bool {

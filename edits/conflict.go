@@ -12,6 +12,13 @@ type Hunk struct {
 	Updated  []string
 	// Line is the hunk's line in the patch text (1-based), for errors.
 	Line int
+	// Scope (V4A's "@@ func main() {" lines) places the hunk after those
+	// lines: an ORIGINAL matching several places is taken at the first
+	// after them, and an empty ORIGINAL inserts right after them.
+	Scope []string
+	// AtEOF says ORIGINAL ends at the end of the file (V4A's
+	// "*** End of File"); with an empty ORIGINAL, UPDATED is appended.
+	AtEOF bool
 }
 
 // ParseConflict reads gptme's conflict-marker format: one or more hunks

@@ -131,7 +131,7 @@ func (d *doc) exactStarts(hunks []Hunk) []int {
 	}
 	probes := map[string][]probe{}
 	for i, h := range hunks {
-		if len(h.Original) == 0 || allBlank(h.Original) || hasPlaceholder(h.Original) || hasPlaceholder(h.Updated) {
+		if len(h.Original) == 0 || h.AtEOF || allBlank(h.Original) || hasPlaceholder(h.Original) || hasPlaceholder(h.Updated) {
 			continue
 		}
 		p, off := longestLine(h.Original)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 
 	"github.com/aymanbagabas/go-udiff"
 
@@ -38,7 +39,8 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	asJSON := fs.Bool("json", false, "print the result as JSON: {\"ok\", \"files\": [{\"path\", \"action\"}], \"error\"}")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: agentls apply [-C DIR] [--format markdown|xml|tool] [--dry-run] [--json] < reply\n\n"+
-			"Runs every edit in a model reply (save, append, patch, patch_many) and applies them\n"+
+			"Runs every edit in a model reply (save, append, patch, patch_many, apply_patch,\n"+
+			"SEARCH/REPLACE blocks) and applies them\n"+
 			"all under DIR, or none: exit 0 applied, 1 refused with nothing written, 2 usage.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
@@ -88,22 +90,48 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 
 	reg := builtin.Registry()
-	p := tools.NewParser(tools.ParseOptions{Format: f, Lookup: reg.Lookup})
+	p := tools.NewParser(tools.ParseOptions{Format: f, Lookup: reg.Lookup, KeepBlocks: true})
 	p.Write(reply)
 	p.Finish()
 	batch := &edit.Batch{Root: root, Source: edit.DiskSource{Root: root}}
-	edited := 0
+
+	// The edits, in reply order: edit tool calls, and aider-style
+	// SEARCH/REPLACE blocks, which are not tool calls.
+	type step struct {
+		start int
+		what  string
+		run   func() error
+	}
+	var steps []step
+	calls := map[int]bool{}
 	for i, use := range p.ToolUses() {
+		calls[use.Start] = true
 		spec, ok := reg.Get(use.Tool)
 		if !ok || !edit.IsEditTool(spec.Name) {
 			fmt.Fprintf(stderr, "agentls apply: skipped call %d (%s): not an edit\n", i+1, use.Tool)
 			continue
 		}
-		if _, err := batch.Run(ctx, spec, use); err != nil {
-			return report(applyResultJSON{Files: []appliedFileJS{}, Error: fmt.Sprintf("call %d (%s, at byte %d): %v\nNothing was written.", i+1, use.Tool, use.Start, err)})
-		}
-		edited++
+		steps = append(steps, step{use.Start, fmt.Sprintf("call %d (%s, at byte %d)", i+1, use.Tool, use.Start), func() error {
+			_, err := batch.Run(ctx, spec, use)
+			return err
+		}})
 	}
+	if f != tools.FormatXML {
+		isCall := func(b tools.Block) bool { return calls[b.Start] }
+		for _, sr := range edit.FindSearchReplace(string(reply), p.Blocks(), isCall) {
+			steps = append(steps, step{sr.Start, fmt.Sprintf("SEARCH/REPLACE block for %s (at byte %d)", sr.Path, sr.Start), func() error {
+				_, err := batch.Patch(ctx, sr.Path, sr.Patch)
+				return err
+			}})
+		}
+	}
+	slices.SortStableFunc(steps, func(a, b step) int { return a.start - b.start })
+	for _, st := range steps {
+		if err := st.run(); err != nil {
+			return report(applyResultJSON{Files: []appliedFileJS{}, Error: fmt.Sprintf("%s: %v\nNothing was written.", st.what, err)})
+		}
+	}
+	edited := len(steps)
 	for _, pr := range p.Problems() {
 		fmt.Fprintf(stderr, "agentls apply: warning: at byte %d: %s\n", pr.Start, pr.Message)
 	}
@@ -113,7 +141,7 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		res.Files = append(res.Files, appliedFileJS{Path: c.Path, Action: c.Action.String()})
 	}
 	if edited == 0 {
-		return report(applyResultJSON{Files: []appliedFileJS{}, Error: "the reply has no edits (save, append, patch or patch_many blocks)"})
+		return report(applyResultJSON{Files: []appliedFileJS{}, Error: "the reply has no edits (save, append, patch, patch_many or apply_patch blocks, or SEARCH/REPLACE blocks)"})
 	}
 	if *dryRun {
 		if !*asJSON {

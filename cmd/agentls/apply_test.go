@@ -141,3 +141,20 @@ func TestApply(t *testing.T) {
 		}
 	})
 }
+
+func TestApplyOtherFormats(t *testing.T) {
+	root := writeTree(t, map[string]string{"main.go": "package main\n\nfunc main() {\n\tfmt.Println(greeting)\n}\n", "hello.py": "print(\"hi\")\n"})
+	reply := "First the Go side:\n\n```apply_patch\n*** Begin Patch\n*** Update File: main.go\n@@ func main() {\n-\tfmt.Println(greeting)\n+\tlog.Print(greeting)\n*** End Patch\n```\n\n" +
+		"Then the Python one:\n\nhello.py\n```python\n<<<<<<< SEARCH\nprint(\"hi\")\n=======\nprint(\"hello\")\n>>>>>>> REPLACE\n```\n"
+	stdout, stderr, code := runCLI(t, reply, "apply", "-C", root)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if stdout != "M hello.py\nM main.go\n" {
+		t.Errorf("stdout %q", stdout)
+	}
+	got := readTree(t, root)
+	if got["main.go"] != "package main\n\nfunc main() {\n\tlog.Print(greeting)\n}\n" || got["hello.py"] != "print(\"hello\")\n" {
+		t.Errorf("files %q", got)
+	}
+}

@@ -1,5 +1,5 @@
-// Package edit runs the file-editing tools — save, append, patch and
-// patch_many — against a Batch: the edits of one request, gathered into one
+// Package edit runs the file-editing tools — save, append, patch,
+// patch_many and apply_patch — against a Batch: the edits of one request, gathered into one
 // edits.Changeset that is applied all together (by the language server as one
 // WorkspaceEdit, by the CLI to disk) or not at all. Tools read files through
 // the batch, so a later edit sees the earlier ones.
@@ -34,7 +34,7 @@ type Batch struct {
 // IsEditTool reports whether the named tool edits files through a Batch.
 func IsEditTool(name string) bool {
 	switch name {
-	case "save", "append", "patch", "patch_many":
+	case "save", "append", "patch", "patch_many", "apply_patch":
 		return true
 	}
 	return false
@@ -52,6 +52,8 @@ func (b *Batch) Run(ctx context.Context, spec *tools.ToolSpec, use tools.ToolUse
 		return b.Patch(ctx, arg(use, 0, "path"), body(use, "patch"))
 	case "patch_many":
 		return b.PatchMany(ctx, use, use.Kwargs["patches"])
+	case "apply_patch":
+		return b.ApplyPatch(ctx, body(use, "patch"))
 	}
 	return "", fmt.Errorf("%s is not an edit tool", spec.Name)
 }

@@ -134,3 +134,79 @@ func TestBaseAndVersionKept(t *testing.T) {
 		t.Errorf("change = %+v", eff)
 	}
 }
+
+func TestApplyPatchTool(t *testing.T) {
+	files := map[string]string{"main.go": "package main\n\nfunc main() {\n\tfmt.Println(greeting)\n}\n", "old.txt": "bye\n"}
+	for _, tc := range []struct {
+		name, reply string
+		want        map[string]string
+		msg, err    string
+	}{
+		{"update, add, delete, move", "```apply_patch\n*** Begin Patch\n*** Update File: main.go\n*** Move to: cmd/main.go\n@@ func main() {\n-\tfmt.Println(greeting)\n+\tlog.Print(greeting)\n*** Add File: notes.md\n+# Notes\n*** Delete File: old.txt\n*** End Patch\n```\n",
+			map[string]string{"main.go": "delete:", "cmd/main.go": "create:package main\n\nfunc main() {\n\tlog.Print(greeting)\n}\n", "notes.md": "create:# Notes\n", "old.txt": "delete:"},
+			"Patch applied: R main.go → cmd/main.go, A notes.md, D old.txt", ""},
+		{"all or nothing", "```apply_patch\n*** Begin Patch\n*** Add File: notes.md\n+x\n*** Update File: main.go\n-\tnot there\n+\ty\n*** End Patch\n```\n", nil, "", "file 2/2: update main.go"},
+		{"add over an existing file", "```apply_patch\n*** Begin Patch\n*** Add File: old.txt\n+x\n*** End Patch\n```\n", nil, "", "already exists"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBatch(files)
+			msgs, err := runReply(t, b, tc.reply)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err = %v, want %q", err, tc.err)
+				}
+				if len(b.Changes.Effective()) != 0 {
+					t.Errorf("a failed patch left changes: %v", result(b))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := result(b)
+			for p, w := range tc.want {
+				if got[p] != w {
+					t.Errorf("%s = %q, want %q", p, got[p], w)
+				}
+			}
+			if len(got) != len(tc.want) {
+				t.Errorf("changes = %q", got)
+			}
+			if !strings.Contains(strings.Join(msgs, "\n"), tc.msg) {
+				t.Errorf("messages %q do not say %q", msgs, tc.msg)
+			}
+		})
+	}
+}
+
+func TestFindSearchReplace(t *testing.T) {
+	reply := "Change the greeting.\n\nhello.py\n```python\n<<<<<<< SEARCH\nprint(\"hi\")\n=======\nprint(\"hello\")\n>>>>>>> REPLACE\n```\n\n" +
+		"```python\nsrc/app.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n```\n\n" +
+		"**lib/util.go**\n```go\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n```\n\n" +
+		"```python\nprint('not an edit')\n```\n\n" +
+		"```patch a.go\n<<<<<<< ORIGINAL\na\n=======\nb\n>>>>>>> UPDATED\n```\n"
+	reg := builtin.Registry()
+	p := tools.NewParser(tools.ParseOptions{Lookup: reg.Lookup, KeepBlocks: true})
+	p.WriteString(reply)
+	p.Finish()
+	isTool := func(b tools.Block) bool {
+		for _, u := range p.ToolUses() {
+			if u.Start == b.Start {
+				return true
+			}
+		}
+		return false
+	}
+	got := FindSearchReplace(reply, p.Blocks(), isTool)
+	if len(got) != 3 || got[0].Path != "hello.py" || got[1].Path != "src/app.py" || got[2].Path != "lib/util.go" ||
+		!strings.HasPrefix(got[1].Patch, "<<<<<<< SEARCH") {
+		t.Fatalf("found %+v", got)
+	}
+	b := newBatch(map[string]string{"hello.py": "print(\"hi\")\n"})
+	if _, err := b.Patch(context.Background(), got[0].Path, got[0].Patch); err != nil {
+		t.Fatal(err)
+	}
+	if r := result(b)["hello.py"]; r != "modify:print(\"hello\")\n" {
+		t.Errorf("hello.py = %q", r)
+	}
+}

@@ -72,20 +72,21 @@ func (b *Batch) PatchMany(ctx context.Context, use tools.ToolUse, patchesArg any
 	if err != nil {
 		return "", fmt.Errorf("patch_many: %w", err)
 	}
-	// Work on a copy, so that a failure leaves the batch untouched while
-	// later sections still see earlier ones.
-	trial := &Batch{Root: b.Root, Source: b.Source}
-	trial.Changes.Changes = cloneChanges(b.Changes.Changes)
 	var paths []string
-	for i, fp := range fps {
-		p, err := trial.patchFile(ctx, fp.path, fp.patch)
-		if err != nil {
-			return "", fmt.Errorf("patch_many: file %d/%d: %w", i+1, len(fps), err)
+	err = b.atomically(func(t *Batch) error {
+		for i, fp := range fps {
+			p, err := t.patchFile(ctx, fp.path, fp.patch)
+			if err != nil {
+				return fmt.Errorf("patch_many: file %d/%d: %w", i+1, len(fps), err)
+			}
+			t.write(p.file, p.result)
+			paths = append(paths, p.path)
 		}
-		trial.write(p.file, p.result)
-		paths = append(paths, p.path)
+		return nil
+	})
+	if err != nil {
+		return "", err
 	}
-	b.Changes.Changes = trial.Changes.Changes
 	return fmt.Sprintf("Applied %d %s atomically to: %s", len(fps), plural(len(fps), "patch", "patches"), strings.Join(paths, ", ")), nil
 }
 
