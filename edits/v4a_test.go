@@ -38,7 +38,7 @@ func TestParseV4A(t *testing.T) {
 func TestParseV4ALenient(t *testing.T) {
 	for _, patch := range []string{
 		"apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: a\n-x\n+y\n*** End Patch\nEOF",
-		"*** Begin Patch\n*** Update File: a\n-x\n+y\n",     // no End Patch
+		"*** Begin Patch\n*** Update File: a\n-x\n+y\n",      // no End Patch
 		"  ***  Begin Patch \n***Update File:  a \n-x\n+y\n", // marker spacing
 	} {
 		files, err := ParseV4A(patch)
