@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 
 	"github.com/aymanbagabas/go-udiff"
 
@@ -89,58 +88,23 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return exitFailed
 	}
 
-	reg := builtin.Registry()
-	p := tools.NewParser(tools.ParseOptions{Format: f, Lookup: reg.Lookup, KeepBlocks: true})
-	p.Write(reply)
-	p.Finish()
 	batch := &edit.Batch{Root: root, Source: edit.DiskSource{Root: root}}
-
-	// The edits, in reply order: edit tool calls, and aider-style
-	// SEARCH/REPLACE blocks, which are not tool calls.
-	type step struct {
-		start int
-		what  string
-		run   func() error
+	res, err := batch.ApplyReply(ctx, string(reply), f, builtin.Registry())
+	for _, s := range res.Skipped {
+		fmt.Fprintf(stderr, "agentls apply: skipped %s: not an edit\n", s)
 	}
-	var steps []step
-	calls := map[int]bool{}
-	for i, use := range p.ToolUses() {
-		calls[use.Start] = true
-		spec, ok := reg.Get(use.Tool)
-		if !ok || !edit.IsEditTool(spec.Name) {
-			fmt.Fprintf(stderr, "agentls apply: skipped call %d (%s): not an edit\n", i+1, use.Tool)
-			continue
-		}
-		steps = append(steps, step{use.Start, fmt.Sprintf("call %d (%s, at byte %d)", i+1, use.Tool, use.Start), func() error {
-			_, err := batch.Run(ctx, spec, use)
-			return err
-		}})
-	}
-	if f != tools.FormatXML {
-		isCall := func(b tools.Block) bool { return calls[b.Start] }
-		for _, sr := range edit.FindSearchReplace(string(reply), p.Blocks(), isCall) {
-			steps = append(steps, step{sr.Start, fmt.Sprintf("SEARCH/REPLACE block for %s (at byte %d)", sr.Path, sr.Start), func() error {
-				_, err := batch.Patch(ctx, sr.Path, sr.Patch)
-				return err
-			}})
-		}
-	}
-	slices.SortStableFunc(steps, func(a, b step) int { return a.start - b.start })
-	for _, st := range steps {
-		if err := st.run(); err != nil {
-			return report(applyResultJSON{Files: []appliedFileJS{}, Error: fmt.Sprintf("%s: %v\nNothing was written.", st.what, err)})
-		}
-	}
-	edited := len(steps)
-	for _, pr := range p.Problems() {
+	for _, pr := range res.Problems {
 		fmt.Fprintf(stderr, "agentls apply: warning: at byte %d: %s\n", pr.Start, pr.Message)
 	}
-	changes := batch.Changes.Effective()
-	res := applyResultJSON{OK: true, Files: []appliedFileJS{}}
-	for _, c := range changes {
-		res.Files = append(res.Files, appliedFileJS{Path: c.Path, Action: c.Action.String()})
+	if err != nil {
+		return report(applyResultJSON{Files: []appliedFileJS{}, Error: err.Error() + "\nNothing was written."})
 	}
-	if edited == 0 {
+	changes := batch.Changes.Effective()
+	done := applyResultJSON{OK: true, Files: []appliedFileJS{}}
+	for _, c := range changes {
+		done.Files = append(done.Files, appliedFileJS{Path: c.Path, Action: c.Action.String()})
+	}
+	if res.Edits == 0 {
 		return report(applyResultJSON{Files: []appliedFileJS{}, Error: "the reply has no edits (save, append, patch, patch_many or apply_patch blocks, or SEARCH/REPLACE blocks)"})
 	}
 	if *dryRun {
@@ -149,7 +113,7 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 				fmt.Fprint(stdout, unifiedDiff(c))
 			}
 		}
-		return report(res)
+		return report(done)
 	}
 	if err := edits.ApplyToDisk(root, &batch.Changes); err != nil {
 		return report(applyResultJSON{Files: []appliedFileJS{}, Error: err.Error()})
@@ -159,7 +123,7 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			fmt.Fprintf(stdout, "%s %s\n", map[edits.Action]string{edits.Modify: "M", edits.Create: "A", edits.Delete: "D"}[c.Action], c.Path)
 		}
 	}
-	return report(res)
+	return report(done)
 }
 
 // unifiedDiff renders one change as a unified diff (a/ and b/ paths, as
