@@ -28,12 +28,18 @@ var ErrNoChange = errors.New("the patch does not change the file (ORIGINAL and U
 
 const bom = "\ufeff"
 
-// A replacement changes text[start:end] to repl.
+// A replacement changes text[start:end] to repl. The lines it covers end
+// at lineEnd (after their line break): two replacements overlap when their
+// lines do, even if their bytes only touch (a shared empty line).
 type replacement struct {
 	start, end int
 	repl       string
 	hunk       int
+	lineEnd    int
 }
+
+// linesEnd is where the lines a replacement covers end.
+func (r replacement) linesEnd() int { return max(r.end, r.lineEnd) }
 
 // ApplyHunks applies hunks to text and returns the new text. Hunks are
 // resolved against the original text, in any order, and applied together;
@@ -103,7 +109,7 @@ func ApplyHunks(text string, hunks []Hunk) (string, error) {
 func splice(text string, reps []replacement, of int) (string, error) {
 	slices.SortStableFunc(reps, func(a, b replacement) int { return a.start - b.start })
 	for i := 1; i < len(reps); i++ {
-		if reps[i].start < reps[i-1].end {
+		if reps[i].start < reps[i-1].linesEnd() {
 			return "", &HunkError{Hunk: reps[i].hunk, Of: of, Reason: fmt.Sprintf("its ORIGINAL overlaps the lines of hunk %d; merge the two hunks into one", reps[i-1].hunk)}
 		}
 	}
@@ -145,7 +151,7 @@ func resolve(d *doc, h Hunk, num, of int) ([]replacement, error) {
 		if d.text != "" {
 			return fail(false, "ORIGINAL is empty, which only fits an empty file; give the lines to replace (read the file first), or use append or save")
 		}
-		return []replacement{{0, 0, strings.Join(h.Updated, "\n") + "\n", num}}, nil
+		return []replacement{{0, 0, strings.Join(h.Updated, "\n") + "\n", num, 0}}, nil
 	}
 	if allBlank(h.Original) {
 		return fail(false, "ORIGINAL has only blank lines, which cannot be located; include the lines around them")
@@ -265,7 +271,7 @@ func (d *doc) insert(h Hunk, num, of int) ([]replacement, error) {
 			b.WriteString(eol)
 		}
 	}
-	return []replacement{{pos, pos, b.String(), num}}, nil
+	return []replacement{{pos, pos, b.String(), num, pos}}, nil
 }
 
 func allBlank(lines []string) bool {
@@ -290,7 +296,7 @@ func (d *doc) replace(m match, h Hunk, num, of int) ([]replacement, error) {
 			prev := d.lines[m.first-1]
 			start = prev.end // deleting the last lines: the new last line has no line ending either
 		}
-		return []replacement{{start, end, "", num}}, nil
+		return []replacement{{start, end, "", num, end}}, nil
 	}
 	keep := contextPairs(h.Original, h.Updated)
 	eol := dominantEOL(win)
@@ -318,7 +324,7 @@ func (d *doc) replace(m match, h Hunk, num, of int) ([]replacement, error) {
 			b.WriteString(lineEOL)
 		}
 	}
-	return []replacement{{win[0].start, last.end, b.String(), num}}, nil
+	return []replacement{{win[0].start, last.end, b.String(), num, last.end + len(last.eol)}}, nil
 }
 
 // contextPairs maps each UPDATED line that is an unchanged ORIGINAL line

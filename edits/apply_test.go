@@ -48,6 +48,7 @@ func TestApplyHunks(t *testing.T) {
 		{"nothing like it", "a\n", []Hunk{hunk("zzz", "y")}, "", "No line of ORIGINAL is in the file"},
 		{"hunks out of order", "a\nb\nc\n", []Hunk{hunk("c", "C"), hunk("a", "A")}, "A\nb\nC\n", ""},
 		{"overlapping hunks", "a\nb\nc\n", []Hunk{hunk("a\nb", "x"), hunk("b\nc", "y")}, "", "overlaps the lines of hunk 1"},
+		{"hunks sharing a blank line overlap", "a\n\nb\n", []Hunk{hunk("a\n\n", "A\n\n"), hunk("\nb", "\nB")}, "", "overlaps the lines of hunk 1"},
 		{"second hunk builds on the first", "a\nb\n", []Hunk{hunk("a", "x"), hunk("x\nb", "x\ny")}, "x\ny\n", ""},
 		{"no change", "a\n", []Hunk{hunk("a", "a")}, "", "does not change"},
 		{"empty ORIGINAL on an empty file", "", []Hunk{hunk("", "package a")}, "package a\n", ""},
