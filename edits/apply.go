@@ -378,13 +378,18 @@ func contextPairs(orig, upd []string) map[int]int {
 func (d *doc) nearest(orig []string) string {
 	byKey := map[string][]int{}
 	want := map[string]bool{}
+	var first [256]bool // the first bytes of wanted lines: most lines are skipped without a map lookup
 	for _, o := range orig {
 		if k := strings.TrimSpace(o); k != "" {
 			want[k] = true
+			first[k[0]] = true
 		}
 	}
 	for i := range d.all() {
 		k := strings.TrimSpace(d.content(i))
+		if k == "" || !first[k[0]] {
+			continue
+		}
 		if want[k] && len(byKey[k]) < 256 {
 			byKey[k] = append(byKey[k], i)
 		}

@@ -41,6 +41,7 @@ func TestApplyHunks(t *testing.T) {
 			"s := \u201chi\u201d // a \u2014 b\nx := 2\n", ""},
 		{"placeholders piecewise", "def f():\n    a = 1\n    b = 2\n    return a\n", []Hunk{hunk("def f():\n    # ...\n    return a", "def g():\n    # ...\n    return b")},
 			"def g():\n    a = 1\n    b = 2\n    return b\n", ""},
+		{"different placeholders refused", "a\n    ...\nb\nc\n", []Hunk{hunk("a\n// ...\nb\nc", "a\nx\n// ... existing code ...")}, "", "placeholder 1 is \"// ...\" in ORIGINAL but \"// ... existing code ...\""},
 		{"placeholder only in UPDATED refused", "a\nb\nc\n", []Hunk{hunk("a\nb\nc", "a\n// ...\nc")}, "", "placeholder is never written"},
 		{"real placeholder-like line", "x = 1\n# ...\ny = 2\n", []Hunk{hunk("x = 1\n# ...", "x = 3\n# ...")}, "x = 3\n# ...\ny = 2\n", ""},
 		{"already applied", "a\nB\nc\n", []Hunk{hunk("b", "B")}, "", "already applied"},

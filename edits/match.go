@@ -3,6 +3,7 @@ package edits
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // A tier is how loosely a hunk's ORIGINAL lines are compared with the
@@ -222,41 +223,55 @@ func (d *doc) window(start, n int) (*doc, match) {
 // find returns the candidates for orig at the loosest tier needed, and
 // that tier. updated (the hunk's new lines) helps tell the model's
 // indentation unit.
+//
+// Every tier's key is a function of the stricter tiers' keys, so the lines
+// that can start a match at any tier are those whose loosest key equals
+// the pivot's (orig's first non-blank line): one pass finds them, and each
+// tier then checks only those.
 func (d *doc) find(orig, updated []string) ([]match, tier) {
-	pivot := -1
+	n := len(orig)
+	lines := d.all()
+	if n == 0 || n > len(lines) {
+		return nil, numTiers
+	}
+	pivot := 0
 	for i, l := range orig {
 		if !isBlankLine(l) {
 			pivot = i
 			break
 		}
 	}
+	want := tierPunctuation.key(orig[pivot])
+	var cands []int
+	for i := pivot; i <= len(lines)-n+pivot; i++ {
+		// Folding keeps ASCII bytes and never lengthens a line: most
+		// lines are told apart by their length or first byte.
+		t := strings.TrimSpace(d.content(i))
+		if len(t) < len(want) || len(t) > 0 && len(want) > 0 && t[0] < utf8.RuneSelf && t[0] != want[0] {
+			continue
+		}
+		if t == want || foldPunctuation(t) == want {
+			cands = append(cands, i)
+		}
+	}
 	for t := tierExact; t < numTiers; t++ {
-		if ms := d.findAt(t, orig, updated, pivot); len(ms) > 0 {
+		if ms := d.findAt(t, orig, updated, pivot, cands); len(ms) > 0 {
 			return ms, t
 		}
 	}
 	return nil, numTiers
 }
 
-// findAt returns the windows that match orig at tier t. pivot is the
-// index of orig's first non-blank line (-1: all blank); candidates are the
-// file lines whose key equals the pivot's.
-func (d *doc) findAt(t tier, orig, updated []string, pivot int) []match {
-	n := len(orig)
-	if n == 0 || n > len(d.all()) {
-		return nil
-	}
-	if pivot < 0 {
-		pivot = 0
-	}
+// findAt returns the windows that match orig at tier t, among those whose
+// pivot line is one of cands.
+func (d *doc) findAt(t tier, orig, updated []string, pivot int, cands []int) []match {
 	want := t.key(orig[pivot])
 	var out []match
-	for i := pivot; i <= len(d.lines)-n+pivot; i++ {
+	for _, i := range cands {
 		if t.key(d.content(i)) != want {
 			continue
 		}
-		first := i - pivot
-		if m, ok := d.matchWindow(t, orig, updated, first); ok {
+		if m, ok := d.matchWindow(t, orig, updated, i-pivot); ok {
 			out = append(out, m)
 		}
 	}

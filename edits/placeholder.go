@@ -28,6 +28,17 @@ func hasPlaceholder(lines []string) bool {
 	return false
 }
 
+// placeholders returns the placeholder lines of lines.
+func placeholders(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		if isPlaceholder(l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // splitAtPlaceholders splits lines into the pieces between placeholder
 // lines.
 func splitAtPlaceholders(lines []string) [][]string {
@@ -53,6 +64,15 @@ func resolvePieces(d *doc, h Hunk, num, of int) ([]replacement, error) {
 	orig, upd := splitAtPlaceholders(h.Original), splitAtPlaceholders(h.Updated)
 	if len(orig) != len(upd) {
 		return fail("ORIGINAL has %d placeholder lines (like \"// ...\") and UPDATED %d; a placeholder stands for unchanged lines, so put one at the same place in both, or write the lines out in full (a placeholder is never written into the file)", len(orig)-1, len(upd)-1)
+	}
+	// Paired placeholders must be the same line: a different one is more
+	// likely a real line of the file (a "// ..." in a comment) against a
+	// model's placeholder than one elision written two ways.
+	op, up := placeholders(h.Original), placeholders(h.Updated)
+	for i := range op {
+		if strings.TrimSpace(op[i]) != strings.TrimSpace(up[i]) {
+			return fail("placeholder %d is %q in ORIGINAL but %q in UPDATED; use the same placeholder line at the same place in both, or write the lines out in full", i+1, strings.TrimSpace(op[i]), strings.TrimSpace(up[i]))
+		}
 	}
 	var reps []replacement
 	after := 0 // the next piece must start at or after this line

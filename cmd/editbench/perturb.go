@@ -129,8 +129,9 @@ func perturbations() []perturbation {
 			c := clean(b, f)
 			c.reply = "```patch " + b.path + "\n" + conflictHunk(e2.orig, e2.upd) + "\n" + conflictHunk(b.e.orig, b.e.upd) + "\n```\n"
 			// Line numbers are the original file's: apply the later edit first.
-			c.target = joinFile(b.e.apply(e2.apply(b.lines)), b.final)
-			if e2.first < b.e.first {
+			if e2.first > b.e.first {
+				c.target = joinFile(b.e.apply(e2.apply(b.lines)), b.final)
+			} else {
 				c.target = joinFile(e2.apply(b.e.apply(b.lines)), b.final)
 			}
 			c.region = [2]int{0, len(c.disk)}
