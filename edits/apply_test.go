@@ -127,3 +127,15 @@ func TestParseConflict(t *testing.T) {
 		})
 	}
 }
+
+func TestExactPathInMixedEOL(t *testing.T) {
+	// A CRLF line before the match, deleted at the end of the file.
+	got, err := ApplyHunks("a\r\nb\nc", []Hunk{hunk("b\nc", "")})
+	if err != nil || got != "a" {
+		t.Errorf("got %q, %v", got, err)
+	}
+	got, err = ApplyHunks("x\r\ny\nz\n", []Hunk{hunk("y", "Y")})
+	if err != nil || got != "x\r\nY\nz\n" {
+		t.Errorf("got %q, %v", got, err)
+	}
+}

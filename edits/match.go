@@ -58,10 +58,9 @@ type doc struct {
 	text  string
 	lines []line
 	split bool
-	cr    int // 1 if the text has a '\r', 0 if not, -1 not known yet
 }
 
-func newDoc(text string) *doc { return &doc{text: text, cr: -1} }
+func newDoc(text string) *doc { return &doc{text: text} }
 
 // all returns the text's lines.
 func (d *doc) all() []line {
@@ -74,19 +73,8 @@ func (d *doc) all() []line {
 // content returns the content of line i (after all).
 func (d *doc) content(i int) string { return d.text[d.lines[i].start:d.lines[i].end] }
 
-// hasCR reports whether the text has a carriage return anywhere.
-func (d *doc) hasCR() bool {
-	if d.cr < 0 {
-		d.cr = 0
-		if strings.IndexByte(d.text, '\r') >= 0 {
-			d.cr = 1
-		}
-	}
-	return d.cr == 1
-}
-
-// The exact fast path handles the common case, exact matches in a text
-// without carriage returns, without splitting the text into lines: each
+// The exact fast path handles the common case, exact matches of lines
+// ending in "\n", without splitting the text into lines: each
 // hunk is located by its longest line, the whole hunk and its line
 // boundaries are checked around each hit, and a hunk resolves only when
 // exactly one place matches. Anything else goes the general way, which also
@@ -123,9 +111,8 @@ func (d *doc) exactStarts(hunks []Hunk) []int {
 	for i := range starts {
 		starts[i] = -1
 	}
-	if d.hasCR() {
-		return starts
-	}
+	// A carriage return elsewhere in the text does not matter: a needle
+	// (which has none) only aligns with lines ending in a bare "\n".
 	type probe struct {
 		hunk, off int
 		needle    string
@@ -174,10 +161,19 @@ func (d *doc) exactStarts(hunks []Hunk) []int {
 // stands uniquely as whole lines, or -1.
 func (d *doc) exactStart(needle, probe string, off int) int {
 	lead := len(probe) - len(strings.TrimLeft(probe, " \t"))
-	key := probe[lead:]
-	if key == "" {
+	if lead == len(probe) {
 		return -1
 	}
+	// strings.Index scans for the key's first byte: start the key at a
+	// byte that is rare in source code, keeping it at least 12 bytes long.
+	start := lead
+	for j := lead; j < len(probe)-12; j++ {
+		if commonness(probe[j]) < commonness(probe[start]) {
+			start = j
+		}
+	}
+	key := probe[start:]
+	lead = start
 	found := -1
 	for from := 0; ; {
 		k := strings.Index(d.text[from:], key)
@@ -195,15 +191,38 @@ func (d *doc) exactStart(needle, probe string, off int) int {
 	}
 }
 
+// commonness ranks how often a byte occurs in source code, roughly.
+func commonness(c byte) int {
+	switch {
+	case c == ' ' || c == '\t':
+		return 9
+	case strings.IndexByte("etaoinsrlcdu", c) >= 0:
+		return 8
+	case c >= 'a' && c <= 'z':
+		return 6
+	case strings.IndexByte("(){}.,;:=_*&", c) >= 0:
+		return 5
+	case c >= 'A' && c <= 'Z':
+		return 3
+	case c >= '0' && c <= '9':
+		return 2
+	}
+	return 2
+}
+
 // window returns a doc of just the n lines from byte offset start (and the
 // line before them, which deleting the last lines needs), and the match of
 // those lines.
 func (d *doc) window(start, n int) (*doc, match) {
-	w := &doc{text: d.text, split: true, cr: 0}
+	w := &doc{text: d.text, split: true}
 	first := 0
 	if start > 0 {
 		prev := strings.LastIndexByte(d.text[:start-1], '\n') + 1
-		w.lines = append(w.lines, line{start: prev, end: start - 1, eol: "\n"})
+		l := line{start: prev, end: start - 1, eol: "\n"}
+		if l.end > l.start && d.text[l.end-1] == '\r' {
+			l.end, l.eol = l.end-1, "\r\n"
+		}
+		w.lines = append(w.lines, l)
 		first = 1
 	}
 	end := start
