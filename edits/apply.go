@@ -85,18 +85,16 @@ func ApplyHunks(text string, hunks []Hunk) (string, error) {
 	if len(hunks) == 1 || !errors.As(firstErr, &he) || !he.notFound {
 		return "", firstErr
 	}
-	// A later hunk may build on an earlier one: apply them in order.
+	// A later hunk may build on an earlier one: apply them in order. If
+	// that fails too, the error against the file as it is says more.
 	cur := text
 	for i, h := range hunks {
 		r, err := resolveOne(newDoc(cur), h, i+1, len(hunks))
-		if err != nil {
-			if i > 0 {
-				err = fmt.Errorf("%w (hunks are applied in order; the first %d applied)", err, i)
-			}
-			return "", err
+		if err == nil {
+			cur, err = splice(cur, r, len(hunks))
 		}
-		if cur, err = splice(cur, r, len(hunks)); err != nil {
-			return "", err
+		if err != nil {
+			return "", firstErr
 		}
 	}
 	if cur == text {
@@ -177,7 +175,7 @@ func resolve(d *doc, h Hunk, num, of int) ([]replacement, error) {
 	}
 	if len(h.Updated) > 0 {
 		if ms, _ := d.find(h.Updated, nil); len(ms) == 1 {
-			return fail(false, "already applied: the UPDATED lines are already at lines %d-%d and ORIGINAL is not in the file; nothing to do for this hunk", ms[0].first+1, ms[0].first+ms[0].n)
+			return fail(false, "already applied: the UPDATED lines are already at line %s and ORIGINAL is not in the file; nothing to do for this hunk", lineRange(ms[0].first+1, ms[0].first+ms[0].n))
 		}
 	}
 	return fail(true, "ORIGINAL was not found in the file, even ignoring whitespace, indentation and Unicode punctuation.\n%s", d.nearest(h.Original))
@@ -405,18 +403,21 @@ func (d *doc) nearest(orig []string) string {
 			}
 		}
 	}
+	var b strings.Builder
 	if bestVotes == 0 {
 		// No line is there as it is: look for the most similar line.
-		start, ok := d.mostSimilar(orig)
+		start, line, ok := d.mostSimilar(orig)
 		if !ok {
 			return "No line of ORIGINAL is in the file: read the file and copy the lines to change exactly."
 		}
 		best = start
+		fmt.Fprintf(&b, "No line of ORIGINAL is in the file as it is; the most similar is line %d. ", line+1)
+	} else {
+		fmt.Fprintf(&b, "%d of the %d lines of ORIGINAL are in the file as they are. ", bestVotes, len(orig))
 	}
 	from := max(0, best-2)
 	to := min(len(d.lines), best+len(orig)+2)
-	var b strings.Builder
-	fmt.Fprintf(&b, "The nearest lines (%d of the %d ORIGINAL lines are there as they are) are %d-%d:\n", bestVotes, len(orig), from+1, to)
+	fmt.Fprintf(&b, "The nearest lines are %s:\n", lineRange(from+1, to))
 	width := len(fmt.Sprint(to))
 	for i := from; i < to; i++ {
 		fmt.Fprintf(&b, "%*d\t%s\n", width, i+1, d.content(i))
@@ -428,7 +429,7 @@ func (d *doc) nearest(orig []string) string {
 // mostSimilar returns where orig would start if its most similar line (by
 // the common prefix and suffix of the trimmed lines, at least half of the
 // longer one) is where it belongs.
-func (d *doc) mostSimilar(orig []string) (int, bool) {
+func (d *doc) mostSimilar(orig []string) (start, line int, ok bool) {
 	best, bestScore := 0, 0.0
 	for j, o := range orig {
 		o = strings.TrimSpace(o)
@@ -438,11 +439,11 @@ func (d *doc) mostSimilar(orig []string) (int, bool) {
 		for i := range d.all() {
 			f := strings.TrimSpace(d.content(i))
 			if score := similarity(o, f); score > bestScore {
-				best, bestScore = i-j, score
+				best, line, bestScore = i-j, i, score
 			}
 		}
 	}
-	return best, bestScore >= 0.5
+	return best, line, bestScore >= 0.5
 }
 
 // similarity is the share of the longer string covered by the strings'

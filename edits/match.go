@@ -21,8 +21,8 @@ const (
 )
 
 func (t tier) String() string {
-	return [...]string{"exact", "ignoring trailing whitespace", "ignoring whitespace-only lines",
-		"ignoring a uniform indentation shift", "ignoring Unicode punctuation"}[t]
+	return [...]string{"compared exactly", "compared ignoring trailing whitespace", "compared ignoring whitespace-only lines",
+		"compared ignoring a uniform indentation shift", "compared ignoring Unicode punctuation"}[t]
 }
 
 // key returns what a line is compared by at a tier; indentation is checked
@@ -338,7 +338,15 @@ func lineList(ms []match) string {
 			parts = append(parts, fmt.Sprintf("and %d more", len(ms)-5))
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%d-%d", m.first+1, m.first+m.n))
+		parts = append(parts, lineRange(m.first+1, m.first+m.n))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// lineRange renders lines a to b (1-based) for a message.
+func lineRange(a, b int) string {
+	if a == b {
+		return fmt.Sprint(a)
+	}
+	return fmt.Sprintf("%d-%d", a, b)
 }
