@@ -1,0 +1,202 @@
+// Package anchored addresses lines by content rather than by number, so a
+// model's edits still land after the file moved under it (gptme's
+// view_anchored / patch_anchored, research/gptme.md §6, rebuilt on xxh3).
+//
+// What is hashed, exactly:
+//
+//   - The text is split into lines at "\n"; a line's content excludes its
+//     "\n" and a "\r" before it, and keeps everything else, trailing
+//     whitespace included (a change of trailing whitespace is a change). A
+//     text ending in "\n" has no empty last line; a byte-order mark is not
+//     part of the first line.
+//   - Each line's content is hashed once: h = xxh3-64(content).
+//   - A line's anchor digest is xxh3-128 of its own hash and its
+//     neighbours', the 24 bytes h(prev) h(line) h(next) little-endian, with
+//     a fixed edge value for the missing neighbour of the first and last
+//     lines. An anchor so stays valid when lines are inserted or deleted
+//     elsewhere, and goes stale when its line or a neighbour changes.
+//   - Lines whose triples are identical (the same three contents) share a
+//     digest and are told apart by an ordinal in file order: the first has
+//     none, the next ".2", ".3", …
+//
+// Anchors are shown as 6 Crockford base-32 characters (30 bits) of the
+// digest: about 3 tokens, against 8–10 for gptme's 16 hex digits and
+// ordinal. Two different triples whose 6 characters agree are detected when
+// a view is rendered, and those anchors are lengthened until they differ;
+// resolving never guesses: a token that names more than one line is
+// ambiguous and refused. A stale anchor matches another line only by
+// chance, about n/2³⁰ for a file of n lines (1 in 100,000 for 10,000
+// lines), and an op's "expected" guard closes even that.
+package anchored
+
+import (
+	"encoding/binary"
+	"strings"
+
+	"github.com/zeebo/xxh3"
+)
+
+// DefaultWidth is the number of base-32 characters an anchor shows.
+const DefaultWidth = 6
+
+// maxWidth is the most characters a digest gives (125 of its 128 bits).
+const maxWidth = 25
+
+// edgeHash stands for the missing neighbour of the first and last lines.
+const edgeHash = 0x9e3779b97f4a7c15
+
+// Options tune anchors; the zero value is the default.
+type Options struct {
+	// Width is the number of characters an anchor shows (default 6).
+	Width int
+	// hashLine replaces xxh3 in tests, to force collisions.
+	hashLine func(string) uint64
+}
+
+func (o Options) width() int {
+	if o.Width <= 0 {
+		return DefaultWidth
+	}
+	return min(o.Width, maxWidth)
+}
+
+func (o Options) hash(s string) uint64 {
+	if o.hashLine != nil {
+		return o.hashLine(s)
+	}
+	return xxh3.HashString(s)
+}
+
+// A Line is one line of a text.
+type Line struct {
+	Content string // without its line ending
+	EOL     string // "\n", "\r\n", or "" for a last line without one
+}
+
+// SplitLines splits text into lines. A leading byte-order mark is returned
+// apart.
+func SplitLines(text string) (lines []Line, bom string) {
+	if strings.HasPrefix(text, "\ufeff") {
+		bom, text = "\ufeff", text[3:]
+	}
+	lines = make([]Line, 0, strings.Count(text, "\n")+1)
+	for len(text) > 0 {
+		i := strings.IndexByte(text, '\n')
+		if i < 0 {
+			lines = append(lines, Line{Content: text})
+			break
+		}
+		content, eol := text[:i], "\n"
+		if strings.HasSuffix(content, "\r") {
+			content, eol = content[:len(content)-1], "\r\n"
+		}
+		lines = append(lines, Line{Content: content, EOL: eol})
+		text = text[i+1:]
+	}
+	return lines, bom
+}
+
+// JoinLines is the inverse of SplitLines.
+func JoinLines(lines []Line, bom string) string {
+	n := len(bom)
+	for _, l := range lines {
+		n += len(l.Content) + len(l.EOL)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(bom)
+	for _, l := range lines {
+		b.WriteString(l.Content)
+		b.WriteString(l.EOL)
+	}
+	return b.String()
+}
+
+// An Index holds the content hash of every line of a text, so anchors can
+// be computed, and kept up to date after an edit by rehashing only the
+// lines that changed.
+type Index struct {
+	opts   Options
+	hashes []uint64
+}
+
+// NewIndex hashes the lines.
+func NewIndex(lines []Line, opts Options) *Index {
+	ix := &Index{opts: opts, hashes: make([]uint64, len(lines))}
+	for i, l := range lines {
+		ix.hashes[i] = opts.hash(l.Content)
+	}
+	return ix
+}
+
+// Len returns the number of lines.
+func (ix *Index) Len() int { return len(ix.hashes) }
+
+// Update records that the lines [first, first+removed) were replaced by
+// added: only the added lines are hashed (their neighbours' digests follow,
+// as digests are computed from the hashes when needed).
+func (ix *Index) Update(first, removed int, added []string) {
+	tail := ix.hashes[first+removed:]
+	if len(added) != removed {
+		n := len(ix.hashes) - removed + len(added)
+		if cap(ix.hashes) >= n {
+			grown := ix.hashes[:n]
+			copy(grown[first+len(added):], tail)
+			ix.hashes = grown
+		} else {
+			h := make([]uint64, n, n+n/8)
+			copy(h, ix.hashes[:first])
+			copy(h[first+len(added):], tail)
+			ix.hashes = h
+		}
+	}
+	for i, s := range added {
+		ix.hashes[first+i] = ix.opts.hash(s)
+	}
+}
+
+// digest is a line's anchor digest.
+type digest [2]uint64
+
+func (ix *Index) digest(i int) digest {
+	prev, next := uint64(edgeHash), uint64(edgeHash)
+	if i > 0 {
+		prev = ix.hashes[i-1]
+	}
+	if i+1 < len(ix.hashes) {
+		next = ix.hashes[i+1]
+	}
+	var b [24]byte
+	binary.LittleEndian.PutUint64(b[0:], prev)
+	binary.LittleEndian.PutUint64(b[8:], ix.hashes[i])
+	binary.LittleEndian.PutUint64(b[16:], next)
+	h := xxh3.Hash128(b[:])
+	return digest{h.Hi, h.Lo}
+}
+
+// crockford is Crockford's base-32 alphabet, lower case: no i, l, o, u.
+const crockford = "0123456789abcdefghjkmnpqrstvwxyz"
+
+// chars returns the first n base-32 characters of a digest.
+func (d digest) chars(n int) string {
+	var b [maxWidth]byte
+	return string(d.appendChars(b[:0], n))
+}
+
+// appendChars appends the first n base-32 characters of a digest to b.
+func (d digest) appendChars(b []byte, n int) []byte {
+	for k := range n {
+		bit := k * 5 // take bits [bit, bit+5) from the top
+		var v uint64
+		switch {
+		case bit+5 <= 64:
+			v = d[0] >> (64 - bit - 5)
+		case bit >= 64:
+			v = d[1] >> (128 - bit - 5)
+		default: // straddles the two words
+			v = d[0]<<(bit+5-64) | d[1]>>(128-bit-5)
+		}
+		b = append(b, crockford[v&31])
+	}
+	return b
+}

@@ -1,0 +1,300 @@
+package anchored
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func str(s string) *string { return &s }
+
+// anchorOf returns the anchor of the first line with content c.
+func anchorOf(t *testing.T, text, c string) string {
+	t.Helper()
+	v, err := View(text, 0, 0, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range v {
+		if l.Text == c {
+			return l.Anchor
+		}
+	}
+	t.Fatalf("no line %q", c)
+	return ""
+}
+
+const goFile = "package main\n\nfunc main() {\n\tx := 1\n\tfmt.Println(x)\n}\n"
+
+func TestViewFormat(t *testing.T) {
+	v, err := View(goFile, 0, 0, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v) != 6 || v[3].Text != "\tx := 1" || v[3].Line != 4 || len(v[3].Anchor) != DefaultWidth {
+		t.Fatalf("view = %+v", v)
+	}
+	for _, l := range v {
+		if strings.ContainsAny(l.Anchor, "ilou") {
+			t.Errorf("anchor %q uses a confusable letter", l.Anchor)
+		}
+	}
+	out := Render(v)
+	if !strings.Contains(out, v[3].Anchor+"│ \tx := 1\n") {
+		t.Errorf("render:\n%s", out)
+	}
+	if got := Render(nil); got != "(empty file)\n" {
+		t.Errorf("empty: %q", got)
+	}
+	r, _ := View(goFile, 3, 4, Options{})
+	if len(r) != 2 || r[0].Line != 3 || r[0].Anchor != v[2].Anchor {
+		t.Errorf("range view = %+v", r)
+	}
+}
+
+func TestDrift(t *testing.T) {
+	a := anchorOf(t, goFile, "\tx := 1")
+	// 100 lines inserted above, and some removed below: the anchor holds.
+	drifted := strings.Replace(goFile, "package main\n", "package main\n"+strings.Repeat("// filler\n", 100), 1)
+	drifted = strings.Replace(drifted, "}\n", "}\n\nfunc other() {}\n", 1)
+	res, err := Apply(drifted, []Op{{Anchor: a, Op: "replace", Text: str("\tx := 2")}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Text, "\tx := 2\n\tfmt.Println(x)") || strings.Contains(res.Text, "x := 1") {
+		t.Errorf("result:\n%s", res.Text)
+	}
+}
+
+func TestStaleNeighbour(t *testing.T) {
+	a := anchorOf(t, goFile, "\tx := 1")
+	changed := strings.Replace(goFile, "\tfmt.Println(x)", "\tlog.Println(x)", 1)
+	_, err := Apply(changed, []Op{{Anchor: a, Op: "replace", Text: str("\tx := 2")}}, Options{})
+	rej, ok := err.(*Rejection)
+	if !ok || !strings.Contains(rej.Error(), "no line has this anchor") {
+		t.Fatalf("err = %v", err)
+	}
+	// The rejection shows fresh anchors: retrying with them works.
+	fresh := anchorOf(t, changed, "\tx := 1")
+	if !strings.Contains(rej.View, fresh+"│ \tx := 1") {
+		// a stale op without a guard gives no location; the file is short
+		// enough to be shown whole
+		t.Errorf("view does not show the fresh anchor %s:\n%s", fresh, rej.View)
+	}
+	// Rescue: a stale anchor with a guard that names exactly one line.
+	res, err := Apply(changed, []Op{{Anchor: a, Op: "replace", Text: str("\tx := 2"), Expected: str("\tx := 1")}}, Options{})
+	if err != nil || !strings.Contains(res.Text, "\tx := 2\n") || len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "stale") {
+		t.Errorf("rescue: %v, %+v", err, res)
+	}
+}
+
+func TestDuplicateLines(t *testing.T) {
+	text := "func a() {\n\treturn\n}\n\nfunc b() {\n\treturn\n}\n\n\n\n"
+	v, _ := View(text, 0, 0, Options{})
+	seen := map[string]int{}
+	for _, l := range v {
+		if prev, dup := seen[l.Anchor]; dup {
+			t.Errorf("lines %d and %d share anchor %s", prev, l.Line, l.Anchor)
+		}
+		seen[l.Anchor] = l.Line
+	}
+	// The two "\treturn" lines differ by their neighbours ("func a() {"
+	// and "func b() {"), so each has its own anchor.
+	second := v[5].Anchor // the second "\treturn"
+	res, err := Apply(text, []Op{{Anchor: second, Op: "replace", Text: str("\treturn nil")}}, Options{})
+	if err != nil || res.Text != strings.Replace(text, "func b() {\n\treturn\n", "func b() {\n\treturn nil\n", 1) {
+		t.Errorf("%v\n%s", err, res.Text)
+	}
+}
+
+func TestOrdinals(t *testing.T) {
+	text := "x\na\na\na\na\ny\n"
+	v, _ := View(text, 0, 0, Options{})
+	// lines 3 and 4 are (a, a, a) triples: the second gets ".2"
+	if v[3].Anchor != v[2].Anchor+".2" {
+		t.Errorf("anchors %s and %s", v[2].Anchor, v[3].Anchor)
+	}
+	res, err := Apply(text, []Op{{Anchor: v[3].Anchor, Op: "delete"}}, Options{})
+	if err != nil || res.Text != "x\na\na\na\ny\n" {
+		t.Errorf("%v %q", err, res.Text)
+	}
+}
+
+// TestCollisionsForcedByWidth renders with 1-character anchors: most
+// lines then share a prefix with a different line, and every anchor must
+// still name exactly one line.
+func TestCollisionsForcedByWidth(t *testing.T) {
+	var b strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	text := b.String()
+	opts := Options{Width: 1}
+	v, _ := View(text, 0, 0, opts)
+	seen := map[string]bool{}
+	for _, l := range v {
+		if seen[l.Anchor] {
+			t.Fatalf("anchor %s used twice", l.Anchor)
+		}
+		seen[l.Anchor] = true
+	}
+	longest := 0
+	for _, l := range v {
+		longest = max(longest, len(l.Anchor))
+	}
+	if longest < 2 {
+		t.Errorf("no anchor was lengthened")
+	}
+	// A 1-character token that several lines start with is refused.
+	short := v[10].Anchor[:1]
+	_, err := Apply(text, []Op{{Anchor: short, Op: "delete"}}, opts)
+	if err == nil {
+		t.Error("an ambiguous short anchor was accepted")
+	}
+	res, err := Apply(text, []Op{{Anchor: v[10].Anchor, Op: "delete"}}, opts)
+	if err != nil || strings.Contains(res.Text, "line 10\n") || !strings.Contains(res.Text, "line 100\n") {
+		t.Errorf("%v", err)
+	}
+}
+
+// TestHashCollisionNeverGuessed uses a line hash that collides for every
+// line of the same length: different triples then share the whole digest,
+// and those lines must be refused, not resolved by position.
+func TestHashCollisionNeverGuessed(t *testing.T) {
+	opts := Options{hashLine: func(s string) uint64 { return uint64(len(s)) }}
+	text := "aa\nbb\ncc\ndd\n" // every triple hashes alike in the middle
+	v, _ := View(text, 0, 0, opts)
+	if !strings.HasSuffix(v[1].Anchor, "?") || !strings.HasSuffix(v[2].Anchor, "?") {
+		t.Fatalf("colliding lines not marked: %+v", v)
+	}
+	_, err := Apply(text, []Op{{Anchor: strings.TrimSuffix(v[1].Anchor, "?"), Op: "delete"}}, opts)
+	if err == nil || !strings.Contains(err.Error(), "more than one line") {
+		t.Errorf("a colliding anchor was accepted: %v", err)
+	}
+}
+
+func TestEOLAndBOM(t *testing.T) {
+	for _, tc := range []struct {
+		name, text, line string
+		op               Op
+		want             string
+	}{
+		{"crlf kept", "a\r\nb\r\nc\r\n", "b", Op{Op: "replace", Text: str("B1\nB2")}, "a\r\nB1\r\nB2\r\nc\r\n"},
+		{"mixed eol: only the changed line", "a\nb\r\nc\n", "b", Op{Op: "replace", Text: str("B")}, "a\nB\r\nc\n"},
+		{"no final newline", "a\nb", "b", Op{Op: "insert_after", Text: str("c")}, "a\nb\nc"},
+		{"delete the last line", "a\nb", "b", Op{Op: "delete"}, "a"},
+		{"bom kept", "\ufeffa\nb\n", "a", Op{Op: "insert_before", Text: str("x")}, "\ufeffx\na\nb\n"},
+		{"replace with empty text deletes", "a\nb\nc\n", "b", Op{Op: "replace", Text: str("")}, "a\nc\n"},
+		{"replace with a newline leaves an empty line", "a\nb\nc\n", "b", Op{Op: "replace", Text: str("\n")}, "a\n\nc\n"},
+		{"delete every line", "x\n", "x", Op{Op: "delete"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			op := tc.op
+			op.Anchor = anchorOf(t, tc.text, tc.line)
+			res, err := Apply(tc.text, []Op{op}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Text != tc.want {
+				t.Errorf("got %q, want %q", res.Text, tc.want)
+			}
+		})
+	}
+}
+
+func TestRanges(t *testing.T) {
+	text := "a\nb\nc\nd\ne\n"
+	b, d := anchorOf(t, text, "b"), anchorOf(t, text, "d")
+	res, err := Apply(text, []Op{{Anchor: b, End: d, Op: "replace", Text: str("X")}}, Options{})
+	if err != nil || res.Text != "a\nX\ne\n" {
+		t.Errorf("%v %q", err, res.Text)
+	}
+	res, err = Apply(text, []Op{{Anchor: b, End: d, Op: "delete", EndExpected: str("d")}}, Options{})
+	if err != nil || res.Text != "a\ne\n" {
+		t.Errorf("%v %q", err, res.Text)
+	}
+	if _, err := Apply(text, []Op{{Anchor: d, End: b, Op: "delete"}}, Options{}); err == nil || !strings.Contains(err.Error(), "is before the anchor") {
+		t.Errorf("reversed range: %v", err)
+	}
+}
+
+func TestRejections(t *testing.T) {
+	text := "a\nb\nc\nd\n"
+	a, b, c := anchorOf(t, text, "a"), anchorOf(t, text, "b"), anchorOf(t, text, "c")
+	for _, tc := range []struct {
+		name string
+		ops  []Op
+		want string
+	}{
+		{"unknown anchor", []Op{{Anchor: "zzzzzz", Op: "delete"}}, "no line has this anchor"},
+		{"failed guard", []Op{{Anchor: b, Op: "replace", Text: str("x"), Expected: str("B")}}, "is \"b\", not the expected \"B\""},
+		{"two ops on one line", []Op{{Anchor: b, Op: "delete"}, {Anchor: b, Op: "insert_after", Text: str("x")}}, "both change line 2"},
+		{"range over another op", []Op{{Anchor: a, End: c, Op: "delete"}, {Anchor: b, Op: "replace", Text: str("x")}}, "both change line 2"},
+		{"one bad op refuses all", []Op{{Anchor: a, Op: "replace", Text: str("A")}, {Anchor: "nope00", Op: "delete"}}, "operation 2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Apply(text, tc.ops, Options{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %q (result %q)", err, tc.want, res.Text)
+			}
+			if !strings.Contains(err.Error(), "nothing changed") || !strings.Contains(err.Error(), "│") {
+				t.Errorf("the rejection does not say nothing changed or show anchors:\n%v", err)
+			}
+		})
+	}
+}
+
+func TestRejectionShowsOnlyTheRegion(t *testing.T) {
+	var b strings.Builder
+	for i := range 10000 {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	text := b.String()
+	a := anchorOf(t, text, "line 5000")
+	_, err := Apply(text, []Op{{Anchor: a, Op: "replace", Text: str("x"), Expected: str("wrong")}}, Options{})
+	rej := err.(*Rejection)
+	if n := strings.Count(rej.View, "\n"); n > 12 || !strings.Contains(rej.View, "line 5000") {
+		t.Errorf("view has %d lines:\n%s", n, rej.View)
+	}
+}
+
+func TestParseOps(t *testing.T) {
+	ops, err := ParseOps(`[{"anchor": "k3x9ab", "op": "replace", "text": "x", "expected": "y"}, {"anchor": "a", "end": "b", "op": "delete"}]`)
+	if err != nil || len(ops) != 2 || *ops[0].Text != "x" || ops[1].End != "b" {
+		t.Fatalf("%+v %v", ops, err)
+	}
+	if ops, err := ParseOps(`{"ops": [{"anchor": "a", "op": "delete"}]}`); err != nil || len(ops) != 1 {
+		t.Errorf("wrapped: %v", err)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{`not json`, "not a JSON list"},
+		{`[]`, "no operations"},
+		{`[1]`, "operation 1 must be a JSON object"},
+		{`[{"op": "delete"}]`, "missing \"anchor\""},
+		{`[{"anchor": "a", "op": "move"}]`, "expected one of"},
+		{`[{"anchor": "a", "op": "replace"}]`, "replace needs \"text\""},
+		{`[{"anchor": "a", "op": "insert_after", "text": "x", "end": "b"}]`, "for replace and delete only"},
+	} {
+		if _, err := ParseOps(tc.in); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ParseOps(%s) = %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+func TestIncrementalIndexMatchesFresh(t *testing.T) {
+	text := "a\nb\nc\nd\ne\n"
+	lines, _ := SplitLines(text)
+	ix := NewIndex(lines, Options{})
+	// Replace "c" by two lines, then delete "a".
+	ix.Update(2, 1, []string{"c1", "c2"})
+	ix.Update(0, 1, nil)
+	after := "b\nc1\nc2\nd\ne\n"
+	al, _ := SplitLines(after)
+	fresh := NewIndex(al, Options{})
+	got, want := ix.Anchors(al), fresh.Anchors(al)
+	for i := range want.Len() {
+		if got.Token(i) != want.Token(i) {
+			t.Errorf("line %d: incremental %s, fresh %s", i+1, got.Token(i), want.Token(i))
+		}
+	}
+}

@@ -1,0 +1,70 @@
+package anchored
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func benchText(lines int) string {
+	var b strings.Builder
+	for i := range lines {
+		fmt.Fprintf(&b, "\tif err := step%d(ctx); err != nil {\n", i)
+	}
+	return b.String()
+}
+
+var benchLines = []int{25, 250, 2_500, 25_000, 250_000} // about 1 KB to 10 MB
+
+// BenchmarkRender measures a whole-file view: hashing, anchors, text.
+func BenchmarkRender(b *testing.B) {
+	for _, n := range benchLines {
+		text := benchText(n)
+		b.Run(fmt.Sprintf("%dKB", len(text)>>10), func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				RenderText(text, 0, 0, Options{})
+			}
+		})
+	}
+}
+
+// BenchmarkResolve measures applying a batch of 8 guarded ops, every
+// anchor resolved against the whole text.
+func BenchmarkResolve(b *testing.B) {
+	for _, n := range benchLines {
+		text := benchText(n)
+		v, _ := View(text, 0, 0, Options{})
+		var ops []Op
+		for k := range 8 {
+			l := v[(k*len(v))/8]
+			ops = append(ops, Op{Anchor: l.Anchor, Op: "replace", Text: str(l.Text + " // x"), Expected: str(l.Text)})
+		}
+		b.Run(fmt.Sprintf("%dKB", len(text)>>10), func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				if _, err := Apply(text, ops, Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkIncrementalUpdate measures keeping the index of a 100,000-line
+// file current after a one-line change, and after a line is inserted.
+func BenchmarkIncrementalUpdate(b *testing.B) {
+	lines, _ := SplitLines(benchText(100_000))
+	ix := NewIndex(lines, Options{})
+	b.Run("change1line", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			ix.Update(50_000, 1, []string{fmt.Sprint("\tchanged", i)})
+		}
+	})
+	b.Run("insert1line", func(b *testing.B) {
+		for b.Loop() {
+			ix.Update(50_000, 0, []string{"\tinserted"})
+			ix.Update(50_000, 1, nil)
+		}
+	})
+}

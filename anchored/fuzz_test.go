@@ -1,0 +1,79 @@
+package anchored
+
+import (
+	"strings"
+	"testing"
+)
+
+// FuzzOps parses any ops text and applies it to any file: no panic; a
+// rejection changes nothing (Apply is pure, and returns no text); a
+// success keeps every line no op touched, with its line ending.
+func FuzzOps(f *testing.F) {
+	f.Add("a\nb\r\nc", `[{"anchor": "x", "op": "delete"}]`, 1)
+	f.Add("x\n\n\n\ny\n", `[{"anchor": "x", "op": "replace", "text": "z\n", "expected": ""}]`, 2)
+	f.Add("\ufeffp\nq", `{"ops": [{"anchor": "a", "end": "b", "op": "delete"}]}`, 0)
+	f.Fuzz(func(t *testing.T, text, opsJSON string, pick int) {
+		lines, _ := SplitLines(text)
+		ops, err := ParseOps(opsJSON)
+		if err != nil {
+			return
+		}
+		// Point some ops at real anchors so successes happen too.
+		if len(lines) > 0 {
+			anchors := NewIndex(lines, Options{}).Anchors(lines)
+			for i := range ops {
+				if pick%2 == 0 {
+					ops[i].Anchor = anchors.Token((pick/2 + i) % anchors.Len())
+				}
+				if ops[i].End != "" {
+					ops[i].End = anchors.Token(anchors.Len() - 1)
+				}
+			}
+		}
+		res, err := Apply(text, ops, Options{})
+		if err != nil {
+			if res.Text != "" {
+				t.Fatal("a rejection returned text")
+			}
+			return
+		}
+		// Lines before the first touched line are unchanged.
+		firstTouched := len(lines)
+		anchors := NewIndex(lines, Options{}).Anchors(lines)
+		for _, op := range ops {
+			tok, _ := splitOrdinal(cleanToken(op.Anchor))
+			for i := range anchors.Len() {
+				if strings.HasPrefix(anchors.Token(i), tok) {
+					firstTouched = min(firstTouched, i)
+				}
+			}
+		}
+		prefix := JoinLines(lines[:firstTouched], "")
+		body := strings.TrimPrefix(text, "\ufeff")
+		got := strings.TrimPrefix(res.Text, "\ufeff")
+		if firstTouched > 0 && firstTouched < len(lines) && !strings.HasPrefix(got, prefix) {
+			t.Fatalf("lines before the first touched line changed:\n%q\n→\n%q", body, got)
+		}
+	})
+}
+
+// FuzzView checks that rendering never panics and that every anchor names
+// exactly one line when resolved.
+func FuzzView(f *testing.F) {
+	f.Add("a\nb\na\nb\n\n\n", 1)
+	f.Add("x\r\ny\rz", 6)
+	f.Fuzz(func(t *testing.T, text string, width int) {
+		opts := Options{Width: width%8 + 1}
+		v, err := View(text, 0, 0, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for _, l := range v {
+			if seen[l.Anchor] {
+				t.Fatalf("anchor %q twice in %q", l.Anchor, text)
+			}
+			seen[l.Anchor] = true
+		}
+	})
+}
