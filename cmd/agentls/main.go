@@ -3,6 +3,8 @@
 //
 // Usage:
 //
+//	agentls anchors view FILE [--lines A:B] [--json]
+//	agentls anchors apply FILE < ops.json
 //	agentls apply [-C DIR] [--format markdown|xml|tool] [--dry-run] [--json] < reply.md
 //	agentls parse [--format markdown|xml|tool] [--streaming] [--blocks] < reply.md
 //	agentls version
@@ -42,6 +44,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
+		{"anchors", "view a file with line anchors, or apply anchored operations to it", runAnchors},
 		{"apply", "apply the edits in a model reply read from stdin to the files, all or nothing", runApply},
 		{"parse", "print the tool uses (or fenced blocks) in a model reply read from stdin, as JSON", runParse},
 		{"version", "print the version", runVersion},

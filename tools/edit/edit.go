@@ -1,5 +1,6 @@
 // Package edit runs the file-editing tools — save, append, patch,
-// patch_many and apply_patch — against a Batch: the edits of one request, gathered into one
+// patch_many, apply_patch and patch_anchored (and view_anchored, which
+// reads through the same view) — against a Batch: the edits of one request, gathered into one
 // edits.Changeset that is applied all together (by the language server as one
 // WorkspaceEdit, by the CLI to disk) or not at all. Tools read files through
 // the batch, so a later edit sees the earlier ones.
@@ -7,6 +8,7 @@ package edit
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -34,7 +36,7 @@ type Batch struct {
 // IsEditTool reports whether the named tool edits files through a Batch.
 func IsEditTool(name string) bool {
 	switch name {
-	case "save", "append", "patch", "patch_many", "apply_patch":
+	case "save", "append", "patch", "patch_many", "apply_patch", "patch_anchored":
 		return true
 	}
 	return false
@@ -54,8 +56,25 @@ func (b *Batch) Run(ctx context.Context, spec *tools.ToolSpec, use tools.ToolUse
 		return b.PatchMany(ctx, use, use.Kwargs["patches"])
 	case "apply_patch":
 		return b.ApplyPatch(ctx, body(use, "patch"))
+	case "patch_anchored":
+		ops := body(use, "ops")
+		if v, ok := use.Kwargs["ops"]; ok && ops == "" {
+			ops = jsonText(v)
+		}
+		return b.PatchAnchored(ctx, arg(use, 0, "path"), ops)
+	case "view_anchored":
+		return b.ViewAnchored(ctx, arg(use, 0, "path"), lineArg(use, "start_line"), lineArg(use, "end_line"))
 	}
 	return "", fmt.Errorf("%s is not an edit tool", spec.Name)
+}
+
+// jsonText renders a JSON value (ops given as a list rather than a string).
+func jsonText(v any) string {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return string(data)
 }
 
 // arg returns a call's i-th positional argument, or its named argument

@@ -210,3 +210,39 @@ func TestFindSearchReplace(t *testing.T) {
 		t.Errorf("hello.py = %q", r)
 	}
 }
+
+func TestAnchoredTools(t *testing.T) {
+	file := "package main\n\nfunc main() {\n\tx := 1\n}\n"
+	b := newBatch(map[string]string{"main.go": file})
+	spec, _ := builtin.Registry().Get("view_anchored")
+	view, err := b.Run(context.Background(), spec, tools.ToolUse{Tool: "view_anchored", Args: []string{"main.go"}})
+	if err != nil || !strings.HasPrefix(view, "````main.go\n") {
+		t.Fatalf("%v\n%s", err, view)
+	}
+	var anchor string
+	for _, l := range strings.Split(view, "\n") {
+		if a, text, ok := strings.Cut(l, "│ "); ok && text == "\tx := 1" {
+			anchor = a
+		}
+	}
+	reply := "```patch_anchored main.go\n[{\"anchor\": \"" + anchor + "\", \"op\": \"replace\", \"text\": \"\\tx := 2\", \"expected\": \"\\tx := 1\"}]\n```\n"
+	msgs, err := runReply(t, b, reply)
+	if err != nil || !strings.Contains(msgs[0], "Anchored patch applied to main.go (1 operation)") {
+		t.Fatalf("%v %q", err, msgs)
+	}
+	if got := result(b)["main.go"]; got != "modify:package main\n\nfunc main() {\n\tx := 2\n}\n" {
+		t.Errorf("main.go = %q", got)
+	}
+	// The same batch again is stale: refused with fresh anchors, batch kept.
+	_, err = runReply(t, b, reply)
+	if err == nil || !strings.Contains(err.Error(), "nothing changed") || !strings.Contains(err.Error(), "│ \tx := 2") {
+		t.Errorf("stale batch: %v", err)
+	}
+	// Tool format: ops as a list in kwargs.
+	b2 := newBatch(map[string]string{"main.go": file})
+	spec2, _ := builtin.Registry().Get("patch_anchored")
+	_, err = b2.Run(context.Background(), spec2, tools.ToolUse{Tool: "patch_anchored", Kwargs: map[string]any{"path": "main.go", "ops": []any{map[string]any{"anchor": anchor, "op": "delete"}}}})
+	if err != nil || result(b2)["main.go"] != "modify:package main\n\nfunc main() {\n}\n" {
+		t.Errorf("kwargs ops: %v %q", err, result(b2))
+	}
+}

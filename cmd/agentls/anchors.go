@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/agentls/agentls/anchored"
+	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/tools/edit"
+)
+
+const anchorsUsage = `usage:
+  agentls anchors view FILE [--lines A:B] [--json]
+  agentls anchors apply FILE < ops.json
+
+view prints the file with an anchor before each line ("anchor│ text"), or as
+JSON [{"line", "anchor", "text"}]. apply reads a JSON list of operations
+{"anchor", "op": "replace|delete|insert_before|insert_after", "text",
+"expected", "end", "end_expected"} and applies them all, or none (exit 1,
+with fresh anchors around the affected lines).
+`
+
+func runAnchors(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, anchorsUsage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "view":
+		return runAnchorsView(args[1:], stdout, stderr)
+	case "apply":
+		return runAnchorsApply(ctx, args[1:], stdin, stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, anchorsUsage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "agentls anchors: unknown subcommand %q\n\n%s", args[0], anchorsUsage)
+	return exitUsage
+}
+
+func runAnchorsView(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("anchors view", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	lines := fs.String("lines", "", "only lines `A:B` (1-based, inclusive; A: or :B leave an end open)")
+	asJSON := fs.Bool("json", false, "print [{\"line\", \"anchor\", \"text\"}]")
+	fs.Usage = func() { fmt.Fprint(stderr, anchorsUsage) }
+	file, rest, ok := splitFileArg(args)
+	if !ok || fs.Parse(rest) != nil || fs.NArg() > 0 {
+		fmt.Fprint(stderr, anchorsUsage)
+		return exitUsage
+	}
+	from, to, err := parseLineRange(*lines)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls anchors view: %v\n", err)
+		return exitUsage
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls anchors view: %v\n", err)
+		return exitFailed
+	}
+	if *asJSON {
+		view, err := anchored.View(string(data), from, to, anchored.Options{})
+		if err != nil {
+			fmt.Fprintf(stderr, "agentls anchors view: %v\n", err)
+			return exitFailed
+		}
+		if view == nil {
+			view = []anchored.ViewLine{}
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		enc.Encode(view)
+		return exitOK
+	}
+	text, err := anchored.RenderText(string(data), from, to, anchored.Options{})
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls anchors view: %v\n", err)
+		return exitFailed
+	}
+	fmt.Fprint(stdout, text)
+	return exitOK
+}
+
+func runAnchorsApply(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	file, rest, ok := splitFileArg(args)
+	if !ok || len(rest) > 0 {
+		fmt.Fprint(stderr, anchorsUsage)
+		return exitUsage
+	}
+	ops, err := io.ReadAll(stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls anchors apply: reading the operations: %v\n", err)
+		return exitFailed
+	}
+	abs, err := filepath.Abs(file)
+	if err == nil {
+		abs, err = filepath.EvalSymlinks(abs)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls anchors apply: %v\n", err)
+		return exitFailed
+	}
+	root := filepath.Dir(abs)
+	batch := &edit.Batch{Root: root, Source: edit.DiskSource{Root: root}}
+	msg, err := batch.PatchAnchored(ctx, filepath.Base(abs), string(ops))
+	if err == nil {
+		err = edits.ApplyToDisk(root, &batch.Changes)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls anchors apply: %v\n", err)
+		return exitFailed
+	}
+	fmt.Fprintln(stdout, msg)
+	return exitOK
+}
+
+// splitFileArg takes the FILE argument, which may come before or after the
+// flags.
+func splitFileArg(args []string) (string, []string, bool) {
+	for i, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			if i > 0 && !strings.Contains(args[i-1], "=") && args[i-1] == "--lines" || i > 0 && args[i-1] == "-lines" {
+				continue // the value of --lines
+			}
+			return a, append(append([]string{}, args[:i]...), args[i+1:]...), true
+		}
+	}
+	return "", nil, false
+}
+
+// parseLineRange reads "A:B", "A:", ":B" or "A".
+func parseLineRange(s string) (int, int, error) {
+	if s == "" {
+		return 0, 0, nil
+	}
+	a, b, found := strings.Cut(s, ":")
+	if !found {
+		b = a
+	}
+	num := func(x string) (int, error) {
+		if x == "" {
+			return 0, nil
+		}
+		n, err := strconv.Atoi(x)
+		if err != nil || n < 1 {
+			return 0, fmt.Errorf("--lines %s: line numbers are whole numbers from 1", s)
+		}
+		return n, nil
+	}
+	from, err := num(a)
+	if err != nil {
+		return 0, 0, err
+	}
+	to, err := num(b)
+	return from, to, err
+}
