@@ -15,9 +15,13 @@
 //     a fixed edge value for the missing neighbour of the first and last
 //     lines. An anchor so stays valid when lines are inserted or deleted
 //     elsewhere, and goes stale when its line or a neighbour changes.
-//   - Lines whose triples are identical (the same three contents) share a
-//     digest and are told apart by an ordinal in file order: the first has
-//     none, the next ".2", ".3", …
+//   - A line whose triple repeats elsewhere (a "}" between the same lines,
+//     a run of blank lines) takes a wider context instead: 2, 3, … up to 8
+//     neighbours on each side, the first radius that tells it apart, so
+//     its anchor still names it alone. Only lines alike across 17 lines
+//     are told apart by an ordinal in file order (".2", ".3", …), which an
+//     edit above them can shift: editbench found radius-1 ordinals shifting
+//     onto another line that passed the op's guard.
 //
 // Anchors are shown as 6 Crockford base-32 characters (30 bits) of the
 // digest: about 3 tokens, against 8–10 for gptme's 16 hex digits and
@@ -158,19 +162,30 @@ func (ix *Index) Update(first, removed int, added []string) {
 // digest is a line's anchor digest.
 type digest [2]uint64
 
-func (ix *Index) digest(i int) digest {
-	prev, next := uint64(edgeHash), uint64(edgeHash)
-	if i > 0 {
-		prev = ix.hashes[i-1]
+func (ix *Index) digest(i int) digest { return ix.digestR(i, 1) }
+
+// maxRadius is how far a repeated line's context is widened before lines
+// that are still alike are told apart by an ordinal.
+const maxRadius = 8
+
+// digestR hashes the line's hash with r neighbours on each side (edge
+// values past the ends). Radius 1 is every line's anchor; repeated lines
+// use a wider one (see Anchors).
+func (ix *Index) digestR(i, r int) digest {
+	var buf [(2*maxRadius + 1) * 8]byte
+	b := buf[:(2*r+1)*8]
+	for k := -r; k <= r; k++ {
+		h := uint64(edgeHash)
+		if j := i + k; j >= 0 && j < len(ix.hashes) {
+			h = ix.hashes[j]
+		}
+		binary.LittleEndian.PutUint64(b[(k+r)*8:], h)
 	}
-	if i+1 < len(ix.hashes) {
-		next = ix.hashes[i+1]
+	if r > 1 {
+		// Tell a wide digest from a narrow one of the same bytes.
+		b = append(b, byte(r))
 	}
-	var b [24]byte
-	binary.LittleEndian.PutUint64(b[0:], prev)
-	binary.LittleEndian.PutUint64(b[8:], ix.hashes[i])
-	binary.LittleEndian.PutUint64(b[16:], next)
-	h := xxh3.Hash128(b[:])
+	h := xxh3.Hash128(b)
 	return digest{h.Hi, h.Lo}
 }
 

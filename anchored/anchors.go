@@ -9,6 +9,7 @@ type Table struct {
 	ordinals  []int32 // 1 for the first of identical triples, 2, 3, … after
 	widths    []uint8 // characters shown; 0 means the default width
 	ambiguous map[int]bool
+	radii     []int8 // context radius of each digest; nil or 0 means 1
 	width     int
 }
 
@@ -50,13 +51,67 @@ type group struct {
 }
 
 // Anchors computes the anchor of every line. Ordinals and collisions
-// depend on the whole text, so this is one pass over it: a digest and a
-// lookup in an open-addressed table per line. lines gives the contents,
-// which tell identical triples from hash collisions.
+// depend on the whole text, so this is a pass over it (a digest and a
+// lookup in an open-addressed table per line), and a second one when some
+// lines repeat and get wider digests. lines gives the contents, which tell
+// identical contexts from hash collisions.
 func (ix *Index) Anchors(lines []Line) *Table {
 	n := len(ix.hashes)
-	w := ix.opts.width()
-	t := &Table{digests: make([]digest, n), ordinals: make([]int32, n), width: w}
+	t := &Table{digests: make([]digest, n), ordinals: make([]int32, n), width: ix.opts.width()}
+	for i := range n {
+		t.digests[i] = ix.digest(i)
+	}
+	repeated := t.index(lines, false)
+	if len(repeated) > 0 {
+		ix.widen(t, lines, repeated)
+		clear(t.ordinals)
+		t.widths, t.ambiguous = nil, nil
+		t.index(lines, true)
+	}
+	return t
+}
+
+// widen gives the lines of each group of identical radius-1 digests the
+// digest of the narrowest wider context that tells them apart.
+func (ix *Index) widen(t *Table, lines []Line, groups [][]int) {
+	for len(groups) > 0 {
+		g := groups[0]
+		groups = groups[1:]
+		r := int(t.radius(g[0])) + 1
+		if r > maxRadius {
+			continue
+		}
+		parts := map[digest][]int{}
+		var order []digest
+		for _, i := range g {
+			d := ix.digestR(i, r)
+			if parts[d] == nil {
+				order = append(order, d)
+			}
+			parts[d] = append(parts[d], i)
+		}
+		for _, d := range order {
+			p := parts[d]
+			for _, i := range p {
+				t.digests[i] = d
+				t.setRadius(i, r)
+			}
+			if len(p) > 1 && !sameWindow(lines, p[0], p[1], r) {
+				continue // a collision: index marks it
+			}
+			if len(p) > 1 {
+				groups = append(groups, p)
+			}
+		}
+	}
+}
+
+// index assigns ordinals to identical digests, marks collisions, and
+// lengthens anchors whose shown characters clash. It returns the groups of
+// lines with identical radius-1 digests, unless final.
+func (t *Table) index(lines []Line, final bool) [][]int {
+	n := len(t.digests)
+	w := t.width
 	shift := uint(64 - 5*min(w, 12))
 	size := 1
 	for size < 2*n+2 {
@@ -66,8 +121,7 @@ func (ix *Index) Anchors(lines []Line) *Table {
 	groups := make([]group, 0, n/2+1)
 	var mixed []uint64
 	for i := range n {
-		d := ix.digest(i)
-		t.digests[i] = d
+		d := t.digests[i]
 		key := d[0] >> shift
 		h := int((key * 0x9e3779b97f4a7c15 >> 32) & uint64(size-1))
 		for slots[h] != 0 && t.digests[groups[slots[h]-1].first][0]>>shift != key {
@@ -84,12 +138,37 @@ func (ix *Index) Anchors(lines []Line) *Table {
 		case t.digests[g.first] == d && !g.mixed:
 			g.count++
 			t.ordinals[i] = g.count
-			if !sameTriple(lines, int(g.first), i) {
+			if !sameWindow(lines, int(g.first), i, int(t.radius(i))) {
 				g.collided = true
 			}
 		case !g.mixed:
 			g.mixed = true
 			mixed = append(mixed, key)
+		}
+	}
+	var repeated [][]int
+	if !final {
+		for _, g := range groups {
+			if g.count > 1 && !g.collided && !g.mixed {
+				repeated = append(repeated, t.linesWith(t.digests[g.first], int(g.first)))
+			}
+		}
+		for _, key := range mixed {
+			// Identical digests inside a mixed group repeat too.
+			byDigest := map[digest][]int{}
+			for i, d := range t.digests {
+				if d[0]>>shift == key {
+					byDigest[d] = append(byDigest[d], i)
+				}
+			}
+			for _, ls := range byDigest {
+				if len(ls) > 1 && sameWindow(lines, ls[0], ls[1], 1) {
+					repeated = append(repeated, ls)
+				}
+			}
+		}
+		if len(repeated) > 0 {
+			return repeated
 		}
 	}
 	for _, key := range mixed {
@@ -105,7 +184,36 @@ func (ix *Index) Anchors(lines []Line) *Table {
 			}
 		}
 	}
-	return t
+	return nil
+}
+
+// linesWith returns the lines from first on whose digest is d.
+func (t *Table) linesWith(d digest, first int) []int {
+	var out []int
+	for i := first; i < len(t.digests); i++ {
+		if t.digests[i] == d {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// radius returns the context radius line i's digest was taken with.
+func (t *Table) radius(i int) int8 {
+	if t.radii == nil {
+		return 1
+	}
+	if r := t.radii[i]; r > 0 {
+		return r
+	}
+	return 1
+}
+
+func (t *Table) setRadius(i, r int) {
+	if t.radii == nil {
+		t.radii = make([]int8, len(t.digests))
+	}
+	t.radii[i] = int8(r)
 }
 
 func (t *Table) markAmbiguous(i int) {
@@ -151,7 +259,7 @@ func (t *Table) lengthen(lines []Line, key uint64, shift uint) {
 		count[d]++
 		if count[d] == 1 {
 			first[d] = i
-		} else if !sameTriple(lines, first[d], i) {
+		} else if !sameWindow(lines, first[d], i, int(t.radius(i))) {
 			t.markAmbiguous(first[d])
 			t.markAmbiguous(i)
 		}
@@ -160,19 +268,14 @@ func (t *Table) lengthen(lines []Line, key uint64, shift uint) {
 	}
 }
 
-// sameTriple reports whether lines i and j have the same contents and
-// neighbours, so equal digests are identical triples, not a collision.
-func sameTriple(lines []Line, i, j int) bool {
-	at := func(k int) (string, bool) {
-		if k < 0 || k >= len(lines) {
-			return "", false
-		}
-		return lines[k].Content, true
-	}
-	for d := -1; d <= 1; d++ {
-		a, aok := at(i + d)
-		b, bok := at(j + d)
-		if a != b || aok != bok {
+// sameWindow reports whether lines i and j have the same contents within
+// r lines on each side (edges included), so equal digests are identical
+// contexts, not a hash collision.
+func sameWindow(lines []Line, i, j, r int) bool {
+	for d := -r; d <= r; d++ {
+		a, b := i+d, j+d
+		ain, bin := a >= 0 && a < len(lines), b >= 0 && b < len(lines)
+		if ain != bin || ain && lines[a].Content != lines[b].Content {
 			return false
 		}
 	}

@@ -45,10 +45,11 @@ type resolved struct {
 // line ending; new lines get the file's; the byte-order mark and the
 // final-newline state are kept.
 //
-// Rescue rule: an anchor that no longer names a line (its line or a
-// neighbour changed) is accepted only if the op has an expected text and
-// exactly one line of the file has that text; the result notes it. An
-// anchor is never accepted stale without such a guard.
+// There is no rescue for a stale anchor, not even when its expected text
+// names exactly one line: editbench showed that such a rescue re-applies
+// an edit already made (the model's own edit is what made the anchor
+// stale) and lands on a look-alike line when the true one changed. A stale
+// anchor is refused, with fresh anchors to retry with.
 func Apply(text string, ops []Op, opts Options) (Result, error) {
 	lines, bom := SplitLines(text)
 	anchors := NewIndex(lines, opts).Anchors(lines)
@@ -150,12 +151,6 @@ func resolveAnchor(tok string, expected *string, lines []Line, anchors *Table, b
 		return 0, "", fmt.Errorf("the anchor names %d lines (%s); use the longer anchors shown below", len(found), lineNumbers(found))
 	case len(found) == 1:
 		return 0, "", fmt.Errorf("the anchor names more than one line (a hash collision); address a neighbouring line instead")
-	}
-	// Stale: rescued only by a guard that names exactly one line.
-	if expected != nil {
-		if hits := linesWith(lines, *expected); len(hits) == 1 {
-			return hits[0], fmt.Sprintf("anchor %s is stale (its line or a neighbour changed); its expected text is on line %d only, so that line was used", tok, hits[0]+1), nil
-		}
 	}
 	return 0, "", fmt.Errorf("no line has this anchor: the line or a neighbour changed since it was viewed (or it was mistyped)")
 }

@@ -22,8 +22,8 @@ func FuzzOps(f *testing.F) {
 		if len(lines) > 0 {
 			anchors := NewIndex(lines, Options{}).Anchors(lines)
 			for i := range ops {
-				if pick%2 == 0 {
-					ops[i].Anchor = anchors.Token((pick/2 + i) % anchors.Len())
+				if pick&1 == 0 {
+					ops[i].Anchor = anchors.Token(int(uint(pick/2+i) % uint(anchors.Len())))
 				}
 				if ops[i].End != "" {
 					ops[i].End = anchors.Token(anchors.Len() - 1)
@@ -48,11 +48,14 @@ func FuzzOps(f *testing.F) {
 				}
 			}
 		}
-		prefix := JoinLines(lines[:firstTouched], "")
-		body := strings.TrimPrefix(text, "\ufeff")
-		got := strings.TrimPrefix(res.Text, "\ufeff")
-		if firstTouched > 0 && firstTouched < len(lines) && !strings.HasPrefix(got, prefix) {
-			t.Fatalf("lines before the first touched line changed:\n%q\n→\n%q", body, got)
+		// (The line just before may lose its line ending when the ops
+		// delete through the end of a file that has no final newline.)
+		if firstTouched > 1 && firstTouched < len(lines) {
+			prefix := JoinLines(lines[:firstTouched-1], "")
+			got := strings.TrimPrefix(res.Text, "\ufeff")
+			if !strings.HasPrefix(got, prefix+lines[firstTouched-1].Content) {
+				t.Fatalf("lines before the first touched line changed:\n%q\n→\n%q", text, got)
+			}
 		}
 	})
 }

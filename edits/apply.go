@@ -161,6 +161,14 @@ func resolve(d *doc, h Hunk, num, of int) ([]replacement, error) {
 		return resolvePieces(d, h, num, of)
 	}
 	ms, t := d.find(h.Original, h.Updated)
+	if len(ms) > 0 && t > tierExact && len(h.Updated) > 0 {
+		// ORIGINAL is not in the file as it is. If UPDATED is, the edit was
+		// made already, and the loose match is a look-alike elsewhere:
+		// applying it would edit the wrong place.
+		if us := d.exactOnly(h.Updated); len(us) > 0 {
+			return fail(false, "already applied: the UPDATED lines are already at line %s; ORIGINAL is only found %s (lines %s), which is probably another place: nothing to do for this hunk", lineRange(us[0].first+1, us[0].first+us[0].n), t, lineList(ms))
+		}
+	}
 	if len(ms) > 0 && (h.AtEOF || len(ms) > 1 && len(h.Scope) > 0) {
 		var err error
 		if ms, err = d.narrow(ms, h); err != nil {
@@ -182,8 +190,8 @@ func resolve(d *doc, h Hunk, num, of int) ([]replacement, error) {
 }
 
 // narrow keeps, of the places ORIGINAL matches, those its AtEOF and Scope
-// allow: the one ending at the end of the file, and the first after the
-// scope lines.
+// allow: the one ending at the end of the file, and those after the scope
+// lines.
 func (d *doc) narrow(ms []match, h Hunk) ([]match, error) {
 	if h.AtEOF {
 		var atEnd []match
@@ -198,18 +206,43 @@ func (d *doc) narrow(ms []match, h Hunk) ([]match, error) {
 		ms = atEnd
 	}
 	if len(ms) > 1 && len(h.Scope) > 0 {
+		// The scope disambiguates only if exactly one candidate follows
+		// it: Codex takes the first after the scope, which editbench
+		// caught editing a look-alike block deeper in the same function.
 		after, err := d.scopeLine(h.Scope)
 		if err != nil {
 			return nil, err
 		}
+		end := d.scopeEnd(after)
+		var kept []match
 		for _, m := range ms {
-			if m.first > after {
-				return []match{m}, nil
+			if m.first > after && m.first+m.n <= end {
+				kept = append(kept, m)
 			}
 		}
-		return nil, fmt.Errorf("ORIGINAL matches lines %s, none after the scope line %d (%q)", lineList(ms), after+1, h.Scope[len(h.Scope)-1])
+		if len(kept) == 0 {
+			return nil, fmt.Errorf("ORIGINAL matches lines %s, none within the scope of line %d (%q)", lineList(ms), after+1, h.Scope[len(h.Scope)-1])
+		}
+		return kept, nil
 	}
 	return ms, nil
+}
+
+// scopeEnd returns where the block opened by the scope line at i ends:
+// the first later line indented no deeper than it that does not close a
+// bracket (a function's next sibling, not its closing brace).
+func (d *doc) scopeEnd(i int) int {
+	lines := d.all()
+	depth := len(leadingSpace(d.content(i)))
+	for k := i + 1; k < len(lines); k++ {
+		c := d.content(k)
+		t := strings.TrimSpace(c)
+		if t == "" || len(leadingSpace(c)) > depth || strings.IndexByte("}])", t[0]) >= 0 {
+			continue
+		}
+		return k
+	}
+	return len(lines)
 }
 
 // scopeLine returns the index of the line the scope lines lead to: the

@@ -45,6 +45,7 @@ func TestApplyHunks(t *testing.T) {
 		{"placeholder only in UPDATED refused", "a\nb\nc\n", []Hunk{hunk("a\nb\nc", "a\n// ...\nc")}, "", "placeholder is never written"},
 		{"real placeholder-like line", "x = 1\n# ...\ny = 2\n", []Hunk{hunk("x = 1\n# ...", "x = 3\n# ...")}, "x = 3\n# ...\ny = 2\n", ""},
 		{"already applied", "a\nB\nc\n", []Hunk{hunk("b", "B")}, "", "already applied"},
+		{"already applied beats a loose look-alike", "if x {\n\tf()\n\tg()\n}\n\tif x {\n\t\tf()\n\t}\n", []Hunk{hunk("if x {\n\tf()\n}", "if x {\n\tf()\n\tg()\n}")}, "", "already applied"},
 		{"nearest lines shown", "func a() {\n\treturn 1\n}\n", []Hunk{hunk("func a() {\n\treturn 2\n}", "func a() {\n\treturn 3\n}")}, "", "2 of the 3 lines of ORIGINAL are in the file as they are. The nearest lines are 1-3:\n1\tfunc a() {\n2\t\treturn 1\n3\t}"},
 		{"nothing like it", "a\n", []Hunk{hunk("zzz", "y")}, "", "No line of ORIGINAL is in the file"},
 		{"hunks out of order", "a\nb\nc\n", []Hunk{hunk("c", "C"), hunk("a", "A")}, "A\nb\nC\n", ""},

@@ -13,8 +13,8 @@ type Hunk struct {
 	// Line is the hunk's line in the patch text (1-based), for errors.
 	Line int
 	// Scope (V4A's "@@ func main() {" lines) places the hunk after those
-	// lines: an ORIGINAL matching several places is taken at the first
-	// after them, and an empty ORIGINAL inserts right after them.
+	// lines: of the places an ORIGINAL matches, only those after them
+	// count, and an empty ORIGINAL inserts right after them.
 	Scope []string
 	// AtEOF says ORIGINAL ends at the end of the file (V4A's
 	// "*** End of File"); with an empty ORIGINAL, UPDATED is appended.

@@ -281,6 +281,18 @@ func (d *doc) find(orig, updated []string) ([]match, tier) {
 	return nil, numTiers
 }
 
+// exactOnly returns where lines stand exactly (no looser tier).
+func (d *doc) exactOnly(lines []string) []match {
+	if allBlank(lines) {
+		return nil
+	}
+	ms, t := d.find(lines, nil)
+	if t != tierExact {
+		return nil
+	}
+	return ms
+}
+
 // findAt returns the windows that match orig at tier t, among those whose
 // pivot line is one of cands.
 func (d *doc) findAt(t tier, orig, updated []string, pivot int, cands []int) []match {

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/agentls/agentls/anchored"
 )
 
 // The formats a case is rendered in.
@@ -10,9 +13,13 @@ const (
 	fmtConflict      = "conflict"      // ```patch path with ORIGINAL/UPDATED hunks
 	fmtV4A           = "v4a"           // ```apply_patch with *** Begin Patch
 	fmtSearchReplace = "searchreplace" // path line, fence, SEARCH/REPLACE
+	fmtAnchored      = "anchored"      // ```patch_anchored with ops on anchors from a view
 )
 
-func allFormats() []string { return []string{fmtConflict, fmtV4A, fmtSearchReplace} }
+func allFormats() []string { return []string{fmtConflict, fmtV4A, fmtSearchReplace, fmtAnchored} }
+
+// textFormats are the formats that carry the text to find.
+func textFormats() []string { return []string{fmtConflict, fmtV4A, fmtSearchReplace} }
 
 // What the engine should do with a case.
 const (
@@ -148,9 +155,12 @@ func (e anEdit) apply(lines []string) []string {
 	return append(out, lines[e.first+e.n:]...)
 }
 
-// render writes the edit as a model reply in a format.
-func (e anEdit) render(format, path string) string {
+// render writes the edit as a model reply in a format. view is the file
+// the model saw, for anchors.
+func (e anEdit) render(format, path string, view []string) string {
 	switch format {
+	case fmtAnchored:
+		return e.renderAnchored(path, view)
 	case fmtV4A:
 		var b strings.Builder
 		b.WriteString("```apply_patch\n*** Begin Patch\n*** Update File: " + path + "\n")
@@ -194,4 +204,29 @@ func hasMarkupLine(lines []string) bool {
 		}
 	}
 	return false
+}
+
+// renderAnchored replaces the edited lines (between the context lines) as
+// one range op, guarded by the first and last lines' text, with the anchors
+// a view of the file shows.
+func (e anEdit) renderAnchored(path string, view []string) string {
+	v, err := anchored.View(strings.Join(view, "\n")+"\n", 0, 0, anchored.Options{})
+	if err != nil || len(v) < e.first+e.n {
+		return "```patch_anchored " + path + "\n[]\n```\n"
+	}
+	a, b := e.first+e.ctx, e.first+e.n-e.ctx-1
+	mid := e.upd[e.ctx : len(e.upd)-e.ctx]
+	newText := strings.Join(mid, "\n") + "\n" // a final newline adds no line
+	if len(mid) == 0 {
+		newText = ""
+	}
+	op := map[string]any{
+		"anchor": v[a].Anchor, "end": v[b].Anchor, "op": "replace", "text": newText,
+		"expected": v[a].Text, "end_expected": v[b].Text,
+	}
+	if newText == "" {
+		op = map[string]any{"anchor": v[a].Anchor, "end": v[b].Anchor, "op": "delete", "expected": v[a].Text, "end_expected": v[b].Text}
+	}
+	ops, _ := json.Marshal([]any{op})
+	return "```patch_anchored " + path + "\n" + string(ops) + "\n```\n"
 }

@@ -95,7 +95,11 @@ func bench(p profile, seed uint64, c *corpus, tmp string) (*report, error) {
 	rep := &report{profile: p.name, seed: seed, goVersion: runtime.Version(), manifest: c.manifest(), cells: map[[2]string]*cell{}}
 	for _, pt := range perturbations() {
 		for _, f := range allFormats() {
-			if pt.formats != nil && !contains(pt.formats, f) {
+			formats := pt.formats
+			if formats == nil {
+				formats = textFormats()
+			}
+			if !contains(formats, f) {
 				continue
 			}
 			cl := rep.cell(f, pt.id)

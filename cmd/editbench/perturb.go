@@ -20,36 +20,39 @@ type base struct {
 type perturbation struct {
 	id      string
 	about   string
-	formats []string // nil: every format
+	formats []string // nil: the text formats
 	make    func(b base, format string) (testCase, bool)
 }
 
 func perturbations() []perturbation {
 	return []perturbation{
-		{"P0", "clean", nil, func(b base, f string) (testCase, bool) { return clean(b, f), true }},
+		{"P0", "clean", allFormats(), func(b base, f string) (testCase, bool) { return clean(b, f), true }},
 		{"W1", "indentation drift: ORIGINAL and UPDATED one tab deeper", nil, func(b base, f string) (testCase, bool) {
-			return withLines(b, f, mapNonBlank(b.e.orig, func(l string) string { return "\t" + l }), mapNonBlank(b.e.upd, func(l string) string { return "\t" + l })), true
+			orig := mapNonBlank(b.e.orig, func(l string) string { return "\t" + l })
+			return withLines(b, f, orig, mapNonBlank(b.e.upd, func(l string) string { return "\t" + l })), recoverable(b, orig)
 		}},
 		{"W2", "tabs written as 4 spaces", nil, func(b base, f string) (testCase, bool) {
+			orig := mapNonBlank(b.e.orig, tabsToSpaces)
 			if !strings.Contains(strings.Join(b.e.orig, "\n"), "\t") {
 				return testCase{}, false
 			}
-			return withLines(b, f, mapNonBlank(b.e.orig, tabsToSpaces), mapNonBlank(b.e.upd, tabsToSpaces)), true
+			return withLines(b, f, orig, mapNonBlank(b.e.upd, tabsToSpaces)), recoverable(b, orig)
 		}},
 		{"W3", "trailing whitespace added to ORIGINAL", nil, func(b base, f string) (testCase, bool) {
-			return withLines(b, f, mapNonBlank(b.e.orig, func(l string) string { return l + "  " }), b.e.upd), true
+			orig := mapNonBlank(b.e.orig, func(l string) string { return l + "  " })
+			return withLines(b, f, orig, b.e.upd), recoverable(b, orig)
 		}},
-		{"W5", "CRLF file, LF patch", nil, func(b base, f string) (testCase, bool) {
+		{"W5", "CRLF file, LF patch", allFormats(), func(b base, f string) (testCase, bool) {
 			c := clean(b, f)
 			c.disk, c.target = crlf(c.disk), crlf(c.target)
 			c.region = regionOf(c.disk, b.e)
 			return c, true
 		}},
-		{"W6", "no final newline", nil, func(b base, f string) (testCase, bool) {
+		{"W6", "no final newline", allFormats(), func(b base, f string) (testCase, bool) {
 			b.final = false
 			return clean(b, f), true
 		}},
-		{"W7", "byte-order mark", nil, func(b base, f string) (testCase, bool) {
+		{"W7", "byte-order mark", allFormats(), func(b base, f string) (testCase, bool) {
 			c := clean(b, f)
 			c.disk, c.target = "\ufeff"+c.disk, "\ufeff"+c.target
 			c.region = [2]int{c.region[0] + 3, c.region[1] + 3}
@@ -82,7 +85,7 @@ func perturbations() []perturbation {
 			c.expect = expectReject
 			return c, true
 		}},
-		{"S4", "already applied", nil, func(b base, f string) (testCase, bool) {
+		{"S4", "already applied", allFormats(), func(b base, f string) (testCase, bool) {
 			edited := b.e.apply(b.lines)
 			if countWhole(edited, b.e.orig) != 0 {
 				return testCase{}, false // a pure insertion: ORIGINAL is still there
@@ -149,6 +152,32 @@ func perturbations() []perturbation {
 			c.expect = expectReject
 			return c, true
 		}},
+		{"S1", "stale: lines inserted elsewhere since the view", []string{fmtAnchored}, func(b base, f string) (testCase, bool) {
+			c := clean(b, f)
+			if b.e.first < 8 {
+				return testCase{}, false
+			}
+			ins := "// inserted since the view\n// and another line\n"
+			c.disk = ins + c.disk
+			c.target = ins + c.target
+			c.region = [2]int{c.region[0] + len(ins), c.region[1] + len(ins)}
+			c.trueLine += 2
+			return c, true
+		}},
+		{"S2", "stale: an edited line changed since the view", []string{fmtAnchored}, func(b base, f string) (testCase, bool) {
+			c := clean(b, f)
+			lines := append([]string{}, b.lines...)
+			lines[b.e.first+b.e.ctx] += " // changed since the view"
+			c.disk = joinFile(lines, b.final)
+			c.expect = expectReject
+			return c, true
+		}},
+		{"A1", "an unknown anchor", []string{fmtAnchored}, func(b base, f string) (testCase, bool) {
+			c := clean(b, f)
+			c.reply = "```patch_anchored " + b.path + "\n[{\"anchor\": \"zz00zz\", \"op\": \"delete\"}]\n```\n"
+			c.expect = expectReject
+			return c, true
+		}},
 		{"M1", "marker noise", []string{fmtConflict}, func(b base, f string) (testCase, bool) {
 			c := clean(b, f)
 			c.reply = "```patch " + b.path + "\n<<<<<<<< ORIGINAL  \n" + strings.Join(b.e.orig, "\n") + "\n======= \n" + strings.Join(b.e.upd, "\n") + "\n>>>>>>>UPDATED\n```\n"
@@ -165,7 +194,7 @@ func clean(b base, format string) testCase {
 		expect:   expectApply,
 		path:     b.path,
 		disk:     disk,
-		reply:    b.e.render(format, b.path),
+		reply:    b.e.render(format, b.path, b.lines),
 		target:   joinFile(b.e.apply(b.lines), b.final),
 		region:   regionOf(disk, b.e),
 		trueLine: b.e.first + 1,
@@ -173,13 +202,18 @@ func clean(b base, format string) testCase {
 	}
 }
 
+// recoverable reports whether a perturbed ORIGINAL still means only the
+// true place: if it stands exactly somewhere in the file, that place is
+// what it says, and expecting the true place would be a wrong label.
+func recoverable(b base, orig []string) bool { return countWhole(b.lines, orig) == 0 }
+
 // withLines is the clean case with the request's ORIGINAL and UPDATED
 // lines replaced; the target stays the clean one.
 func withLines(b base, format string, orig, upd []string) testCase {
 	c := clean(b, format)
 	e := b.e
 	e.orig, e.upd = orig, upd
-	c.reply = e.render(format, b.path)
+	c.reply = e.render(format, b.path, b.lines)
 	return c
 }
 
