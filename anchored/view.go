@@ -3,6 +3,7 @@ package anchored
 import (
 	"fmt"
 	"strings"
+	"unsafe"
 )
 
 // A ViewLine is one line of a rendered view.
@@ -51,7 +52,7 @@ func RenderText(text string, from, to int, opts Options) (string, error) {
 		b = append(b, lines[i].Content...)
 		b = append(b, '\n')
 	}
-	return string(b), nil
+	return unsafe.String(unsafe.SliceData(b), len(b)), nil // b is not used again: no copy
 }
 
 // appendShown appends line i's anchor as shown: an ambiguous one is
