@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,7 +11,6 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/agentls/agentls/edits"
-	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/builtin"
 	"github.com/agentls/agentls/tools/edit"
 )
@@ -43,22 +41,9 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			"all under DIR, or none: exit 0 applied, 1 refused with nothing written, 2 usage.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "agentls apply: unexpected argument %q (the reply is read from stdin)\n", fs.Arg(0))
-		fs.Usage()
-		return exitUsage
-	}
-	f, err := tools.ParseFormat(*format)
-	if err != nil {
-		fmt.Fprintf(stderr, "agentls apply: %v\n", err)
-		fs.Usage()
-		return exitUsage
+	f, code, ok := parseReplyFlags(fs, args, format, stderr)
+	if !ok {
+		return code
 	}
 	root, err := filepath.Abs(*dir)
 	if err == nil {

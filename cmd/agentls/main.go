@@ -15,10 +15,14 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+
+	"github.com/agentls/agentls/tools"
 )
 
 func main() {
@@ -78,4 +82,29 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintf(w, "\nRun 'agentls <command> -h' for a command's flags.\n")
+}
+
+// parseReplyFlags parses the flags of a command that reads a reply on
+// stdin, and its --format (whose value *format points at once parsed). ok
+// is false when the command must stop with code: after -h (0) or a usage
+// error (2, with the usage printed).
+func parseReplyFlags(fs *flag.FlagSet, args []string, format *string, stderr io.Writer) (f tools.Format, code int, ok bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return "", exitOK, false
+		}
+		return "", exitUsage, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "agentls %s: unexpected argument %q (the reply is read from stdin)\n", fs.Name(), fs.Arg(0))
+		fs.Usage()
+		return "", exitUsage, false
+	}
+	f, err := tools.ParseFormat(*format)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls %s: %v\n", fs.Name(), err)
+		fs.Usage()
+		return "", exitUsage, false
+	}
+	return f, exitOK, true
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -40,22 +39,9 @@ func runParse(_ context.Context, args []string, stdin io.Reader, stdout, stderr 
 			"or, with --blocks, its fenced blocks: [{\"lang\", \"content\"}].\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "agentls parse: unexpected argument %q (the reply is read from stdin)\n", fs.Arg(0))
-		fs.Usage()
-		return exitUsage
-	}
-	f, err := tools.ParseFormat(*format)
-	if err != nil {
-		fmt.Fprintf(stderr, "agentls parse: %v\n", err)
-		fs.Usage()
-		return exitUsage
+	f, code, ok := parseReplyFlags(fs, args, format, stderr)
+	if !ok {
+		return code
 	}
 	if *blocks {
 		f = tools.FormatMarkdown
