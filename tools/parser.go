@@ -83,7 +83,9 @@ func NewParser(opts ParseOptions) *Parser {
 	if opts.Format == "" {
 		opts.Format = FormatMarkdown
 	}
-	p := &Parser{opts: opts, lineStart: true}
+	// Room for a small reply's lookahead and calls, so most replies grow
+	// these slices once or never.
+	p := &Parser{opts: opts, lineStart: true, nls: make([]int, 0, 64), uses: make([]ToolUse, 0, 4)}
 	if opts.StartInThinking {
 		p.enterThink(0, "")
 	}
