@@ -47,10 +47,26 @@ func (r replacement) linesEnd() int { return max(r.end, r.lineEnd) }
 // applied is supported too (hunks are then applied one after the other, as
 // gptme does). Nothing is applied unless every hunk resolves.
 func ApplyHunks(text string, hunks []Hunk) (string, error) {
+	edits, err := ResolveHunks(text, hunks)
+	if err != nil {
+		return "", err
+	}
+	return ApplyEdits(text, edits), nil
+}
+
+// ResolveHunks is ApplyHunks without building the new text: it returns
+// the edits that make it, sorted and not overlapping, each covering whole
+// lines. An editor applies these directly (a WorkspaceEdit), so a change
+// to a large file costs the size of the change, not of the file.
+func ResolveHunks(text string, hunks []Hunk) ([]TextEdit, error) {
 	// A byte-order mark is not part of the first line: models never copy it.
 	if rest, ok := strings.CutPrefix(text, bom); ok {
-		out, err := ApplyHunks(rest, hunks)
-		return bom + out, err
+		es, err := ResolveHunks(rest, hunks)
+		for i := range es {
+			es[i].Start += len(bom)
+			es[i].End += len(bom)
+		}
+		return es, err
 	}
 	d := newDoc(text)
 	exact := d.exactStarts(hunks)
@@ -72,18 +88,23 @@ func ApplyHunks(text string, hunks []Hunk) (string, error) {
 		reps = append(reps, r...)
 	}
 	if firstErr == nil {
-		out, err := splice(text, reps, len(hunks))
-		if err != nil {
-			return "", err
+		if err := checkOverlaps(reps, len(hunks)); err != nil {
+			return nil, err
 		}
-		if out == text {
-			return "", ErrNoChange
+		es := make([]TextEdit, 0, len(reps))
+		changed := false
+		for _, r := range reps {
+			es = append(es, TextEdit{Start: r.start, End: r.end, New: r.repl})
+			changed = changed || text[r.start:r.end] != r.repl
 		}
-		return out, nil
+		if !changed {
+			return nil, ErrNoChange
+		}
+		return es, nil
 	}
 	var he *HunkError
 	if len(hunks) == 1 || !errors.As(firstErr, &he) || !he.notFound {
-		return "", firstErr
+		return nil, firstErr
 	}
 	// A later hunk may build on an earlier one: apply them in order. If
 	// that fails too, the error against the file as it is says more.
@@ -94,22 +115,31 @@ func ApplyHunks(text string, hunks []Hunk) (string, error) {
 			cur, err = splice(cur, r, len(hunks))
 		}
 		if err != nil {
-			return "", firstErr
+			return nil, firstErr
 		}
 	}
 	if cur == text {
-		return "", ErrNoChange
+		return nil, ErrNoChange
 	}
-	return cur, nil
+	return MinimalEdits(text, cur), nil
+}
+
+// checkOverlaps sorts replacements by position and refuses two whose lines
+// overlap.
+func checkOverlaps(reps []replacement, of int) error {
+	slices.SortStableFunc(reps, func(a, b replacement) int { return a.start - b.start })
+	for i := 1; i < len(reps); i++ {
+		if reps[i].start < reps[i-1].linesEnd() {
+			return &HunkError{Hunk: reps[i].hunk, Of: of, Reason: fmt.Sprintf("its ORIGINAL overlaps the lines of hunk %d; merge the two hunks into one", reps[i-1].hunk)}
+		}
+	}
+	return nil
 }
 
 // splice applies non-overlapping replacements in one pass.
 func splice(text string, reps []replacement, of int) (string, error) {
-	slices.SortStableFunc(reps, func(a, b replacement) int { return a.start - b.start })
-	for i := 1; i < len(reps); i++ {
-		if reps[i].start < reps[i-1].linesEnd() {
-			return "", &HunkError{Hunk: reps[i].hunk, Of: of, Reason: fmt.Sprintf("its ORIGINAL overlaps the lines of hunk %d; merge the two hunks into one", reps[i-1].hunk)}
-		}
+	if err := checkOverlaps(reps, of); err != nil {
+		return "", err
 	}
 	n := len(text)
 	for _, r := range reps {
@@ -407,28 +437,49 @@ func contextPairs(orig, upd []string) map[int]int {
 // nearest describes the file region most like orig, with line numbers, so
 // the model can copy the current text; or says no line of it is there.
 func (d *doc) nearest(orig []string) string {
-	byKey := map[string][]int{}
-	want := map[string]bool{}
-	var first [256]bool // the first bytes of wanted lines: most lines are skipped without a map lookup
-	for _, o := range orig {
-		if k := strings.TrimSpace(o); k != "" {
-			want[k] = true
+	// The distinct trimmed lines of ORIGINAL, and where each is in the file
+	// (at most 256 places: a line that common says nothing).
+	var keys []string
+	keyOf := make([]int, len(orig))
+	var first [256]bool // the first bytes of the keys: most lines are skipped at once
+	for j, o := range orig {
+		keyOf[j] = -1
+		k := strings.TrimSpace(o)
+		if k == "" {
+			continue
+		}
+		keyOf[j] = slices.Index(keys, k)
+		if keyOf[j] < 0 {
+			keyOf[j] = len(keys)
+			keys = append(keys, k)
 			first[k[0]] = true
 		}
 	}
+	places := make([][]int, len(keys))
 	for i := range d.all() {
-		k := strings.TrimSpace(d.content(i))
-		if k == "" || !first[k[0]] {
+		c := d.content(i)
+		s := 0
+		for s < len(c) && (c[s] == ' ' || c[s] == '\t') {
+			s++
+		}
+		if s == len(c) || !first[c[s]] {
 			continue
 		}
-		if want[k] && len(byKey[k]) < 256 {
-			byKey[k] = append(byKey[k], i)
+		k := strings.TrimSpace(c[s:])
+		for x, key := range keys {
+			if len(key) == len(k) && key == k && len(places[x]) < 256 {
+				places[x] = append(places[x], i)
+				break
+			}
 		}
 	}
 	votes := map[int]int{}
 	best, bestVotes := 0, 0
-	for j, o := range orig {
-		for _, i := range byKey[strings.TrimSpace(o)] {
+	for j := range orig {
+		if keyOf[j] < 0 {
+			continue
+		}
+		for _, i := range places[keyOf[j]] {
 			start := i - j
 			votes[start]++
 			if v := votes[start]; v > bestVotes || v == bestVotes && start < best {

@@ -114,18 +114,18 @@ func BenchmarkApplyTiers(b *testing.B) {
 	}
 }
 
-// BenchmarkResolveExact measures finding one hunk (exact, unique, with
-// line boundaries checked) without building the new text: the matching
-// part of BenchmarkApplyExact, whose remainder is copying the output.
-func BenchmarkResolveExact(b *testing.B) {
+// BenchmarkResolveHunks measures one exact hunk resolved to TextEdits,
+// what the language server sends an editor: no new text is built, so the
+// cost is finding the hunk and the size of the change.
+func BenchmarkResolveHunks(b *testing.B) {
 	for _, size := range editSizes {
 		b.Run(sizeLabel(size), func(b *testing.B) {
 			f := benchFile(size)
 			hs := []Hunk{middleHunk(f, -1)}
 			b.SetBytes(int64(len(f)))
 			for b.Loop() {
-				if newDoc(f).exactStarts(hs)[0] < 0 {
-					b.Fatal("not found")
+				if _, err := ResolveHunks(f, hs); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})
