@@ -80,10 +80,19 @@ type Line struct {
 // SplitLines splits text into lines. A leading byte-order mark is returned
 // apart.
 func SplitLines(text string) (lines []Line, bom string) {
+	return splitLinesInto(nil, text)
+}
+
+// splitLinesInto is SplitLines reusing lines' array.
+func splitLinesInto(lines []Line, text string) ([]Line, string) {
+	bom := ""
 	if strings.HasPrefix(text, "\ufeff") {
 		bom, text = "\ufeff", text[3:]
 	}
-	lines = make([]Line, 0, strings.Count(text, "\n")+1)
+	if n := strings.Count(text, "\n") + 1; cap(lines) < n {
+		lines = make([]Line, 0, n)
+	}
+	lines = lines[:0]
 	for len(text) > 0 {
 		i := strings.IndexByte(text, '\n')
 		if i < 0 {
@@ -126,11 +135,17 @@ type Index struct {
 
 // NewIndex hashes the lines.
 func NewIndex(lines []Line, opts Options) *Index {
-	ix := &Index{opts: opts, hashes: make([]uint64, len(lines))}
-	for i, l := range lines {
-		ix.hashes[i] = opts.hash(l.Content)
-	}
+	ix := &Index{opts: opts}
+	ix.Reset(lines)
 	return ix
+}
+
+// Reset rehashes the index for new lines, reusing its memory.
+func (ix *Index) Reset(lines []Line) {
+	ix.hashes = resize(ix.hashes, len(lines))
+	for i, l := range lines {
+		ix.hashes[i] = ix.opts.hash(l.Content)
+	}
 }
 
 // Len returns the number of lines.

@@ -11,6 +11,10 @@ type Table struct {
 	ambiguous map[int]bool
 	radii     []int8 // context radius of each digest; nil or 0 means 1
 	width     int
+
+	// Scratch for the next AnchorsInto.
+	slots  []int32
+	groups []group
 }
 
 // Len returns the number of lines.
@@ -56,8 +60,20 @@ type group struct {
 // lines repeat and get wider digests. lines gives the contents, which tell
 // identical contexts from hash collisions.
 func (ix *Index) Anchors(lines []Line) *Table {
+	t := &Table{}
+	ix.AnchorsInto(t, lines)
+	return t
+}
+
+// AnchorsInto is Anchors writing into t, whose memory it reuses: a caller
+// that keeps a Table per document (as the language server does) renders
+// without allocating once the table has grown to the document's size.
+func (ix *Index) AnchorsInto(t *Table, lines []Line) {
 	n := len(ix.hashes)
-	t := &Table{digests: make([]digest, n), ordinals: make([]int32, n), width: ix.opts.width()}
+	t.digests = resize(t.digests, n)
+	t.ordinals = resize(t.ordinals, n)
+	t.widths, t.radii, t.ambiguous = nil, nil, nil
+	t.width = ix.opts.width()
 	for i := range n {
 		t.digests[i] = ix.digest(i)
 	}
@@ -68,7 +84,15 @@ func (ix *Index) Anchors(lines []Line) *Table {
 		t.widths, t.ambiguous = nil, nil
 		t.index(lines, true)
 	}
-	return t
+}
+
+// resize returns s with length n, reusing its array when it is big enough
+// (the caller overwrites every element).
+func resize[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]T, n)
 }
 
 // widen gives the lines of each group of identical radius-1 digests the
@@ -117,8 +141,11 @@ func (t *Table) index(lines []Line, final bool) [][]int {
 	for size < 2*n+2 {
 		size <<= 1
 	}
-	slots := make([]int32, size) // group index + 1; 0 is empty
-	groups := make([]group, 0, n/2+1)
+	t.slots = resize(t.slots, size) // group index + 1; 0 is empty
+	clear(t.slots)
+	slots := t.slots
+	groups := t.groups[:0]
+	defer func() { t.groups = groups[:0] }()
 	var mixed []uint64
 	for i := range n {
 		d := t.digests[i]

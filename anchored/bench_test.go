@@ -29,6 +29,23 @@ func BenchmarkRender(b *testing.B) {
 	}
 }
 
+// BenchmarkRenderReused renders with a Renderer kept between views, as a
+// server keeps one per document: no allocation once it has grown.
+func BenchmarkRenderReused(b *testing.B) {
+	for _, n := range benchLines {
+		text := benchText(n)
+		b.Run(fmt.Sprintf("%dKB", len(text)>>10), func(b *testing.B) {
+			var r Renderer
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				if _, err := r.Render(text, 0, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkResolve measures applying a batch of 8 guarded ops, every
 // anchor resolved against the whole text.
 func BenchmarkResolve(b *testing.B) {

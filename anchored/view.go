@@ -30,29 +30,57 @@ func View(text string, from, to int, opts Options) ([]ViewLine, error) {
 }
 
 // RenderText renders lines from..to of text as the model reads them,
-// "anchor│ text" per line, writing the anchors straight into the output.
+// "anchor│ text" per line.
 func RenderText(text string, from, to int, opts Options) (string, error) {
-	lines, _ := SplitLines(text)
-	if len(lines) == 0 {
-		return "(empty file)\n", nil
-	}
-	from, to, err := clampRange(from, to, len(lines))
+	r := Renderer{Options: opts}
+	out, err := r.Render(text, from, to)
 	if err != nil {
 		return "", err
 	}
-	t := NewIndex(lines, opts).Anchors(lines)
+	return unsafe.String(unsafe.SliceData(out), len(out)), nil // r is dropped: no copy
+}
+
+// A Renderer renders views, keeping its memory from one view to the next:
+// a caller that renders often (a server, per document) allocates nothing
+// once it has grown to the document's size.
+type Renderer struct {
+	Options Options
+	lines   []Line
+	index   Index
+	table   Table
+	out     []byte
+}
+
+// Render renders lines from..to of text, "anchor│ text" per line. The
+// result is valid until the next Render.
+func (r *Renderer) Render(text string, from, to int) ([]byte, error) {
+	r.lines, _ = splitLinesInto(r.lines, text)
+	if len(r.lines) == 0 {
+		return []byte("(empty file)\n"), nil
+	}
+	from, to, err := clampRange(from, to, len(r.lines))
+	if err != nil {
+		return nil, err
+	}
+	r.index.opts = r.Options
+	r.index.Reset(r.lines)
+	r.index.AnchorsInto(&r.table, r.lines)
 	size := 0
 	for i := from - 1; i < to; i++ {
-		size += len(lines[i].Content) + t.width + 6
+		size += len(r.lines[i].Content) + r.table.width + 6
 	}
-	b := make([]byte, 0, size)
+	if cap(r.out) < size {
+		r.out = make([]byte, 0, size)
+	}
+	b := r.out[:0]
 	for i := from - 1; i < to; i++ {
-		b = t.appendShown(b, i)
+		b = r.table.appendShown(b, i)
 		b = append(b, "│ "...)
-		b = append(b, lines[i].Content...)
+		b = append(b, r.lines[i].Content...)
 		b = append(b, '\n')
 	}
-	return unsafe.String(unsafe.SliceData(b), len(b)), nil // b is not used again: no copy
+	r.out = b
+	return b, nil
 }
 
 // appendShown appends line i's anchor as shown: an ambiguous one is
