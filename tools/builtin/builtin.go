@@ -267,16 +267,16 @@ func patchAnchored() *tools.ToolSpec {
 		BlockTypes:   []string{"patch_anchored"},
 		PathArg:      true,
 		Description:  "Change lines of a file addressed by the anchors view_anchored showed.",
-		Instructions: `The input is a JSON list of operations {"anchor", "op", "text", "expected"}: op is replace, delete, insert_before or insert_after; text is the new line(s); expected, if given, must equal the line's current text. All operations are checked before any applies: an unknown or stale anchor rejects the whole batch and shows fresh anchors to retry with.`,
+		Instructions: `The input is a JSON list of operations {"anchor", "op", "text", "expected"}: op is replace, delete, insert_before or insert_after; text is the new line or lines (a final newline adds no line; for replace, "" deletes the line); expected, if given, must equal the line's current text, and guards against editing the wrong line. To replace or delete a block, add "end" with the anchor of its last line (and "end_expected"). All operations are checked before any applies: an unknown or stale anchor (its line or a neighbour changed) rejects the whole batch and shows fresh anchors to retry with. Use view_anchored first; anchors look like "k3x9ab" (sometimes longer, or with ".2").`,
 		Parameters: []tools.Parameter{
 			pathParam("file to change"),
-			{Name: "ops", Required: true, Schema: json.RawMessage(`{"type":"array","description":"The operations, applied as one batch.","items":{"type":"object","properties":{"anchor":{"type":"string"},"op":{"type":"string","enum":["replace","delete","insert_before","insert_after"]},"text":{"type":"string"},"expected":{"type":"string"}},"required":["anchor","op"]}}`)},
+			{Name: "ops", Required: true, Schema: json.RawMessage(`{"type":"array","description":"The operations, applied as one batch.","items":{"type":"object","properties":{"anchor":{"type":"string"},"op":{"type":"string","enum":["replace","delete","insert_before","insert_after"]},"text":{"type":"string"},"expected":{"type":"string"},"end":{"type":"string","description":"The anchor of the last line of a block to replace or delete."},"end_expected":{"type":"string"}},"required":["anchor","op"]}}`)},
 		},
 		DisabledByDefault: true,
 		Examples: []tools.Example{
 			{Steps: []tools.ExampleStep{
 				user("use log instead of fmt on the greeting line"),
-				assistant("", call("patch_anchored", `[{"anchor": "k3x9", "op": "replace", "text": "\tlog.Print(greeting)", "expected": "\tfmt.Println(greeting)"}]`, "main.go")),
+				assistant("", call("patch_anchored", `[{"anchor": "k3x9ab", "op": "replace", "text": "\tlog.Print(greeting)", "expected": "\tfmt.Println(greeting)"}]`, "main.go")),
 				system("Anchored patch applied to main.go (1 operation)"),
 			}},
 		},
