@@ -15,6 +15,7 @@ type Table struct {
 	// Scratch for the next AnchorsInto.
 	slots  []int32
 	groups []group
+	gidx   []int32
 }
 
 // Len returns the number of lines.
@@ -96,37 +97,40 @@ func resize[T any](s []T, n int) []T {
 }
 
 // widen gives the lines of each group of identical radius-1 digests the
-// digest of the narrowest wider context that tells them apart.
+// digest of the narrowest wider context that tells them apart. All groups
+// are refined together, radius by radius; lines whose wider digest is
+// still shared go on to the next radius. (A wider window contains the
+// narrower one, so lines of different groups never share a wider digest
+// but by a hash collision, which index marks.)
 func (ix *Index) widen(t *Table, lines []Line, groups [][]int) {
-	for len(groups) > 0 {
-		g := groups[0]
-		groups = groups[1:]
-		r := int(t.radius(g[0])) + 1
-		if r > maxRadius {
-			continue
+	var work []int32
+	for _, g := range groups {
+		for _, l := range g {
+			work = append(work, int32(l))
 		}
-		parts := map[digest][]int{}
-		var order []digest
-		for _, i := range g {
-			d := ix.digestR(i, r)
-			if parts[d] == nil {
-				order = append(order, d)
-			}
-			parts[d] = append(parts[d], i)
-		}
-		for _, d := range order {
-			p := parts[d]
-			for _, i := range p {
-				t.digests[i] = d
-				t.setRadius(i, r)
-			}
-			if len(p) > 1 && !sameWindow(lines, p[0], p[1], r) {
-				continue // a collision: index marks it
-			}
-			if len(p) > 1 {
-				groups = append(groups, p)
+	}
+	type seen struct{ first, count int32 }
+	for r := 2; r <= maxRadius && len(work) > 0; r++ {
+		counts := make(map[digest]seen, len(work))
+		for _, l := range work {
+			d := ix.digestR(int(l), r)
+			t.digests[l] = d
+			t.setRadius(int(l), r)
+			if c, ok := counts[d]; ok {
+				c.count++
+				counts[d] = c
+			} else {
+				counts[d] = seen{first: l, count: 1}
 			}
 		}
+		kept := work[:0]
+		for _, l := range work {
+			c := counts[t.digests[l]]
+			if c.count > 1 && sameWindow(lines, int(c.first), int(l), r) {
+				kept = append(kept, l)
+			}
+		}
+		work = kept
 	}
 }
 
@@ -144,6 +148,8 @@ func (t *Table) index(lines []Line, final bool) [][]int {
 	t.slots = resize(t.slots, size) // group index + 1; 0 is empty
 	clear(t.slots)
 	slots := t.slots
+	t.gidx = resize(t.gidx, n) // each line's group, for gathering repeats
+	gidx := t.gidx
 	groups := t.groups[:0]
 	defer func() { t.groups = groups[:0] }()
 	var mixed []uint64
@@ -157,9 +163,11 @@ func (t *Table) index(lines []Line, final bool) [][]int {
 		if slots[h] == 0 {
 			groups = append(groups, group{first: int32(i), count: 1})
 			slots[h] = int32(len(groups))
+			gidx[i] = int32(len(groups) - 1)
 			t.ordinals[i] = 1
 			continue
 		}
+		gidx[i] = slots[h] - 1
 		g := &groups[slots[h]-1]
 		switch {
 		case t.digests[g.first] == d && !g.mixed:
@@ -173,20 +181,41 @@ func (t *Table) index(lines []Line, final bool) [][]int {
 			mixed = append(mixed, key)
 		}
 	}
-	var repeated [][]int
+	// The lines of every mixed group, gathered in one pass.
+	members := map[uint64][]int{}
+	for _, key := range mixed {
+		members[key] = nil
+	}
+	if len(mixed) > 0 {
+		for i, d := range t.digests {
+			if ls, ok := members[d[0]>>shift]; ok {
+				members[d[0]>>shift] = append(ls, i)
+			}
+		}
+	}
 	if !final {
-		for _, g := range groups {
+		// Groups of lines with identical digests, gathered in one pass
+		// by each line's group.
+		var repeated [][]int
+		at := make([]int32, len(groups)) // index in repeated + 1
+		for k, g := range groups {
 			if g.count > 1 && !g.collided && !g.mixed {
-				repeated = append(repeated, t.linesWith(t.digests[g.first], int(g.first)))
+				repeated = append(repeated, make([]int, 0, g.count))
+				at[k] = int32(len(repeated))
+			}
+		}
+		if len(repeated) > 0 {
+			for i := range n {
+				if k := at[gidx[i]]; k > 0 {
+					repeated[k-1] = append(repeated[k-1], i)
+				}
 			}
 		}
 		for _, key := range mixed {
 			// Identical digests inside a mixed group repeat too.
 			byDigest := map[digest][]int{}
-			for i, d := range t.digests {
-				if d[0]>>shift == key {
-					byDigest[d] = append(byDigest[d], i)
-				}
+			for _, i := range members[key] {
+				byDigest[t.digests[i]] = append(byDigest[t.digests[i]], i)
 			}
 			for _, ls := range byDigest {
 				if len(ls) > 1 && sameWindow(lines, ls[0], ls[1], 1) {
@@ -199,7 +228,7 @@ func (t *Table) index(lines []Line, final bool) [][]int {
 		}
 	}
 	for _, key := range mixed {
-		t.lengthen(lines, key, shift)
+		t.lengthen(lines, members[key])
 	}
 	for _, g := range groups {
 		if g.collided && !g.mixed {
@@ -212,17 +241,6 @@ func (t *Table) index(lines []Line, final bool) [][]int {
 		}
 	}
 	return nil
-}
-
-// linesWith returns the lines from first on whose digest is d.
-func (t *Table) linesWith(d digest, first int) []int {
-	var out []int
-	for i := first; i < len(t.digests); i++ {
-		if t.digests[i] == d {
-			out = append(out, i)
-		}
-	}
-	return out
 }
 
 // radius returns the context radius line i's digest was taken with.
@@ -253,13 +271,7 @@ func (t *Table) markAmbiguous(i int) {
 // lengthen gives the lines of a prefix group shared by different digests
 // anchors long enough to tell the digests apart, with ordinals counted per
 // digest. It runs only for such groups, which a 30-bit prefix makes rare.
-func (t *Table) lengthen(lines []Line, key uint64, shift uint) {
-	var members []int
-	for i, d := range t.digests {
-		if d[0]>>shift == key {
-			members = append(members, i)
-		}
-	}
+func (t *Table) lengthen(lines []Line, members []int) {
 	width := t.width
 	for ; width < maxWidth; width++ {
 		seen := map[string]digest{}

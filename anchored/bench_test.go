@@ -2,6 +2,10 @@ package anchored
 
 import (
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -84,4 +88,47 @@ func BenchmarkIncrementalUpdate(b *testing.B) {
 			ix.Update(50_000, 1, nil)
 		}
 	})
+}
+
+// goSource concatenates files of the Go distribution up to size bytes:
+// real code, with its repeated lines ("}", blank lines, "return err").
+func goSource(b *testing.B, size int) string {
+	s := goSourceFn(size)
+	if len(s) < size {
+		b.Skip("not enough Go source")
+	}
+	return s
+}
+
+func goSourceFn(size int) string {
+	var s strings.Builder
+	root := filepath.Join(runtime.GOROOT(), "src")
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || s.Len() >= size || d.IsDir() || !strings.HasSuffix(p, ".go") {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err == nil {
+			s.Write(data)
+		}
+		return nil
+	})
+	return s.String()
+}
+
+// BenchmarkRenderGoSource renders real Go code, whose repeated lines take
+// the wider-context path, with a reused Renderer.
+func BenchmarkRenderGoSource(b *testing.B) {
+	for _, size := range []int{100 << 10, 1 << 20, 10 << 20} {
+		text := goSource(b, size)
+		b.Run(fmt.Sprintf("%dKB", len(text)>>10), func(b *testing.B) {
+			var r Renderer
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				if _, err := r.Render(text, 0, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
