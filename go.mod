@@ -3,9 +3,28 @@ module github.com/agentls/agentls
 go 1.26
 
 require (
-	github.com/aymanbagabas/go-udiff v0.4.2 // indirect
-	github.com/google/go-cmp v0.7.0 // indirect
+	github.com/aymanbagabas/go-udiff v0.4.2
+	github.com/google/go-cmp v0.7.0
+	github.com/zeebo/xxh3 v1.1.0
+	go.lsp.dev/jsonrpc2 v0.10.0
+	go.lsp.dev/protocol v0.12.0
+	go.lsp.dev/uri v0.3.0
+)
+
+require (
 	github.com/klauspost/cpuid/v2 v2.2.10 // indirect
-	github.com/zeebo/xxh3 v1.1.0 // indirect
+	github.com/segmentio/asm v1.1.3 // indirect
+	github.com/segmentio/encoding v0.3.4 // indirect
+	go.lsp.dev/pkg v0.0.0-20210717090340-384b27a52fb2 // indirect
+	go.uber.org/atomic v1.9.0 // indirect
+	go.uber.org/multierr v1.8.0 // indirect
+	go.uber.org/zap v1.21.0 // indirect
 	golang.org/x/sys v0.30.0 // indirect
+)
+
+// protocol v0.12.0 is built against jsonrpc2 v0.10.0; jsonrpc2 v1 is an
+// incompatible rewrite under the same path (DESIGN.md §13).
+exclude (
+	go.lsp.dev/jsonrpc2 v1.0.0
+	go.lsp.dev/jsonrpc2 v1.0.1
 )

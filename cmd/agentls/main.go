@@ -3,6 +3,7 @@
 //
 // Usage:
 //
+//	agentls [serve] [--listen ADDR] [--log FILE]
 //	agentls anchors view FILE [--lines A:B] [--json]
 //	agentls anchors apply FILE < ops.json
 //	agentls apply [-C DIR] [--format markdown|xml|tool] [--dry-run] [--json] < reply.md
@@ -27,7 +28,15 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	args := os.Args[1:]
+	stdout := io.Writer(os.Stdout)
+	if len(args) == 0 || args[0] == "serve" {
+		// The server's stdout carries only the protocol: anything else that
+		// prints goes to stderr.
+		stdout = os.Stdout
+		os.Stdout = os.Stderr
+	}
+	code := run(ctx, args, os.Stdin, stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
@@ -50,6 +59,7 @@ func commands() []command {
 	return []command{
 		{"anchors", "view a file with line anchors, or apply anchored operations to it", runAnchors},
 		{"apply", "apply the edits in a model reply read from stdin to the files, all or nothing", runApply},
+		{"serve", "run the language server (the default): on stdio, or --listen ADDR", runServe},
 		{"parse", "print the tool uses (or fenced blocks) in a model reply read from stdin, as JSON", runParse},
 		{"version", "print the version", runVersion},
 	}
@@ -58,8 +68,7 @@ func commands() []command {
 // run executes the command line args and returns the exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		usage(stderr)
-		return exitUsage
+		return runServe(ctx, nil, stdin, stdout, stderr)
 	}
 	switch args[0] {
 	case "help", "-h", "-help", "--help":
@@ -77,7 +86,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintf(w, "agentls: a coding agent's tools in any editor, over LSP.\n\nUsage: agentls <command> [flags]\n\nCommands:\n")
+	fmt.Fprintf(w, "agentls: a coding agent's tools in any editor, over LSP.\n\nUsage: agentls [command] [flags] (no command: serve)\n\nCommands:\n")
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}

@@ -93,7 +93,6 @@ func TestParseContract(t *testing.T) {
 
 func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
-		{},
 		{"bogus"},
 		{"parse", "--bogus"},
 		{"parse", "--format", "yaml"},

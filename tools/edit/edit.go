@@ -151,3 +151,38 @@ func hasPlaceholderLine(s string) bool {
 
 // errNoPath is the message for a call without a path.
 var errNoPath = errors.New("no path given: write the path after the block type, e.g. ```save path/to/file")
+
+// PathsOf returns the files an edit call names, as written, without
+// reading any: for counting, and for showing what a reply will touch.
+func PathsOf(use tools.ToolUse) []string {
+	switch use.Tool {
+	case "save", "append", "patch", "patch_anchored":
+		if p := arg(use, 0, "path"); p != "" {
+			return []string{p}
+		}
+	case "patch_many":
+		fps, err := parsePatchMany(use, use.Kwargs["patches"])
+		if err != nil {
+			return nil
+		}
+		var out []string
+		for _, fp := range fps {
+			out = append(out, fp.path)
+		}
+		return out
+	case "apply_patch":
+		files, err := edits.ParseV4A(body(use, "patch"))
+		if err != nil {
+			return nil
+		}
+		var out []string
+		for _, f := range files {
+			out = append(out, f.Path)
+			if f.MoveTo != "" {
+				out = append(out, f.MoveTo)
+			}
+		}
+		return out
+	}
+	return nil
+}

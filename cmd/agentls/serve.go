@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+
+	"github.com/agentls/agentls/lsp"
+)
+
+// stdio is the server's stream: the process's stdin and the real stdout.
+type stdio struct {
+	in  io.Reader
+	out io.Writer
+}
+
+func (s stdio) Read(p []byte) (int, error)  { return s.in.Read(p) }
+func (s stdio) Write(p []byte) (int, error) { return s.out.Write(p) }
+func (s stdio) Close() error                { return nil }
+
+func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen := fs.String("listen", "", "serve LSP on TCP `addr` (host:port) instead of stdio")
+	logFile := fs.String("log", "", "write the log to `file` instead of stderr")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: agentls [serve] [--listen ADDR] [--log FILE]\n\nRuns the language server, on stdio unless --listen is given.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	logOut := stderr
+	if *logFile != "" {
+		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			fmt.Fprintf(stderr, "agentls serve: %v\n", err)
+			return exitUsage
+		}
+		defer f.Close()
+		logOut = f
+	}
+	opts := lsp.Options{Log: slog.New(slog.NewTextHandler(logOut, nil)), Version: version()}
+
+	if *listen == "" {
+		clean, err := lsp.Serve(ctx, stdio{in: stdin, out: stdout}, opts)
+		return serveExit(clean, err, stderr)
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls serve: %v\n", err)
+		return exitUsage
+	}
+	defer ln.Close()
+	opts.Log.Info("listening", "addr", ln.Addr().String())
+	go func() { <-ctx.Done(); ln.Close() }()
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				return exitOK
+			}
+			fmt.Fprintf(stderr, "agentls serve: %v\n", err)
+			return exitFailed
+		}
+		go func() {
+			defer conn.Close()
+			if _, err := lsp.Serve(ctx, conn, opts); err != nil {
+				opts.Log.Warn("connection ended", "err", err)
+			}
+		}()
+	}
+}
+
+// serveExit is the exit code: 0 after shutdown then exit, 1 otherwise (the
+// client died or closed the stream first), as LSP asks.
+func serveExit(clean bool, err error, stderr io.Writer) int {
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls serve: %v\n", err)
+	}
+	if clean {
+		return exitOK
+	}
+	return exitFailed
+}

@@ -1,0 +1,66 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/builtin"
+	"github.com/agentls/agentls/tools/edit"
+)
+
+// codeAction offers, instantly and without a model, "Apply agent reply"
+// when the selection (or a whole Markdown document) holds edit blocks.
+func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) (any, error) {
+	actions := []protocol.CodeAction{}
+	d, ok := s.docs.get(p.TextDocument.URI)
+	if !ok {
+		return actions, nil
+	}
+	r := p.Range
+	empty := r.Start == r.End
+	var text string
+	var arg applyReplyArgs
+	switch {
+	case !empty:
+		t, err := s.rangeText(d, r)
+		if err != nil {
+			return actions, nil
+		}
+		text, arg = t, applyReplyArgs{URI: d.uri, Range: &r}
+	case d.language == "markdown":
+		text, arg = d.text, applyReplyArgs{URI: d.uri}
+	default:
+		return actions, nil
+	}
+	n, files := countEdits(text)
+	if n == 0 {
+		return actions, nil
+	}
+	title := fmt.Sprintf("Apply agent reply (%d %s in %d %s)", n, plural(n, "edit", "edits"), files, plural(files, "file", "files"))
+	actions = append(actions, protocol.CodeAction{
+		Title:   title,
+		Kind:    protocol.Source,
+		Command: &protocol.Command{Title: title, Command: cmdApplyReply, Arguments: []any{arg}},
+	})
+	return actions, nil
+}
+
+// countEdits counts the edit calls in a reply and the files they name, by
+// parsing only (no file is read): code actions must answer at once.
+func countEdits(text string) (calls, files int) {
+	reg := builtin.Registry()
+	seen := map[string]bool{}
+	for _, u := range tools.ParseToolUses(text, tools.ParseOptions{Lookup: reg.Lookup}) {
+		if !edit.IsEditTool(u.Tool) {
+			continue
+		}
+		calls++
+		for _, p := range edit.PathsOf(u) {
+			seen[p] = true
+		}
+	}
+	return calls, len(seen)
+}

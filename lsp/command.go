@@ -1,0 +1,163 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/builtin"
+	"github.com/agentls/agentls/tools/edit"
+)
+
+const cmdApplyReply = "agentls.applyReply"
+
+// applyReplyArgs: the reply as text, or the document (and range) holding
+// it.
+type applyReplyArgs struct {
+	Text  string               `json:"text"`
+	URI   protocol.DocumentURI `json:"uri"`
+	Range *protocol.Range      `json:"range"`
+}
+
+func (s *Server) executeCommand(ctx context.Context, p *executeCommandParams) (any, error) {
+	var arg json.RawMessage
+	if len(p.Arguments) > 0 {
+		arg = p.Arguments[0]
+	}
+	switch p.Command {
+	case cmdApplyReply:
+		var a applyReplyArgs
+		if len(arg) > 0 {
+			if err := json.Unmarshal(arg, &a); err != nil {
+				return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agentls.applyReply takes {text} or {uri, range?}: "+err.Error())
+			}
+		}
+		text, err := s.replyText(a)
+		if err != nil {
+			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+		}
+		// Reply at once: the edit goes to the client as a request of our
+		// own, which it may only answer once this one is answered.
+		s.goBackground(cmdApplyReply, func(ctx context.Context) { s.applyReply(ctx, text) })
+		return nil, nil
+	}
+	return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "unknown command "+p.Command)
+}
+
+// replyText returns the reply a command names.
+func (s *Server) replyText(a applyReplyArgs) (string, error) {
+	if a.URI == "" {
+		if a.Text == "" {
+			return "", fmt.Errorf("give the reply as {\"text\": ...} or the document holding it as {\"uri\": ...}")
+		}
+		return a.Text, nil
+	}
+	d, ok := s.docs.get(a.URI)
+	if !ok {
+		return "", fmt.Errorf("%s is not open", a.URI)
+	}
+	if a.Range == nil {
+		return d.text, nil
+	}
+	return s.rangeText(d, *a.Range)
+}
+
+func (s *Server) rangeText(d document, r protocol.Range) (string, error) {
+	s.mu.Lock()
+	enc := s.encoding
+	s.mu.Unlock()
+	m := edits.NewMapper(d.text)
+	start, err := m.Offset(int(r.Start.Line), int(r.Start.Character), enc)
+	if err != nil {
+		return "", err
+	}
+	end, err := m.Offset(int(r.End.Line), int(r.End.Character), enc)
+	if err != nil || end < start {
+		return "", fmt.Errorf("bad range %v", r)
+	}
+	return d.text[start:end], nil
+}
+
+// applyReply runs the edits of a reply against the editor's buffers and
+// sends them as one WorkspaceEdit. Nothing is half-applied: an edit that
+// fails stops them all, and the user is told why.
+func (s *Server) applyReply(ctx context.Context, reply string) {
+	s.mu.Lock()
+	root := s.root
+	s.mu.Unlock()
+	if root == "" {
+		s.showMessage(ctx, protocol.MessageTypeError, "agentls: no workspace folder: open a folder so edits have a root")
+		return
+	}
+	// If the editor refuses because a buffer moved on (the user typed
+	// meanwhile), resolve once more against the new text.
+	var (
+		result  applyEditResult
+		err     error
+		res     edit.ReplyResult
+		changes []*edits.FileChange
+	)
+	for attempt := 0; attempt < 2; attempt++ {
+		batch := &edit.Batch{Root: root, Source: editorSource{s: s, disk: edit.DiskSource{Root: root}}}
+		res, err = batch.ApplyReply(ctx, reply, tools.FormatMarkdown, builtin.Registry())
+		if err != nil {
+			s.showMessage(ctx, protocol.MessageTypeError, "agentls: nothing applied: %v", err)
+			return
+		}
+		changes = batch.Changes.Effective()
+		if res.Edits == 0 || len(changes) == 0 {
+			s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: the reply has no edits to apply")
+			return
+		}
+		we, werr := s.workspaceEditFor(&batch.Changes)
+		if werr != nil {
+			s.showMessage(ctx, protocol.MessageTypeError, "agentls: nothing applied: %v", werr)
+			return
+		}
+		label := fmt.Sprintf("agentls: apply reply (%d %s)", len(changes), plural(len(changes), "file", "files"))
+		result, err = s.applyEdit(ctx, label, we)
+		if err != nil || result.Applied {
+			break
+		}
+		// The refusal may come from a buffer that moved on (the user
+		// typed): its didChange can still be on its way behind the reply,
+		// so give the buffers a moment to catch up, then resolve again.
+		s.log.Info("the editor refused the edit: resolving once more against the current buffers", "reason", result.FailureReason)
+		for _, c := range changes {
+			if c.Version != 0 {
+				s.docs.waitVersionPast(ctx, cleanFile(filepath.Join(root, filepath.FromSlash(c.Path))), c.Version, 500*time.Millisecond)
+			}
+		}
+	}
+	switch {
+	case err != nil:
+		s.showMessage(ctx, protocol.MessageTypeError, "agentls: the editor did not apply the edit: %v", err)
+	case !result.Applied:
+		reason := result.FailureReason
+		if reason == "" {
+			reason = "no reason given"
+		}
+		s.showMessage(ctx, protocol.MessageTypeError, "agentls: the editor refused the edit (%s); nothing was changed — run the command again", reason)
+	default:
+		var names []string
+		for _, c := range changes {
+			names = append(names, c.Path)
+		}
+		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: applied %d %s in %s", res.Edits, plural(res.Edits, "edit", "edits"), strings.Join(names, ", "))
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

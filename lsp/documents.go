@@ -1,0 +1,186 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/tools/edit"
+)
+
+// A document is a buffer the editor has open; it shadows the file on disk.
+type document struct {
+	uri      protocol.DocumentURI
+	path     string // absolute file name
+	language string
+	version  int32
+	text     string
+}
+
+// documents are the open buffers, by URI and by file name.
+type documents struct {
+	mu      sync.Mutex
+	byURI   map[protocol.DocumentURI]*document
+	byPath  map[string]*document
+	changed chan struct{} // closed and replaced on every change
+}
+
+func newDocuments() *documents {
+	return &documents{byURI: map[protocol.DocumentURI]*document{}, byPath: map[string]*document{}, changed: make(chan struct{})}
+}
+
+// signal wakes those waiting for a change (mu held).
+func (ds *documents) signal() {
+	close(ds.changed)
+	ds.changed = make(chan struct{})
+}
+
+// waitVersionPast waits, up to timeout, until the document of file is no
+// longer at version (or is closed).
+func (ds *documents) waitVersionPast(ctx context.Context, file string, version int32, timeout time.Duration) {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		ds.mu.Lock()
+		d, ok := ds.byPath[file]
+		moved := !ok || d.version != version
+		ch := ds.changed
+		ds.mu.Unlock()
+		if moved {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+func (ds *documents) get(u protocol.DocumentURI) (document, bool) {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	d, ok := ds.byURI[u]
+	if !ok {
+		return document{}, false
+	}
+	return *d, true
+}
+
+func (ds *documents) byFile(path string) (document, bool) {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	d, ok := ds.byPath[path]
+	if !ok {
+		return document{}, false
+	}
+	return *d, true
+}
+
+func (s *Server) didOpen(_ context.Context, p *protocol.DidOpenTextDocumentParams) (any, error) {
+	d := &document{
+		uri:      p.TextDocument.URI,
+		path:     cleanFile(uri.URI(p.TextDocument.URI).Filename()),
+		language: string(p.TextDocument.LanguageID),
+		version:  p.TextDocument.Version,
+		text:     p.TextDocument.Text,
+	}
+	s.docs.mu.Lock()
+	defer s.docs.mu.Unlock()
+	s.docs.byURI[d.uri] = d
+	s.docs.byPath[d.path] = d
+	s.docs.signal()
+	return nil, nil
+}
+
+func (s *Server) didClose(_ context.Context, p *protocol.DidCloseTextDocumentParams) (any, error) {
+	s.docs.mu.Lock()
+	defer s.docs.mu.Unlock()
+	if d, ok := s.docs.byURI[p.TextDocument.URI]; ok {
+		delete(s.docs.byPath, d.path)
+		delete(s.docs.byURI, p.TextDocument.URI)
+		s.docs.signal()
+	}
+	return nil, nil
+}
+
+// didChange applies incremental or full changes. A version that does not
+// increase is logged and the change ignored: it is a client bug, and
+// applying it could corrupt the buffer's text.
+func (s *Server) didChange(_ context.Context, p *didChangeParams) (any, error) {
+	s.mu.Lock()
+	enc := s.encoding
+	s.mu.Unlock()
+	s.docs.mu.Lock()
+	defer s.docs.mu.Unlock()
+	d, ok := s.docs.byURI[p.TextDocument.URI]
+	if !ok {
+		s.log.Warn("didChange for a document that is not open", "uri", p.TextDocument.URI)
+		return nil, nil
+	}
+	if p.TextDocument.Version <= d.version {
+		s.log.Warn("didChange with a version that does not increase: ignored (a client bug)", "uri", d.uri, "have", d.version, "got", p.TextDocument.Version)
+		return nil, nil
+	}
+	text := d.text
+	for _, c := range p.ContentChanges {
+		if c.Range == nil {
+			text = c.Text
+			continue
+		}
+		m := edits.NewMapper(text)
+		start, err := m.Offset(int(c.Range.Start.Line), int(c.Range.Start.Character), enc)
+		if err == nil {
+			var end int
+			if end, err = m.Offset(int(c.Range.End.Line), int(c.Range.End.Character), enc); err == nil && end >= start {
+				text = text[:start] + c.Text + text[end:]
+				continue
+			}
+		}
+		s.log.Warn("didChange with a range outside the document: the buffer may be out of step", "uri", d.uri, "range", c.Range, "err", err)
+		return nil, nil
+	}
+	d.text, d.version = text, p.TextDocument.Version
+	s.docs.signal()
+	return nil, nil
+}
+
+func cleanFile(name string) string {
+	if real, err := filepath.EvalSymlinks(name); err == nil {
+		return real
+	}
+	return filepath.Clean(name)
+}
+
+// editorSource reads files as the editor has them: an open buffer, else
+// the disk. It implements edit.Source.
+type editorSource struct {
+	s    *Server
+	disk edit.DiskSource
+}
+
+func (e editorSource) Read(ctx context.Context, rel string) (string, int32, bool, error) {
+	name := filepath.Join(e.disk.Root, filepath.FromSlash(rel))
+	if d, ok := e.s.docs.byFile(cleanFile(name)); ok {
+		return d.text, d.version, true, nil
+	}
+	return e.disk.Read(ctx, rel)
+}
+
+// relPath returns a document's path relative to the workspace root.
+func (s *Server) relPath(d document) (string, error) {
+	rel, err := filepath.Rel(s.root, d.path)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return "", fmt.Errorf("%s is outside the workspace %s", d.path, s.root)
+	}
+	return filepath.ToSlash(rel), nil
+}

@@ -1,0 +1,66 @@
+package lsp
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/agentls/agentls/edits"
+)
+
+// Commands are the workspace/executeCommand commands the server offers.
+func commandNames() []string {
+	return []string{cmdApplyReply}
+}
+
+func (s *Server) initialize(_ context.Context, p *initializeParams) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != stateNew {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "initialize was already received")
+	}
+	s.caps = p.Capabilities
+	root := ""
+	switch {
+	case p.RootURI != "":
+		root = uri.URI(p.RootURI).Filename()
+	case len(p.WorkspaceFolders) > 0:
+		root = uri.URI(p.WorkspaceFolders[0].URI).Filename()
+	}
+	if root != "" {
+		if real, err := filepath.EvalSymlinks(root); err == nil {
+			root = real
+		}
+	}
+	s.root = root
+	// UTF-8 positions when the client offers them: no conversion at all.
+	encoding := "utf-16"
+	s.encoding = edits.UTF16
+	if slices.Contains(p.Capabilities.General.PositionEncodings, "utf-8") {
+		encoding, s.encoding = "utf-8", edits.UTF8
+	}
+	s.state = stateInitializing
+	s.log.Info("initialize", "root", root, "encoding", encoding)
+	return map[string]any{
+		"capabilities": map[string]any{
+			"positionEncoding": encoding,
+			"textDocumentSync": map[string]any{
+				"openClose": true,
+				"change":    protocol.TextDocumentSyncKindIncremental,
+				"save":      map[string]any{"includeText": false},
+			},
+			"codeActionProvider":     true,
+			"executeCommandProvider": map[string]any{"commands": commandNames()},
+		},
+		"serverInfo": map[string]any{"name": "agentls", "version": s.opts.Version},
+	}, nil
+}
+
+// fileURI returns the URI of a workspace path.
+func (s *Server) fileURI(rel string) protocol.DocumentURI {
+	return protocol.DocumentURI(uri.File(filepath.Join(s.root, filepath.FromSlash(rel))))
+}

@@ -1,0 +1,486 @@
+// Package lsptest is an in-process fake editor for testing the language
+// server end to end, in the spirit of gopls's fake editor: a real JSON-RPC
+// client over a pipe that keeps versioned buffers, applies WorkspaceEdits
+// the way editors do (version checks, the negotiated position encoding,
+// resource operations), tells the server about its own changes, answers
+// server requests, and records what the server shows. Tests wait on
+// conditions (Await), never sleep.
+package lsptest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/lsp"
+)
+
+// A Profile is what an editor announces in initialize.
+type Profile struct {
+	Name         string
+	Capabilities map[string]any
+}
+
+// Profiles of real editors, from what they sent in initialize (the team's
+// editor-profiles: Neovim 0.7.2, VS Code 1.100.3; Helix from its source).
+func Neovim07() Profile {
+	return Profile{Name: "neovim-0.7", Capabilities: map[string]any{
+		"workspace": map[string]any{
+			"applyEdit": true,
+			// Neovim 0.7 applies documentChanges but does not announce them;
+			// it announces resource operations.
+			"workspaceEdit": map[string]any{"resourceOperations": []string{"rename", "create", "delete"}},
+		},
+		"window": map[string]any{"workDoneProgress": true},
+	}}
+}
+
+func VSCode() Profile {
+	return Profile{Name: "vscode-1.100", Capabilities: map[string]any{
+		"general": map[string]any{"positionEncodings": []string{"utf-16"}},
+		"workspace": map[string]any{
+			"applyEdit":     true,
+			"workspaceEdit": map[string]any{"documentChanges": true, "resourceOperations": []string{"create", "rename", "delete"}, "changeAnnotationSupport": map[string]any{"groupsOnLabel": true}},
+			"configuration": true,
+		},
+		"window": map[string]any{"workDoneProgress": true, "showDocument": map[string]any{"support": true}},
+	}}
+}
+
+func Helix() Profile {
+	return Profile{Name: "helix", Capabilities: map[string]any{
+		"general": map[string]any{"positionEncodings": []string{"utf-8", "utf-32", "utf-16"}},
+		"workspace": map[string]any{
+			"applyEdit":     true,
+			"workspaceEdit": map[string]any{"documentChanges": true, "resourceOperations": []string{"create", "rename", "delete"}},
+		},
+		"window": map[string]any{"workDoneProgress": true},
+	}}
+}
+
+// Profiles returns every profile, for tests that run under each.
+func Profiles() []Profile { return []Profile{Neovim07(), VSCode(), Helix()} }
+
+type buffer struct {
+	version int32
+	text    string
+}
+
+// An Editor is a fake editor connected to a real server.
+type Editor struct {
+	t        testing.TB
+	Root     string
+	profile  Profile
+	conn     jsonrpc2.Conn
+	encoding edits.Encoding
+
+	mu       sync.Mutex
+	changed  chan struct{}      // closed and replaced on every recorded event
+	buffers  map[string]*buffer // by path relative to Root
+	messages []protocol.ShowMessageParams
+	logs     []string
+	edits    int // workspace edits applied
+	// RejectEdits makes the editor refuse every workspace edit.
+	RejectEdits bool
+	// BeforeApply, if set, runs before an edit is applied (to race it).
+	BeforeApply func()
+
+	serverDone chan error
+}
+
+// Start runs a server over an in-memory pipe and connects a fake editor
+// with the profile to it, with root as the workspace folder. The server is
+// shut down when the test ends.
+func Start(t testing.TB, root string, profile Profile) *Editor {
+	t.Helper()
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	serverEnd, clientEnd := net.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	e := &Editor{t: t, Root: root, profile: profile, changed: make(chan struct{}), buffers: map[string]*buffer{}, serverDone: make(chan error, 1)}
+	go func() {
+		_, err := lsp.Serve(ctx, serverEnd, lsp.Options{Version: "test"})
+		e.serverDone <- err
+	}()
+	e.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(clientEnd))
+	e.conn.Go(ctx, jsonrpc2.ReplyHandler(e.handle))
+	t.Cleanup(func() {
+		e.conn.Call(context.Background(), protocol.MethodShutdown, nil, nil)
+		e.conn.Notify(context.Background(), protocol.MethodExit, nil)
+		select {
+		case <-e.serverDone:
+		case <-time.After(5 * time.Second):
+			t.Error("the server did not exit after shutdown and exit")
+		}
+		cancel()
+		e.conn.Close()
+	})
+	e.initialize()
+	return e
+}
+
+func (e *Editor) initialize() {
+	var res struct {
+		Capabilities struct {
+			PositionEncoding string `json:"positionEncoding"`
+		} `json:"capabilities"`
+	}
+	params := map[string]any{
+		"processId":    os.Getpid(),
+		"rootUri":      string(uri.File(e.Root)),
+		"capabilities": e.profile.Capabilities,
+	}
+	if _, err := e.conn.Call(context.Background(), protocol.MethodInitialize, params, &res); err != nil {
+		e.t.Fatalf("initialize: %v", err)
+	}
+	e.encoding = edits.UTF16
+	if res.Capabilities.PositionEncoding == "utf-8" {
+		e.encoding = edits.UTF8
+	}
+	if err := e.conn.Notify(context.Background(), protocol.MethodInitialized, map[string]any{}); err != nil {
+		e.t.Fatalf("initialized: %v", err)
+	}
+}
+
+// Encoding is the position encoding the server chose.
+func (e *Editor) Encoding() edits.Encoding { return e.encoding }
+
+// signal records that something happened, waking Await.
+func (e *Editor) signal() {
+	close(e.changed)
+	e.changed = make(chan struct{})
+}
+
+// Await waits until cond holds (it is checked under the editor's lock
+// after every event), failing the test after a timeout.
+func (e *Editor) Await(what string, cond func() bool) {
+	e.t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		e.mu.Lock()
+		ok := cond()
+		ch := e.changed
+		e.mu.Unlock()
+		if ok {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline:
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			e.t.Fatalf("timed out waiting for %s; messages: %+v", what, e.messages)
+		}
+	}
+}
+
+func (e *Editor) uri(rel string) protocol.DocumentURI {
+	return protocol.DocumentURI(uri.File(filepath.Join(e.Root, filepath.FromSlash(rel))))
+}
+
+func (e *Editor) rel(u protocol.DocumentURI) string {
+	r, _ := filepath.Rel(e.Root, uri.URI(u).Filename())
+	return filepath.ToSlash(r)
+}
+
+// OpenFile opens a file from disk into a buffer (version 1).
+func (e *Editor) OpenFile(rel, languageID string) {
+	e.t.Helper()
+	data, err := os.ReadFile(filepath.Join(e.Root, rel))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.OpenBuffer(rel, languageID, string(data))
+}
+
+// OpenBuffer opens a buffer with the given text (a scratch or unsaved
+// document).
+func (e *Editor) OpenBuffer(rel, languageID, text string) {
+	e.t.Helper()
+	e.mu.Lock()
+	e.buffers[rel] = &buffer{version: 1, text: text}
+	e.mu.Unlock()
+	err := e.conn.Notify(context.Background(), protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
+		TextDocument: protocol.TextDocumentItem{URI: e.uri(rel), LanguageID: protocol.LanguageIdentifier(languageID), Version: 1, Text: text},
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// Type replaces a buffer's whole text, as the user typing, and tells the
+// server.
+func (e *Editor) Type(rel, text string) {
+	e.t.Helper()
+	e.mu.Lock()
+	b := e.buffers[rel]
+	b.version++
+	b.text = text
+	v := b.version
+	e.mu.Unlock()
+	e.notifyChange(rel, v, text)
+}
+
+func (e *Editor) notifyChange(rel string, version int32, text string) {
+	if err := e.sendChange(rel, version, text); err != nil {
+		e.t.Error(err)
+	}
+}
+
+func (e *Editor) sendChange(rel string, version int32, text string) error {
+	return e.conn.Notify(context.Background(), protocol.MethodTextDocumentDidChange, map[string]any{
+		"textDocument":   map[string]any{"uri": e.uri(rel), "version": version},
+		"contentChanges": []map[string]any{{"text": text}},
+	})
+}
+
+// Buffer returns a buffer's text.
+func (e *Editor) Buffer(rel string) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if b, ok := e.buffers[rel]; ok {
+		return b.text
+	}
+	e.t.Fatalf("%s is not open", rel)
+	return ""
+}
+
+// ExecuteCommand runs a command with one argument object.
+func (e *Editor) ExecuteCommand(command string, arg any) error {
+	_, err := e.conn.Call(context.Background(), protocol.MethodWorkspaceExecuteCommand, map[string]any{"command": command, "arguments": []any{arg}}, nil)
+	return err
+}
+
+// CodeActions asks for the code actions of a range of a buffer.
+func (e *Editor) CodeActions(rel string, r protocol.Range) []protocol.CodeAction {
+	e.t.Helper()
+	var actions []protocol.CodeAction
+	_, err := e.conn.Call(context.Background(), protocol.MethodTextDocumentCodeAction, map[string]any{
+		"textDocument": map[string]any{"uri": e.uri(rel)},
+		"range":        r,
+		"context":      map[string]any{"diagnostics": []any{}},
+	}, &actions)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return actions
+}
+
+// RunCodeAction executes a code action's command.
+func (e *Editor) RunCodeAction(a protocol.CodeAction) error {
+	if a.Command == nil {
+		return fmt.Errorf("code action %q has no command", a.Title)
+	}
+	var arg any
+	if len(a.Command.Arguments) > 0 {
+		arg = a.Command.Arguments[0]
+	}
+	return e.ExecuteCommand(a.Command.Command, arg)
+}
+
+// Messages returns what the server showed (call under Await's cond or
+// after an Await).
+func (e *Editor) Messages() []protocol.ShowMessageParams {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.messages)
+}
+
+// MessagesLocked is Messages for use inside an Await condition.
+func (e *Editor) MessagesLocked() []protocol.ShowMessageParams { return e.messages }
+
+// EditsApplied returns how many workspace edits the editor applied; for
+// use inside an Await condition.
+func (e *Editor) EditsAppliedLocked() int { return e.edits }
+
+// HasMessage reports whether a shown message contains s; for use inside an
+// Await condition.
+func (e *Editor) HasMessageLocked(s string) bool {
+	for _, m := range e.messages {
+		if strings.Contains(m.Message, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// handle answers the server's requests and records its notifications.
+func (e *Editor) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	switch req.Method() {
+	case protocol.MethodWorkspaceApplyEdit:
+		var p struct {
+			Label string          `json:"label"`
+			Edit  json.RawMessage `json:"edit"`
+		}
+		if err := json.Unmarshal(req.Params(), &p); err != nil {
+			return reply(ctx, nil, err)
+		}
+		res := e.applyWorkspaceEdit(p.Edit)
+		return reply(ctx, res, nil)
+	case protocol.MethodWindowShowMessage:
+		var p protocol.ShowMessageParams
+		json.Unmarshal(req.Params(), &p)
+		e.mu.Lock()
+		e.messages = append(e.messages, p)
+		e.signal()
+		e.mu.Unlock()
+	case protocol.MethodWindowLogMessage:
+		var p protocol.LogMessageParams
+		json.Unmarshal(req.Params(), &p)
+		e.mu.Lock()
+		e.logs = append(e.logs, p.Message)
+		e.signal()
+		e.mu.Unlock()
+	case protocol.MethodWorkDoneProgressCreate:
+		return reply(ctx, nil, nil)
+	}
+	return reply(ctx, nil, nil)
+}
+
+type applyResult struct {
+	Applied       bool   `json:"applied"`
+	FailureReason string `json:"failureReason,omitempty"`
+}
+
+// applyWorkspaceEdit applies an edit all or nothing, as editors that
+// honour versions do: every versioned document must be at its version.
+// Open buffers are edited (and the server told with didChange); files not
+// open are edited on disk.
+func (e *Editor) applyWorkspaceEdit(raw json.RawMessage) applyResult {
+	if e.BeforeApply != nil {
+		e.BeforeApply()
+	}
+	var we struct {
+		Changes         map[protocol.DocumentURI][]protocol.TextEdit `json:"changes"`
+		DocumentChanges []json.RawMessage                            `json:"documentChanges"`
+	}
+	if err := json.Unmarshal(raw, &we); err != nil {
+		return applyResult{FailureReason: err.Error()}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	defer e.signal()
+	if e.RejectEdits {
+		return applyResult{FailureReason: "the user declined"}
+	}
+	type op struct {
+		kind    string
+		rel     string
+		version *int32
+		edits   []protocol.TextEdit
+	}
+	var ops []op
+	for u, es := range we.Changes {
+		ops = append(ops, op{kind: "edit", rel: e.rel(u), edits: es})
+	}
+	for _, dc := range we.DocumentChanges {
+		var head struct {
+			Kind         string `json:"kind"`
+			URI          protocol.DocumentURI
+			TextDocument struct {
+				URI     protocol.DocumentURI `json:"uri"`
+				Version *int32               `json:"version"`
+			} `json:"textDocument"`
+			Edits []protocol.TextEdit `json:"edits"`
+		}
+		if err := json.Unmarshal(dc, &head); err != nil {
+			return applyResult{FailureReason: err.Error()}
+		}
+		switch head.Kind {
+		case "create", "delete":
+			ops = append(ops, op{kind: head.Kind, rel: e.rel(head.URI)})
+		case "":
+			ops = append(ops, op{kind: "edit", rel: e.rel(head.TextDocument.URI), version: head.TextDocument.Version, edits: head.Edits})
+		default:
+			return applyResult{FailureReason: "unsupported resource operation " + head.Kind}
+		}
+	}
+	// Check every version first: nothing is applied unless all match.
+	for _, o := range ops {
+		if b, open := e.buffers[o.rel]; open && o.version != nil && *o.version != b.version {
+			return applyResult{FailureReason: fmt.Sprintf("%s is at version %d, the edit is for %d", o.rel, b.version, *o.version)}
+		}
+	}
+	type changed struct {
+		rel     string
+		version int32
+		text    string
+	}
+	var notify []changed
+	for _, o := range ops {
+		full := filepath.Join(e.Root, filepath.FromSlash(o.rel))
+		switch o.kind {
+		case "create":
+			os.MkdirAll(filepath.Dir(full), 0o755)
+			if _, err := os.Stat(full); err != nil {
+				os.WriteFile(full, nil, 0o644)
+			}
+			continue
+		case "delete":
+			os.Remove(full)
+			delete(e.buffers, o.rel)
+			continue
+		}
+		if b, open := e.buffers[o.rel]; open {
+			text, err := applyTextEdits(b.text, o.edits, e.encoding)
+			if err != nil {
+				return applyResult{FailureReason: err.Error()}
+			}
+			b.text = text
+			b.version++
+			notify = append(notify, changed{o.rel, b.version, text})
+			continue
+		}
+		data, err := os.ReadFile(full)
+		if err != nil {
+			return applyResult{FailureReason: err.Error()}
+		}
+		text, err := applyTextEdits(string(data), o.edits, e.encoding)
+		if err != nil {
+			return applyResult{FailureReason: err.Error()}
+		}
+		os.WriteFile(full, []byte(text), 0o644)
+	}
+	e.edits++
+	go func() { // not from the read loop, and in order
+		for _, n := range notify {
+			// An error here means the session ended meanwhile: the test
+			// is over, and there is no one to tell.
+			e.sendChange(n.rel, n.version, n.text)
+		}
+	}()
+	return applyResult{Applied: true}
+}
+
+// applyTextEdits applies edits that all refer to the original text.
+func applyTextEdits(text string, es []protocol.TextEdit, enc edits.Encoding) (string, error) {
+	m := edits.NewMapper(text)
+	var tes []edits.TextEdit
+	for _, te := range es {
+		start, err := m.Offset(int(te.Range.Start.Line), int(te.Range.Start.Character), enc)
+		if err != nil {
+			return "", err
+		}
+		end, err := m.Offset(int(te.Range.End.Line), int(te.Range.End.Character), enc)
+		if err != nil {
+			return "", err
+		}
+		tes = append(tes, edits.TextEdit{Start: start, End: end, New: te.NewText})
+	}
+	slices.SortStableFunc(tes, func(a, b edits.TextEdit) int { return a.Start - b.Start })
+	return edits.ApplyEdits(text, tes), nil
+}

@@ -1,0 +1,101 @@
+package lsp
+
+import (
+	"encoding/json"
+
+	"go.lsp.dev/protocol"
+)
+
+// Extension types: what go.lsp.dev/protocol v0.12.0 (LSP 3.15) lacks or
+// gets wrong for us (DESIGN.md §13), kept in this one file.
+
+// initializeParams reads only what the server uses from initialize, with
+// the 3.17 fields the library does not have.
+type initializeParams struct {
+	RootURI          protocol.DocumentURI       `json:"rootUri"`
+	WorkspaceFolders []protocol.WorkspaceFolder `json:"workspaceFolders"`
+	Capabilities     clientCapabilities         `json:"capabilities"`
+	InitOptions      json.RawMessage            `json:"initializationOptions"`
+}
+
+type clientCapabilities struct {
+	General struct {
+		PositionEncodings []string `json:"positionEncodings"`
+	} `json:"general"`
+	Workspace struct {
+		ApplyEdit     bool `json:"applyEdit"`
+		WorkspaceEdit struct {
+			DocumentChanges    bool     `json:"documentChanges"`
+			ResourceOperations []string `json:"resourceOperations"`
+		} `json:"workspaceEdit"`
+	} `json:"workspace"`
+	Window struct {
+		WorkDoneProgress bool `json:"workDoneProgress"`
+	} `json:"window"`
+}
+
+// contentChange is a didChange event whose Range is a pointer: nil means
+// the whole text (the library's value Range cannot tell a full replacement
+// from an insert at 0:0).
+type contentChange struct {
+	Range *protocol.Range `json:"range,omitempty"`
+	Text  string          `json:"text"`
+}
+
+type didChangeParams struct {
+	TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
+	ContentChanges []contentChange                          `json:"contentChanges"`
+}
+
+// workspaceEdit carries documentChanges as the union LSP 3.16 defines:
+// text document edits and resource operations, in order.
+type workspaceEdit struct {
+	Changes         map[protocol.DocumentURI][]protocol.TextEdit `json:"changes,omitempty"`
+	DocumentChanges []any                                        `json:"documentChanges,omitempty"`
+}
+
+// textDocumentEdit pins edits to a document version; Version is null for
+// a document the editor does not have open (the disk's content).
+type textDocumentEdit struct {
+	TextDocument versionedID         `json:"textDocument"`
+	Edits        []protocol.TextEdit `json:"edits"`
+}
+
+type versionedID struct {
+	URI     protocol.DocumentURI `json:"uri"`
+	Version *int32               `json:"version"`
+}
+
+type createFile struct {
+	Kind    string               `json:"kind"` // "create"
+	URI     protocol.DocumentURI `json:"uri"`
+	Options *struct {
+		Overwrite      bool `json:"overwrite,omitempty"`
+		IgnoreIfExists bool `json:"ignoreIfExists,omitempty"`
+	} `json:"options,omitempty"`
+}
+
+type deleteFile struct {
+	Kind string               `json:"kind"` // "delete"
+	URI  protocol.DocumentURI `json:"uri"`
+}
+
+type applyEditParams struct {
+	Label string        `json:"label,omitempty"`
+	Edit  workspaceEdit `json:"edit"`
+}
+
+// applyEditResult is the result object (the library decodes it into a
+// bool, which fails against real editors).
+type applyEditResult struct {
+	Applied       bool   `json:"applied"`
+	FailureReason string `json:"failureReason,omitempty"`
+	FailedChange  *int   `json:"failedChange,omitempty"`
+}
+
+// executeCommandParams keeps the arguments raw: each command decodes its
+// one JSON object itself.
+type executeCommandParams struct {
+	Command   string            `json:"command"`
+	Arguments []json.RawMessage `json:"arguments"`
+}

@@ -1,0 +1,279 @@
+// Package lsp is agentls's language server: the editor-facing adapter over
+// the engine. It keeps the editor's open documents, turns agent replies into
+// one versioned WorkspaceEdit, and reports through the client's own means.
+//
+// It is built on go.lsp.dev/jsonrpc2 v0.10 with its own small router and
+// server→client calls (the library's convenience layer has bugs that
+// matter, DESIGN.md §13), using go.lsp.dev/protocol for types and method
+// names, and the extension types in protocol.go.
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/edits"
+)
+
+// Options configure a server.
+type Options struct {
+	// Log receives the server's log; nil discards it.
+	Log *slog.Logger
+	// Version is reported in serverInfo.
+	Version string
+}
+
+// serverState is where the server is in the LSP lifecycle.
+type serverState int
+
+const (
+	stateNew          serverState = iota // before initialize
+	stateInitializing                    // initialize answered, initialized not yet received
+	stateRunning
+	stateShutdown // shutdown received: only exit is accepted
+)
+
+func (s serverState) String() string {
+	return [...]string{"new", "initializing", "running", "shutdown"}[s]
+}
+
+// A Server serves one client connection.
+type Server struct {
+	opts Options
+	log  *slog.Logger
+	conn jsonrpc2.Conn
+	ctx  context.Context // the connection's: cancelled when it ends
+
+	// Lifecycle and what initialize told us.
+	mu       sync.Mutex
+	state    serverState
+	root     string // the workspace root, absolute, symlinks resolved
+	caps     clientCapabilities
+	encoding edits.Encoding
+
+	docs *documents
+
+	exited chan struct{}
+	once   sync.Once
+	clean  bool // exit came after shutdown
+
+	wg       sync.WaitGroup // background work, waited for on exit
+	handlers sync.WaitGroup // messages read and not yet handled
+}
+
+// Serve runs a server on rwc until the client sends exit, the stream
+// closes, or ctx ends. It reports whether the exit was clean (exit after
+// shutdown), which sets the process's exit code.
+func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (clean bool, err error) {
+	s := newServer(opts)
+	s.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(rwc))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.ctx = ctx
+	h, canceller := jsonrpc2.CancelHandler(jsonrpc2.AsyncHandler(jsonrpc2.ReplyHandler(s.handle)))
+	s.conn.Go(ctx, s.track(cancelRequests(h, canceller)))
+	select {
+	case <-ctx.Done():
+	case <-s.exited:
+	case <-s.conn.Done():
+		// The stream ended, perhaps right after shutdown and exit, whose
+		// handlers may still be queued: let them run first.
+		s.waitHandlers(2 * time.Second)
+	}
+	cancel() // stop background work tied to the connection
+	s.conn.Close()
+	s.wg.Wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.conn.Err(); err != nil && !errors.Is(err, io.EOF) && !s.clean {
+		return false, fmt.Errorf("connection: %w", err)
+	}
+	return s.clean, nil
+}
+
+func newServer(opts Options) *Server {
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &Server{opts: opts, log: log, docs: newDocuments(), exited: make(chan struct{}), encoding: edits.UTF16}
+}
+
+// track counts the messages read but not yet handled.
+func (s *Server) track(next jsonrpc2.Handler) jsonrpc2.Handler {
+	return func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+		s.handlers.Add(1)
+		return next(ctx, func(ctx context.Context, result any, err error) error {
+			defer s.handlers.Done()
+			return reply(ctx, result, err)
+		}, req)
+	}
+}
+
+// waitHandlers waits, up to timeout, for the messages already read to be
+// handled.
+func (s *Server) waitHandlers(timeout time.Duration) {
+	done := make(chan struct{})
+	go func() { s.handlers.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(timeout):
+	}
+}
+
+// cancelRequests handles $/cancelRequest before the async queue, with
+// numeric or string ids (the library's CancelHandler ignores numeric ones).
+func cancelRequests(next jsonrpc2.Handler, cancel func(jsonrpc2.ID)) jsonrpc2.Handler {
+	return func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+		if req.Method() != protocol.MethodCancelRequest {
+			return next(ctx, reply, req)
+		}
+		var p struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if err := json.Unmarshal(req.Params(), &p); err == nil {
+			var n int32
+			var s string
+			switch {
+			case json.Unmarshal(p.ID, &n) == nil:
+				cancel(jsonrpc2.NewNumberID(n))
+			case json.Unmarshal(p.ID, &s) == nil:
+				cancel(jsonrpc2.NewStringID(s))
+			}
+		}
+		return reply(ctx, nil, nil)
+	}
+}
+
+// handle routes one message by method and lifecycle state.
+func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	_, isCall := req.(*jsonrpc2.Call)
+	s.mu.Lock()
+	state := s.state
+	s.mu.Unlock()
+	method := req.Method()
+
+	switch {
+	case method == protocol.MethodExit:
+		s.exit(state == stateShutdown)
+		return reply(ctx, nil, nil)
+	case state == stateNew && method != protocol.MethodInitialize:
+		if !isCall {
+			return reply(ctx, nil, nil) // notifications before initialize are dropped
+		}
+		return reply(ctx, nil, jsonrpc2.NewError(jsonrpc2.ServerNotInitialized, "the server is not initialized"))
+	case state == stateShutdown:
+		if !isCall {
+			return reply(ctx, nil, nil)
+		}
+		return reply(ctx, nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "the server is shut down; only exit is accepted"))
+	}
+
+	result, err := s.dispatch(ctx, method, req.Params(), isCall)
+	if err != nil {
+		s.log.Warn("request failed", "method", method, "err", err)
+	}
+	return reply(context.WithoutCancel(ctx), result, wireError(err))
+}
+
+// errMethodNotFound marks a request the server does not implement.
+var errMethodNotFound = errors.New("method not found")
+
+func (s *Server) dispatch(ctx context.Context, method string, params json.RawMessage, isCall bool) (any, error) {
+	switch method {
+	case protocol.MethodInitialize:
+		return decodeCall(ctx, params, s.initialize)
+	case protocol.MethodInitialized:
+		s.mu.Lock()
+		if s.state == stateInitializing {
+			s.state = stateRunning
+		}
+		s.mu.Unlock()
+		return nil, nil
+	case protocol.MethodShutdown:
+		s.mu.Lock()
+		s.state = stateShutdown
+		s.mu.Unlock()
+		return nil, nil
+	case protocol.MethodTextDocumentDidOpen:
+		return decodeCall(ctx, params, s.didOpen)
+	case protocol.MethodTextDocumentDidChange:
+		return decodeCall(ctx, params, s.didChange)
+	case protocol.MethodTextDocumentDidClose:
+		return decodeCall(ctx, params, s.didClose)
+	case protocol.MethodTextDocumentDidSave:
+		return nil, nil // open buffers are the truth; the disk is read when a document is not open
+	case protocol.MethodTextDocumentCodeAction:
+		return decodeCall(ctx, params, s.codeAction)
+	case protocol.MethodWorkspaceExecuteCommand:
+		return decodeCall(ctx, params, s.executeCommand)
+	}
+	if !isCall {
+		return nil, nil // unknown notifications are ignored, as the spec says
+	}
+	return nil, fmt.Errorf("%w: %s", errMethodNotFound, method)
+}
+
+// decodeCall decodes params (null or absent is the zero value) and calls fn.
+func decodeCall[P, R any](ctx context.Context, params json.RawMessage, fn func(context.Context, *P) (R, error)) (any, error) {
+	var p P
+	if len(params) > 0 && string(params) != "null" {
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+		}
+	}
+	return fn(ctx, &p)
+}
+
+// wireError gives an error a JSON-RPC code (plain Go errors would go out
+// with code 0).
+func wireError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var je *jsonrpc2.Error
+	switch {
+	case errors.As(err, &je):
+		return je
+	case errors.Is(err, errMethodNotFound):
+		return jsonrpc2.NewError(jsonrpc2.MethodNotFound, err.Error())
+	case errors.Is(err, context.Canceled):
+		return jsonrpc2.NewError(jsonrpc2.Code(-32800), "request cancelled")
+	}
+	return jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
+}
+
+// exit ends the server; clean says shutdown came first.
+func (s *Server) exit(clean bool) {
+	s.once.Do(func() {
+		s.mu.Lock()
+		s.clean = clean
+		s.mu.Unlock()
+		close(s.exited)
+	})
+}
+
+// goBackground runs work that outlives the request that started it, tied
+// to the connection: it ends with it.
+func (s *Server) goBackground(name string, fn func(context.Context)) {
+	ctx := s.ctx
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Error("background work panicked", "work", name, "panic", r)
+			}
+		}()
+		fn(ctx)
+	}()
+}

@@ -1,0 +1,162 @@
+package lsp_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/lsp/lsptest"
+)
+
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for p, c := range files {
+		full := filepath.Join(root, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func readFile(t *testing.T, root, rel string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+const reply = "Renaming Config.\n\n```patch_many\n=== PATH: a.go ===\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n\n=== PATH: b.go ===\n<<<<<<< ORIGINAL\nvar c Config\n=======\nvar c Settings\n>>>>>>> UPDATED\n```\n\n```save c.go\npackage p\n```\n"
+
+var files = map[string]string{
+	"a.go": "package p\n\n// Config holds settings.\ntype Config struct{}\n",
+	"b.go": "package p\n\nvar c Config\n",
+}
+
+// TestApplyReply applies a multi-file reply (an open buffer, a file not
+// open, a new file) as one WorkspaceEdit, under each editor's profile.
+func TestApplyReply(t *testing.T) {
+	for _, p := range lsptest.Profiles() {
+		t.Run(p.Name, func(t *testing.T) {
+			root := writeFiles(t, files)
+			e := lsptest.Start(t, root, p)
+			e.OpenFile("a.go", "go")
+			if err := e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply}); err != nil {
+				t.Fatal(err)
+			}
+			e.Await("the edit applied", func() bool { return e.HasMessageLocked("agentls: applied") })
+			if got := e.Buffer("a.go"); got != "package p\n\n// Config holds settings.\ntype Settings struct{}\n" {
+				t.Errorf("a.go buffer = %q", got)
+			}
+			if got := readFile(t, root, "b.go"); got != "package p\n\nvar c Settings\n" {
+				t.Errorf("b.go on disk = %q", got)
+			}
+			if got := readFile(t, root, "c.go"); got != "package p\n" {
+				t.Errorf("c.go = %q", got)
+			}
+			if got := readFile(t, root, "a.go"); got != files["a.go"] {
+				t.Errorf("a.go on disk changed (the buffer is the editor's to save): %q", got)
+			}
+		})
+	}
+}
+
+func TestApplyReplyFailureChangesNothing(t *testing.T) {
+	root := writeFiles(t, map[string]string{"a.go": files["a.go"], "b.go": "package p\n\nvar c Other\n"})
+	e := lsptest.Start(t, root, lsptest.VSCode())
+	e.OpenFile("a.go", "go")
+	e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply})
+	e.Await("an error", func() bool { return e.HasMessageLocked("nothing applied") })
+	if msg := e.Messages()[0]; msg.Type != protocol.MessageTypeError || !strings.Contains(msg.Message, "patch b.go") || !strings.Contains(msg.Message, "var c Other") {
+		t.Errorf("message = %+v", msg)
+	}
+	if e.Buffer("a.go") != files["a.go"] {
+		t.Error("a.go changed although b.go failed")
+	}
+}
+
+func TestClientRejects(t *testing.T) {
+	root := writeFiles(t, files)
+	e := lsptest.Start(t, root, lsptest.Helix())
+	e.OpenFile("a.go", "go")
+	e.RejectEdits = true
+	e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply})
+	e.Await("the refusal reported", func() bool { return e.HasMessageLocked("refused the edit") })
+	if e.Buffer("a.go") != files["a.go"] || readFile(t, root, "b.go") != files["b.go"] {
+		t.Error("files changed although the editor refused")
+	}
+	if _, err := os.Stat(filepath.Join(root, "c.go")); err == nil {
+		t.Error("c.go was created although the editor refused")
+	}
+}
+
+// TestUserTypesDuringApply: the user's keystroke lands between the
+// server's computing the edit and the editor's applying it; the editor
+// refuses the stale version, the server resolves again, and both the
+// keystroke and the edit survive.
+func TestUserTypesDuringApply(t *testing.T) {
+	root := writeFiles(t, files)
+	e := lsptest.Start(t, root, lsptest.VSCode())
+	e.OpenFile("a.go", "go")
+	typed := false
+	e.BeforeApply = func() {
+		if !typed {
+			typed = true
+			e.Type("a.go", "package p // typed\n\n// Config holds settings.\ntype Config struct{}\n")
+		}
+	}
+	e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply})
+	e.Await("the edit applied", func() bool { return e.HasMessageLocked("agentls: applied") })
+	if got := e.Buffer("a.go"); got != "package p // typed\n\n// Config holds settings.\ntype Settings struct{}\n" {
+		t.Errorf("a.go = %q", got)
+	}
+}
+
+// TestCodeActionOnScratchBuffer: a reply pasted into a Markdown scratch
+// buffer is offered as a code action and applied.
+func TestCodeActionOnScratchBuffer(t *testing.T) {
+	root := writeFiles(t, files)
+	e := lsptest.Start(t, root, lsptest.Neovim07())
+	e.OpenBuffer("reply.md", "markdown", reply)
+	actions := e.CodeActions("reply.md", protocol.Range{})
+	if len(actions) != 1 || actions[0].Title != "Apply agent reply (2 edits in 3 files)" {
+		t.Fatalf("actions = %+v", actions)
+	}
+	if err := e.RunCodeAction(actions[0]); err != nil {
+		t.Fatal(err)
+	}
+	e.Await("the edit applied", func() bool { return e.HasMessageLocked("agentls: applied") })
+	if readFile(t, root, "a.go") != "package p\n\n// Config holds settings.\ntype Settings struct{}\n" {
+		t.Errorf("a.go = %q", readFile(t, root, "a.go"))
+	}
+	// No action on a Go file without edit blocks in the selection.
+	e.OpenFile("b.go", "go")
+	if got := e.CodeActions("b.go", protocol.Range{End: protocol.Position{Line: 2}}); len(got) != 0 {
+		t.Errorf("actions on plain code: %+v", got)
+	}
+}
+
+// TestPositionsWithAstralCharacters edits a line with an emoji before the
+// change, under UTF-16 (VS Code) and UTF-8 (Helix) positions, and a CRLF
+// file.
+func TestPositionsWithAstralCharacters(t *testing.T) {
+	for _, p := range []lsptest.Profile{lsptest.VSCode(), lsptest.Helix()} {
+		t.Run(p.Name, func(t *testing.T) {
+			root := writeFiles(t, map[string]string{"e.txt": "x := \"😀\"; y := 1\r\nz\r\n"})
+			e := lsptest.Start(t, root, p)
+			e.OpenFile("e.txt", "plaintext")
+			e.ExecuteCommand("agentls.applyReply", map[string]any{"text": "```patch e.txt\n<<<<<<< ORIGINAL\nx := \"😀\"; y := 1\n=======\nx := \"😀\"; y := 2\n>>>>>>> UPDATED\n```\n"})
+			e.Await("the edit applied", func() bool { return e.HasMessageLocked("agentls: applied") })
+			if got := e.Buffer("e.txt"); got != "x := \"😀\"; y := 2\r\nz\r\n" {
+				t.Errorf("e.txt = %q", got)
+			}
+		})
+	}
+}
