@@ -1,0 +1,65 @@
+-- Headless Neovim 0.7.2 against the real agentls binary: "Apply agent
+-- reply" on a scratch buffer holding a two-file patch_many reply, then
+-- :undo in each file. Run by TestNeovimHeadless; exits non-zero on failure.
+local bin, root = os.getenv('AGENTLS_BIN'), os.getenv('AGENTLS_ROOT')
+
+local function fail(msg)
+  io.stderr:write('FAIL: ' .. msg .. '\n')
+  vim.cmd('cquit 1')
+end
+
+local function text(buf)
+  return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
+end
+
+local client_id = vim.lsp.start_client({ cmd = { bin }, root_dir = root, name = 'agentls' })
+if not client_id then fail('the client did not start') end
+
+local function open(name, filetype)
+  vim.cmd('edit ' .. root .. '/' .. name)
+  local buf = vim.api.nvim_get_current_buf()
+  if filetype then vim.bo[buf].filetype = filetype end
+  vim.lsp.buf_attach_client(buf, client_id)
+  return buf
+end
+
+local a = open('a.go', 'go')
+local b = open('b.go', 'go')
+local reply = open('reply.md', 'markdown')
+
+local client
+if not vim.wait(10000, function()
+  client = vim.lsp.get_client_by_id(client_id)
+  return client ~= nil and client.server_capabilities ~= nil and next(client.server_capabilities) ~= nil
+end) then fail('the server did not initialize') end
+
+local res = client.request_sync('textDocument/codeAction', {
+  textDocument = { uri = vim.uri_from_bufnr(reply) },
+  range = { start = { line = 0, character = 0 }, ['end'] = { line = 0, character = 0 } },
+  context = { diagnostics = {} },
+}, 10000, reply)
+if not res or res.err or not res.result or #res.result ~= 1 then
+  fail('code actions: ' .. vim.inspect(res))
+end
+local action = res.result[1]
+if action.title ~= 'Apply agent reply (1 edit in 2 files)' then fail('action title: ' .. action.title) end
+
+local done = client.request_sync('workspace/executeCommand', action.command, 10000, reply)
+if not done or done.err then fail('executeCommand: ' .. vim.inspect(done)) end
+
+if not vim.wait(10000, function()
+  return text(a):find('type Settings struct{}', 1, true) ~= nil and text(b):find('var c Settings', 1, true) ~= nil
+end) then fail('the edit did not land: a.go=' .. text(a) .. ' b.go=' .. text(b)) end
+
+-- One undo in each buffer puts it back.
+for _, buf in ipairs({ a, b }) do
+  vim.api.nvim_buf_call(buf, function() vim.cmd('silent undo') end)
+end
+if text(a):find('Settings', 1, true) or text(b):find('Settings', 1, true) then
+  fail('undo did not revert: a.go=' .. text(a) .. ' b.go=' .. text(b))
+end
+if not text(a):find('type Config struct{}', 1, true) or not text(b):find('var c Config', 1, true) then
+  fail('undo left other text: a.go=' .. text(a) .. ' b.go=' .. text(b))
+end
+io.stdout:write('OK\n')
+vim.cmd('qa!')
