@@ -19,6 +19,16 @@ func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) (an
 	if !ok {
 		return actions, nil
 	}
+	if rel, err := s.relPath(d); err == nil {
+		if e := s.journal.lastTouching(rel); e != nil {
+			title := fmt.Sprintf("Undo agent edit %d: %s", e.id, e.label)
+			actions = append(actions, protocol.CodeAction{
+				Title:   title,
+				Kind:    protocol.Source,
+				Command: &protocol.Command{Title: title, Command: cmdUndo, Arguments: []any{map[string]int{"turn": e.id}}},
+			})
+		}
+	}
 	r := p.Range
 	empty := r.Start == r.End
 	var text string

@@ -48,6 +48,8 @@ func (s *Server) executeCommand(ctx context.Context, p *executeCommandParams) (a
 		// own, which it may only answer once this one is answered.
 		s.goBackground(cmdApplyReply, func(ctx context.Context) { s.applyReply(ctx, text) })
 		return nil, nil
+	case cmdUndo, cmdRedo:
+		return s.undoRedo(ctx, p.Command == cmdUndo, arg)
 	}
 	return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "unknown command "+p.Command)
 }
@@ -151,7 +153,8 @@ func (s *Server) applyReply(ctx context.Context, reply string) {
 		for _, c := range changes {
 			names = append(names, c.Path)
 		}
-		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: applied %d %s in %s", res.Edits, plural(res.Edits, "edit", "edits"), strings.Join(names, ", "))
+		id := s.journal.record(fmt.Sprintf("reply (%s)", strings.Join(names, ", ")), changes)
+		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: applied %d %s in %s (agent edit %d: agentls.turn.undo reverts it)", res.Edits, plural(res.Edits, "edit", "edits"), strings.Join(names, ", "), id)
 	}
 }
 

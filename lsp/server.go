@@ -60,7 +60,8 @@ type Server struct {
 	caps     clientCapabilities
 	encoding edits.Encoding
 
-	docs *documents
+	docs    *documents
+	journal journal
 
 	exited chan struct{}
 	once   sync.Once

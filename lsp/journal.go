@@ -1,0 +1,273 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/tools/edit"
+)
+
+const (
+	cmdUndo = "agentls.turn.undo"
+	cmdRedo = "agentls.turn.redo"
+)
+
+// An entry is one applied changeset, with what each file was before and
+// after, so it can be undone and redone the same way in every editor.
+type entry struct {
+	id     int
+	label  string
+	files  []journalFile
+	undone bool
+}
+
+type journalFile struct {
+	path          string // relative to the root
+	before, after string
+	existedBefore bool
+	existsAfter   bool
+}
+
+// journal is the undo history of the session, newest last.
+type journal struct {
+	mu      sync.Mutex
+	entries []*entry
+	next    int
+}
+
+func (j *journal) record(label string, changes []*edits.FileChange) int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.next++
+	e := &entry{id: j.next, label: label}
+	for _, c := range changes {
+		e.files = append(e.files, journalFile{
+			path: c.Path, before: c.Base, after: c.Result,
+			existedBefore: c.Action != edits.Create, existsAfter: c.Action != edits.Delete,
+		})
+	}
+	// A new edit ends the redo history.
+	j.entries = append(j.entries[:j.redoStart()], e)
+	return e.id
+}
+
+// redoStart is the index of the first undone entry at the end.
+func (j *journal) redoStart() int {
+	i := len(j.entries)
+	for i > 0 && j.entries[i-1].undone {
+		i--
+	}
+	return i
+}
+
+// pick returns the entry to undo (the last one applied) or redo (the
+// first one undone), or the one with the id.
+func (j *journal) pick(undo bool, id int) (*entry, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if id != 0 {
+		for _, e := range j.entries {
+			if e.id == id {
+				if e.undone == undo {
+					return nil, fmt.Errorf("edit %d is already %s", id, map[bool]string{true: "undone", false: "applied"}[undo])
+				}
+				return e, nil
+			}
+		}
+		return nil, fmt.Errorf("no agent edit %d in this session", id)
+	}
+	k := j.redoStart()
+	if undo {
+		if k == 0 {
+			return nil, errors.New("no agent edit to undo")
+		}
+		return j.entries[k-1], nil
+	}
+	if k == len(j.entries) {
+		return nil, errors.New("no undone agent edit to redo")
+	}
+	return j.entries[k], nil
+}
+
+func (j *journal) mark(e *entry, undone bool) {
+	j.mu.Lock()
+	e.undone = undone
+	j.mu.Unlock()
+}
+
+// lastTouching returns the last applied entry that changed path.
+func (j *journal) lastTouching(path string) *entry {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for i := j.redoStart() - 1; i >= 0; i-- {
+		for _, f := range j.entries[i].files {
+			if f.path == path {
+				return j.entries[i]
+			}
+		}
+	}
+	return nil
+}
+
+// undoRedo runs agentls.turn.undo or redo: the inverse (or the same)
+// change, computed against what the files hold now, sent as one versioned
+// WorkspaceEdit. Lines the user changed since are refused, not clobbered:
+// the change is re-applied as hunks, which must match.
+func (s *Server) undoRedo(ctx context.Context, undo bool, arg json.RawMessage) (any, error) {
+	var a struct {
+		Turn int `json:"turn"`
+	}
+	if len(arg) > 0 && string(arg) != "null" {
+		if err := json.Unmarshal(arg, &a); err != nil {
+			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+		}
+	}
+	e, err := s.journal.pick(undo, a.Turn)
+	if err != nil {
+		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %v", err)
+		return nil, nil
+	}
+	s.goBackground("undo", func(ctx context.Context) { s.undoRedoEntry(ctx, e, undo) })
+	return nil, nil
+}
+
+func (s *Server) undoRedoEntry(ctx context.Context, e *entry, undo bool) {
+	verb := map[bool]string{true: "undo", false: "redo"}[undo]
+	s.mu.Lock()
+	root := s.root
+	s.mu.Unlock()
+	src := editorSource{s: s, disk: edit.DiskSource{Root: root}}
+	var cs edits.Changeset
+	for _, f := range e.files {
+		from, to := f.after, f.before
+		fromExists, toExists := f.existsAfter, f.existedBefore
+		if !undo {
+			from, to, fromExists, toExists = to, from, toExists, fromExists
+		}
+		cur, version, exists, err := src.Read(ctx, f.path)
+		if err != nil {
+			s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s: %v", verb, err)
+			return
+		}
+		switch {
+		case exists != fromExists:
+			s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s %q: %s was %s since; nothing changed", verb, e.label, f.path, map[bool]string{true: "created", false: "deleted"}[exists])
+			return
+		case !toExists:
+			if cur != from {
+				s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s %q: %s changed since, and undoing would delete it; nothing changed", verb, e.label, f.path)
+				return
+			}
+			cs.Remove(f.path, cur, version)
+			continue
+		case !fromExists:
+			cs.Write(f.path, "", false, 0, to)
+			continue
+		}
+		result, err := rebase(cur, from, to)
+		if err != nil {
+			s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s %q: %s: %v; nothing changed", verb, e.label, f.path, err)
+			return
+		}
+		cs.Write(f.path, cur, true, version, result)
+	}
+	we, err := s.workspaceEditFor(&cs)
+	if err != nil {
+		s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s: %v", verb, err)
+		return
+	}
+	res, err := s.applyEdit(ctx, "agentls: "+verb+" "+e.label, we)
+	switch {
+	case err != nil:
+		s.showMessage(ctx, protocol.MessageTypeError, "agentls: %s failed: %v", verb, err)
+	case !res.Applied:
+		s.showMessage(ctx, protocol.MessageTypeError, "agentls: the editor refused the %s (%s); nothing changed", verb, res.FailureReason)
+	default:
+		s.journal.mark(e, undo)
+		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: %s: %s", map[bool]string{true: "undone", false: "redone"}[undo], e.label)
+	}
+}
+
+// rebase applies the change from → to onto cur, which may differ from
+// from where the user edited since: the change becomes hunks with context,
+// applied by the engine, so they must still match; where the user changed
+// the same lines, it fails.
+func rebase(cur, from, to string) (string, error) {
+	if cur == from {
+		return to, nil
+	}
+	// As little context as makes each hunk unique: the user's edits next
+	// to the agent's lines should not block the undo.
+	var first error
+	for ctx := 0; ctx <= 3; ctx++ {
+		out, err := edits.ApplyHunks(cur, hunksFor(from, to, ctx))
+		if err == nil {
+			return out, nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return "", fmt.Errorf("you changed the same lines since (%v)", first)
+}
+
+// hunksFor describes the change from → to as hunks with ctx lines of
+// context on each side.
+func hunksFor(from, to string, ctx int) []edits.Hunk {
+	fl := strings.SplitAfter(from, "\n")
+	var hunks []edits.Hunk
+	offsets := make([]int, len(fl)+1)
+	for i, l := range fl {
+		offsets[i+1] = offsets[i] + len(l)
+	}
+	lineAt := func(off int) int {
+		for i, o := range offsets {
+			if o >= off {
+				return i
+			}
+		}
+		return len(fl)
+	}
+	for _, e := range edits.MinimalEdits(from, to) {
+		// Widen to whole lines, plus context.
+		a, b := lineAt(e.Start), lineAt(e.End)
+		if a > 0 && offsets[a] > e.Start {
+			a--
+		}
+		if b < len(fl) && offsets[b] < e.End {
+			b++
+		}
+		if b == a {
+			b = min(a+1, len(fl)) // a pure insertion: anchor on the next line
+		}
+		ca, cb := max(0, a-ctx), min(len(fl), b+ctx)
+		if ca == cb {
+			continue
+		}
+		orig := strings.Join(fl[ca:cb], "")
+		upd := strings.Join(fl[ca:a], "") + from[offsets[a]:e.Start] + e.New + from[e.End:offsets[b]] + strings.Join(fl[b:cb], "")
+		hunks = append(hunks, edits.Hunk{Original: splitKeep(orig), Updated: splitKeep(upd)})
+	}
+	return hunks
+}
+
+// splitKeep splits text into line contents, as edits does.
+func splitKeep(s string) []string {
+	s = strings.TrimSuffix(s, "\n")
+	if s == "" {
+		return []string{""}
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSuffix(l, "\r")
+	}
+	return lines
+}
