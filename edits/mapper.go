@@ -126,3 +126,71 @@ func (m *Mapper) Offset(line, char int, enc Encoding) (int, error) {
 	}
 	return end, nil
 }
+
+// Text returns the text the Mapper maps.
+func (m *Mapper) Text() string { return m.text }
+
+// Replace returns the Mapper of the text with the bytes [start, end)
+// replaced by s, built from m's index rather than by rescanning: the lines
+// before the change keep their starts, the changed ones are re-indexed, the
+// later ones are shifted. It costs the size of the change plus a copy of
+// the index (and of the string), not a scan of the text. m is unchanged, so
+// Mappers can be shared between goroutines.
+func (m *Mapper) Replace(start, end int, s string) (*Mapper, error) {
+	if start < 0 || end < start || end > len(m.text) {
+		return nil, fmt.Errorf("replace [%d, %d) outside the text (0-%d)", start, end, len(m.text))
+	}
+	// A "\r\n" split or joined by the change makes line breaks around it
+	// ambiguous: re-index from the line before the change to the line after.
+	from := sort.Search(len(m.lineStarts), func(i int) bool { return m.lineStarts[i] > start }) - 1
+	if from > 0 {
+		from-- // the previous line may end in a "\r" that now meets a "\n"
+	}
+	to := sort.Search(len(m.lineStarts), func(i int) bool { return m.lineStarts[i] > end })
+	if to < len(m.lineStarts) {
+		to++ // the line after, likewise
+	}
+	delta := len(s) - (end - start)
+	text := m.text[:start] + s + m.text[end:]
+	scanFrom := m.lineStarts[from]
+	scanTo := len(text)
+	if to < len(m.lineStarts) {
+		scanTo = m.lineStarts[to] + delta
+	}
+	var mid []int
+	for i := scanFrom; i < scanTo; i++ {
+		switch text[i] {
+		case '\n':
+			mid = append(mid, i+1)
+		case '\r':
+			if i+1 < len(text) && text[i+1] == '\n' {
+				i++
+			}
+			mid = append(mid, i+1)
+		}
+	}
+	tail := m.lineStarts[to:]
+	starts := make([]int, 0, from+1+len(mid)+len(tail))
+	starts = append(starts, m.lineStarts[:from+1]...)
+	for _, st := range mid {
+		if st < scanTo || to == len(m.lineStarts) {
+			starts = append(starts, st)
+		}
+	}
+	for _, st := range tail {
+		starts = append(starts, st+delta)
+	}
+	return &Mapper{text: text, lineStarts: dedupe(starts)}, nil
+}
+
+// dedupe drops repeated starts (a scan that ends on a line start adds it
+// once more).
+func dedupe(s []int) []int {
+	out := s[:1]
+	for _, v := range s[1:] {
+		if v != out[len(out)-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}

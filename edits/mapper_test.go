@@ -134,3 +134,33 @@ func BenchmarkMapper(b *testing.B) {
 		})
 	}
 }
+
+// FuzzMapperReplace checks that updating a Mapper in place gives the
+// index a fresh Mapper of the new text has.
+func FuzzMapperReplace(f *testing.F) {
+	f.Add("a\nb\r\nc\rd\n", 2, 5, "x\r")
+	f.Add("a\r\nb", 1, 1, "\n\r")
+	f.Add("", 0, 0, "z\n")
+	f.Fuzz(func(t *testing.T, text string, a, b int, s string) {
+		if len(text) > 2000 {
+			return
+		}
+		a = int(uint(a) % uint(len(text)+1))
+		b = int(uint(b) % uint(len(text)+1))
+		if a > b {
+			a, b = b, a
+		}
+		orig := NewMapper(text)
+		m, err := orig.Replace(a, b, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if orig.Text() != text {
+			t.Fatal("Replace changed the original Mapper")
+		}
+		want := NewMapper(text[:a] + s + text[b:])
+		if m.Text() != want.Text() || fmt.Sprint(m.lineStarts) != fmt.Sprint(want.lineStarts) {
+			t.Fatalf("replace [%d,%d) of %q with %q: starts %v, want %v", a, b, text, s, m.lineStarts, want.lineStarts)
+		}
+	})
+}

@@ -76,7 +76,7 @@ func (s *Server) rangeText(d document, r protocol.Range) (string, error) {
 	s.mu.Lock()
 	enc := s.encoding
 	s.mu.Unlock()
-	m := edits.NewMapper(d.text)
+	m := d.positions()
 	start, err := m.Offset(int(r.Start.Line), int(r.Start.Character), enc)
 	if err != nil {
 		return "", err

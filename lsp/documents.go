@@ -22,6 +22,15 @@ type document struct {
 	language string
 	version  int32
 	text     string
+	mapper   *edits.Mapper // of text; immutable, so copies of a document share it
+}
+
+// positions returns the document's Mapper, building it on first use.
+func (d *document) positions() *edits.Mapper {
+	if d.mapper == nil {
+		d.mapper = edits.NewMapper(d.text)
+	}
+	return d.mapper
 }
 
 // documents are the open buffers, by URI and by file name.
@@ -73,6 +82,7 @@ func (ds *documents) get(u protocol.DocumentURI) (document, bool) {
 	if !ok {
 		return document{}, false
 	}
+	d.positions() // built under the lock, then shared
 	return *d, true
 }
 
@@ -131,25 +141,27 @@ func (s *Server) didChange(_ context.Context, p *didChangeParams) (any, error) {
 		s.log.Warn("didChange with a version that does not increase: ignored (a client bug)", "uri", d.uri, "have", d.version, "got", p.TextDocument.Version)
 		return nil, nil
 	}
-	text := d.text
+	// Each change updates the document's position index rather than
+	// rebuilding it, so a keystroke does not rescan a large document.
+	m := d.positions()
 	for _, c := range p.ContentChanges {
 		if c.Range == nil {
-			text = c.Text
+			m = edits.NewMapper(c.Text)
 			continue
 		}
-		m := edits.NewMapper(text)
 		start, err := m.Offset(int(c.Range.Start.Line), int(c.Range.Start.Character), enc)
 		if err == nil {
 			var end int
 			if end, err = m.Offset(int(c.Range.End.Line), int(c.Range.End.Character), enc); err == nil && end >= start {
-				text = text[:start] + c.Text + text[end:]
-				continue
+				if m, err = m.Replace(start, end, c.Text); err == nil {
+					continue
+				}
 			}
 		}
 		s.log.Warn("didChange with a range outside the document: the buffer may be out of step", "uri", d.uri, "range", c.Range, "err", err)
 		return nil, nil
 	}
-	d.text, d.version = text, p.TextDocument.Version
+	d.text, d.mapper, d.version = m.Text(), m, p.TextDocument.Version
 	s.docs.signal()
 	return nil, nil
 }

@@ -24,6 +24,13 @@ func writeFiles(t *testing.T, files map[string]string) string {
 	return root
 }
 
+func writeFile(name, content string) error {
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(name, []byte(content), 0o644)
+}
+
 func readFile(t *testing.T, root, rel string) string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(root, rel))

@@ -248,6 +248,32 @@ func (e *Editor) sendChange(rel string, version int32, text string) error {
 	})
 }
 
+// TypeAt inserts text at a position, as one incremental change (how
+// editors send keystrokes).
+func (e *Editor) TypeAt(rel string, line, char int, text string) {
+	e.t.Helper()
+	e.mu.Lock()
+	b := e.buffers[rel]
+	m := edits.NewMapper(b.text)
+	off, err := m.Offset(line, char, e.encoding)
+	if err != nil {
+		e.mu.Unlock()
+		e.t.Fatal(err)
+	}
+	b.text = b.text[:off] + text + b.text[off:]
+	b.version++
+	v := b.version
+	e.mu.Unlock()
+	pos := map[string]int{"line": line, "character": char}
+	err = e.conn.Notify(context.Background(), protocol.MethodTextDocumentDidChange, map[string]any{
+		"textDocument":   map[string]any{"uri": e.uri(rel), "version": v},
+		"contentChanges": []map[string]any{{"range": map[string]any{"start": pos, "end": pos}, "text": text}},
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+}
+
 // Buffer returns a buffer's text.
 func (e *Editor) Buffer(rel string) string {
 	e.mu.Lock()
