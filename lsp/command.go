@@ -149,6 +149,7 @@ func (s *Server) applyReply(ctx context.Context, reply string) {
 		}
 		s.showMessage(ctx, protocol.MessageTypeError, "agentls: the editor refused the edit (%s); nothing was changed — run the command again", reason)
 	default:
+		s.awaitEditorEcho(ctx, changes)
 		var names []string
 		for _, c := range changes {
 			names = append(names, c.Path)
@@ -163,4 +164,15 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// awaitEditorEcho waits (briefly) for the didChange an editor sends for
+// each open buffer an applied edit changed, so the next command sees the
+// buffers as the editor has them.
+func (s *Server) awaitEditorEcho(ctx context.Context, changes []*edits.FileChange) {
+	for _, c := range changes {
+		if c.Version != 0 {
+			s.docs.waitVersionPast(ctx, cleanFile(filepath.Join(s.root, filepath.FromSlash(c.Path))), c.Version, time.Second)
+		}
+	}
 }

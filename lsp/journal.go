@@ -191,6 +191,7 @@ func (s *Server) undoRedoEntry(ctx context.Context, e *entry, undo bool) {
 	case !res.Applied:
 		s.showMessage(ctx, protocol.MessageTypeError, "agentls: the editor refused the %s (%s); nothing changed", verb, res.FailureReason)
 	default:
+		s.awaitEditorEcho(ctx, cs.Effective())
 		s.journal.mark(e, undo)
 		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: %s: %s", map[bool]string{true: "undone", false: "redone"}[undo], e.label)
 	}
