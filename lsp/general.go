@@ -24,6 +24,7 @@ func (s *Server) initialize(_ context.Context, p *initializeParams) (any, error)
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "initialize was already received")
 	}
 	s.caps = p.Capabilities
+	s.quirks = quirksOf(p.ClientInfo.Name)
 	root := ""
 	switch {
 	case p.RootURI != "":
@@ -44,7 +45,7 @@ func (s *Server) initialize(_ context.Context, p *initializeParams) (any, error)
 		encoding, s.encoding = "utf-8", edits.UTF8
 	}
 	s.state = stateInitializing
-	s.log.Info("initialize", "root", root, "encoding", encoding)
+	s.log.Info("initialize", "client", p.ClientInfo.Name, "clientVersion", p.ClientInfo.Version, "root", root, "encoding", encoding)
 	return map[string]any{
 		"capabilities": map[string]any{
 			"positionEncoding": encoding,
@@ -63,4 +64,16 @@ func (s *Server) initialize(_ context.Context, p *initializeParams) (any, error)
 // fileURI returns the URI of a workspace path.
 func (s *Server) fileURI(rel string) protocol.DocumentURI {
 	return protocol.DocumentURI(uri.File(filepath.Join(s.root, filepath.FromSlash(rel))))
+}
+
+// quirks are what particular editors need beyond the spec.
+type quirks struct {
+	// createdFileToLine1: Neovim inserts a created file's content above
+	// the empty line a new buffer has, so the file gains a trailing blank
+	// line; the edit must replace that line (range 0:0–1:0).
+	createdFileToLine1 bool
+}
+
+func quirksOf(client string) quirks {
+	return quirks{createdFileToLine1: client == "Neovim"}
 }

@@ -28,7 +28,7 @@ func TestNeovimHeadless(t *testing.T) {
 	root := writeFiles(t, map[string]string{
 		"a.go":     "package p\n\n// Config holds settings.\ntype Config struct{}\n",
 		"b.go":     "package p\n\nvar c Config\n",
-		"reply.md": "Renaming Config.\n\n```patch_many\n=== PATH: a.go ===\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n\n=== PATH: b.go ===\n<<<<<<< ORIGINAL\nvar c Config\n=======\nvar c Settings\n>>>>>>> UPDATED\n```\n",
+		"reply.md": "Renaming Config.\n\n```patch_many\n=== PATH: a.go ===\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n\n=== PATH: b.go ===\n<<<<<<< ORIGINAL\nvar c Config\n=======\nvar c Settings\n>>>>>>> UPDATED\n```\n\n```save c.go\npackage p\n\nfunc New() {}\n```\n",
 	})
 	script, _ := filepath.Abs("testdata/nvim/apply.lua")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

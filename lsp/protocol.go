@@ -12,6 +12,10 @@ import (
 // initializeParams reads only what the server uses from initialize, with
 // the 3.17 fields the library does not have.
 type initializeParams struct {
+	ClientInfo struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	} `json:"clientInfo"`
 	RootURI          protocol.DocumentURI       `json:"rootUri"`
 	WorkspaceFolders []protocol.WorkspaceFolder `json:"workspaceFolders"`
 	Capabilities     clientCapabilities         `json:"capabilities"`

@@ -59,6 +59,7 @@ type Server struct {
 	root     string // the workspace root, absolute, symlinks resolved
 	caps     clientCapabilities
 	encoding edits.Encoding
+	quirks   quirks
 
 	docs    *documents
 	journal journal

@@ -21,6 +21,7 @@ func (s *Server) workspaceEditFor(cs *edits.Changeset) (workspaceEdit, error) {
 	s.mu.Lock()
 	caps, enc := s.caps, s.encoding
 	s.mu.Unlock()
+
 	useDocumentChanges := caps.Workspace.WorkspaceEdit.DocumentChanges || len(caps.Workspace.WorkspaceEdit.ResourceOperations) > 0
 	var we workspaceEdit
 	for _, c := range cs.Effective() {
@@ -46,6 +47,9 @@ func (s *Server) workspaceEditFor(cs *edits.Changeset) (workspaceEdit, error) {
 		}
 		switch c.Action {
 		case edits.Create:
+			if s.quirks.createdFileToLine1 {
+				textEdits = []protocol.TextEdit{{Range: protocol.Range{End: protocol.Position{Line: 1}}, NewText: c.Result}}
+			}
 			we.DocumentChanges = append(we.DocumentChanges,
 				createFile{Kind: "create", URI: u},
 				textDocumentEdit{TextDocument: versionedID{URI: u}, Edits: textEdits})

@@ -31,13 +31,14 @@ import (
 // A Profile is what an editor announces in initialize.
 type Profile struct {
 	Name         string
+	ClientInfo   map[string]string
 	Capabilities map[string]any
 }
 
 // Profiles of real editors, from what they sent in initialize (the team's
 // editor-profiles: Neovim 0.7.2, VS Code 1.100.3; Helix from its source).
 func Neovim07() Profile {
-	return Profile{Name: "neovim-0.7", Capabilities: map[string]any{
+	return Profile{Name: "neovim-0.7", ClientInfo: map[string]string{"name": "Neovim", "version": "0.7.2"}, Capabilities: map[string]any{
 		"workspace": map[string]any{
 			"applyEdit": true,
 			// Neovim 0.7 applies documentChanges but does not announce them;
@@ -141,6 +142,7 @@ func (e *Editor) initialize() {
 	}
 	params := map[string]any{
 		"processId":    os.Getpid(),
+		"clientInfo":   e.profile.ClientInfo,
 		"rootUri":      string(uri.File(e.Root)),
 		"capabilities": e.profile.Capabilities,
 	}
@@ -495,13 +497,20 @@ func (e *Editor) applyWorkspaceEdit(raw json.RawMessage) applyResult {
 // applyTextEdits applies edits that all refer to the original text.
 func applyTextEdits(text string, es []protocol.TextEdit, enc edits.Encoding) (string, error) {
 	m := edits.NewMapper(text)
+	// Editors clamp a position past the last line to the end of the text.
+	offset := func(p protocol.Position) (int, error) {
+		if int(p.Line) >= m.Lines() {
+			return len(text), nil
+		}
+		return m.Offset(int(p.Line), int(p.Character), enc)
+	}
 	var tes []edits.TextEdit
 	for _, te := range es {
-		start, err := m.Offset(int(te.Range.Start.Line), int(te.Range.Start.Character), enc)
+		start, err := offset(te.Range.Start)
 		if err != nil {
 			return "", err
 		}
-		end, err := m.Offset(int(te.Range.End.Line), int(te.Range.End.Character), enc)
+		end, err := offset(te.Range.End)
 		if err != nil {
 			return "", err
 		}

@@ -42,7 +42,7 @@ if not res or res.err or not res.result or #res.result ~= 1 then
   fail('code actions: ' .. vim.inspect(res))
 end
 local action = res.result[1]
-if action.title ~= 'Apply agent reply (1 edit in 2 files)' then fail('action title: ' .. action.title) end
+if action.title ~= 'Apply agent reply (2 edits in 3 files)' then fail('action title: ' .. action.title) end
 
 local done = client.request_sync('workspace/executeCommand', action.command, 10000, reply)
 if not done or done.err then fail('executeCommand: ' .. vim.inspect(done)) end
@@ -50,6 +50,17 @@ if not done or done.err then fail('executeCommand: ' .. vim.inspect(done)) end
 if not vim.wait(10000, function()
   return text(a):find('type Settings struct{}', 1, true) ~= nil and text(b):find('var c Settings', 1, true) ~= nil
 end) then fail('the edit did not land: a.go=' .. text(a) .. ' b.go=' .. text(b)) end
+
+-- The created file has exactly its content: no blank line added below it
+-- (Neovim's quirk with an insert at 0:0 into a new buffer).
+local c
+if not vim.wait(10000, function()
+  c = vim.fn.bufnr(root .. '/c.go')
+  return c > 0 and text(c) ~= ''
+end) then fail('c.go was not created') end
+local want = { 'package p', '', 'func New() {}' }
+local got = vim.api.nvim_buf_get_lines(c, 0, -1, false)
+if not vim.deep_equal(got, want) then fail('c.go buffer: ' .. vim.inspect(got)) end
 
 -- One undo in each buffer puts it back.
 for _, buf in ipairs({ a, b }) do
