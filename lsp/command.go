@@ -109,7 +109,8 @@ func (s *Server) applyReply(ctx context.Context, reply string) {
 	)
 	for attempt := 0; attempt < 2; attempt++ {
 		batch := &edit.Batch{Root: root, Source: editorSource{s: s, disk: edit.DiskSource{Root: root}}}
-		res, err = batch.ApplyReply(ctx, reply, tools.FormatMarkdown, builtin.Registry())
+		format, _ := tools.ParseFormat(s.currentSettings().ToolFormat) // validated when set
+		res, err = batch.ApplyReply(ctx, reply, format, builtin.Registry())
 		if err != nil {
 			s.showMessage(ctx, protocol.MessageTypeError, "agentls: nothing applied: %v", err)
 			return

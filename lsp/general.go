@@ -45,6 +45,16 @@ func (s *Server) initialize(_ context.Context, p *initializeParams) (any, error)
 		encoding, s.encoding = "utf-8", edits.UTF8
 	}
 	s.state = stateInitializing
+	// Settings given with initialize are reported once initialized (a
+	// message before the initialize reply would break the handshake).
+	if len(p.InitOptions) > 0 {
+		raw := p.InitOptions
+		next, problems := s.settings.apply(raw)
+		s.settings = next
+		if len(problems) > 0 {
+			s.pendingProblems = append(s.pendingProblems, problems...)
+		}
+	}
 	s.log.Info("initialize", "client", p.ClientInfo.Name, "clientVersion", p.ClientInfo.Version, "root", root, "encoding", encoding)
 	return map[string]any{
 		"capabilities": map[string]any{

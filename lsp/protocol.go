@@ -28,6 +28,7 @@ type clientCapabilities struct {
 	} `json:"general"`
 	Workspace struct {
 		ApplyEdit     bool `json:"applyEdit"`
+		Configuration bool `json:"configuration"`
 		WorkspaceEdit struct {
 			DocumentChanges    bool     `json:"documentChanges"`
 			ResourceOperations []string `json:"resourceOperations"`

@@ -60,6 +60,9 @@ type Server struct {
 	caps     clientCapabilities
 	encoding edits.Encoding
 	quirks   quirks
+	settings settings
+	// pendingProblems are settings problems found before initialized.
+	pendingProblems []string
 
 	docs    *documents
 	journal journal
@@ -107,7 +110,7 @@ func newServer(opts Options) *Server {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Server{opts: opts, log: log, docs: newDocuments(), exited: make(chan struct{}), encoding: edits.UTF16}
+	return &Server{opts: opts, log: log, docs: newDocuments(), exited: make(chan struct{}), encoding: edits.UTF16, settings: defaultSettings()}
 }
 
 // track counts the messages read but not yet handled.
@@ -199,8 +202,18 @@ func (s *Server) dispatch(ctx context.Context, method string, params json.RawMes
 		if s.state == stateInitializing {
 			s.state = stateRunning
 		}
+		problems := s.pendingProblems
+		s.pendingProblems = nil
 		s.mu.Unlock()
+		s.goBackground("settings", func(ctx context.Context) {
+			for _, p := range problems {
+				s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: initializationOptions: %s", p)
+			}
+			s.pullConfiguration(ctx)
+		})
 		return nil, nil
+	case protocol.MethodWorkspaceDidChangeConfiguration:
+		return decodeCall(ctx, params, s.didChangeConfiguration)
 	case protocol.MethodShutdown:
 		s.mu.Lock()
 		s.state = stateShutdown

@@ -170,3 +170,22 @@ func TestPositionsWithAstralCharacters(t *testing.T) {
 		})
 	}
 }
+
+// TestConfiguration: a bad initializationOptions value is reported, not
+// dropped; settings pushed with didChangeConfiguration and pulled with
+// workspace/configuration take effect (here the tool-call format).
+func TestConfiguration(t *testing.T) {
+	root := writeFiles(t, files)
+	e := lsptest.StartWith(t, root, lsptest.VSCode(), map[string]any{"toolFormat": "yaml"}, map[string]any{"maxSteps": -1})
+	e.Await("the bad setting reported", func() bool { return e.HasMessageLocked("agentls.toolFormat: \"yaml\" is not one of") })
+	// VS Code supports workspace/configuration: the server pulled it.
+	e.Await("the pulled setting checked", func() bool { return e.HasMessageLocked("workspace configuration: agentls.maxSteps: it must be positive") })
+
+	xmlReply := "<tool-use>\n<save path=\"x.txt\">\nhello\n</save>\n</tool-use>\n"
+	e.ChangeSettings(map[string]any{"agentls": map[string]any{"toolFormat": "xml"}})
+	e.ExecuteCommand("agentls.applyReply", map[string]any{"text": xmlReply})
+	e.Await("applied", func() bool { return e.HasMessageLocked("agentls: applied") || e.HasMessageLocked("no edits") })
+	if got := readFile(t, root, "x.txt"); got != "hello\n" {
+		t.Errorf("x.txt = %q (the xml format was not used)", got)
+	}
+}

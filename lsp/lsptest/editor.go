@@ -99,7 +99,9 @@ type Editor struct {
 	// BeforeApply, if set, runs before an edit is applied (to race it).
 	BeforeApply func()
 
-	serverDone chan error
+	serverDone  chan error
+	initOptions any
+	settings    any
 }
 
 // Start runs a server over an in-memory pipe and connects a fake editor
@@ -107,12 +109,19 @@ type Editor struct {
 // shut down when the test ends.
 func Start(t testing.TB, root string, profile Profile) *Editor {
 	t.Helper()
+	return StartWith(t, root, profile, nil, nil)
+}
+
+// StartWith is Start with initializationOptions, and the settings the
+// editor answers workspace/configuration with (nil: none).
+func StartWith(t testing.TB, root string, profile Profile, initOptions, settings any) *Editor {
+	t.Helper()
 	if real, err := filepath.EvalSymlinks(root); err == nil {
 		root = real
 	}
 	serverEnd, clientEnd := net.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
-	e := &Editor{t: t, Root: root, profile: profile, changed: make(chan struct{}), buffers: map[string]*buffer{}, serverDone: make(chan error, 1)}
+	e := &Editor{t: t, Root: root, profile: profile, changed: make(chan struct{}), buffers: map[string]*buffer{}, serverDone: make(chan error, 1), initOptions: initOptions, settings: settings}
 	go func() {
 		_, err := lsp.Serve(ctx, serverEnd, lsp.Options{Version: "test"})
 		e.serverDone <- err
@@ -145,6 +154,9 @@ func (e *Editor) initialize() {
 		"clientInfo":   e.profile.ClientInfo,
 		"rootUri":      string(uri.File(e.Root)),
 		"capabilities": e.profile.Capabilities,
+	}
+	if e.initOptions != nil {
+		params["initializationOptions"] = e.initOptions
 	}
 	if _, err := e.conn.Call(context.Background(), protocol.MethodInitialize, params, &res); err != nil {
 		e.t.Fatalf("initialize: %v", err)
@@ -375,6 +387,8 @@ func (e *Editor) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		e.mu.Unlock()
 	case protocol.MethodWorkDoneProgressCreate:
 		return reply(ctx, nil, nil)
+	case protocol.MethodWorkspaceConfiguration:
+		return reply(ctx, []any{e.settings}, nil)
 	}
 	return reply(ctx, nil, nil)
 }
@@ -518,4 +532,12 @@ func applyTextEdits(text string, es []protocol.TextEdit, enc edits.Encoding) (st
 	}
 	slices.SortStableFunc(tes, func(a, b edits.TextEdit) int { return a.Start - b.Start })
 	return edits.ApplyEdits(text, tes), nil
+}
+
+// ChangeSettings sends workspace/didChangeConfiguration with settings.
+func (e *Editor) ChangeSettings(settings any) {
+	e.t.Helper()
+	if err := e.conn.Notify(context.Background(), protocol.MethodWorkspaceDidChangeConfiguration, map[string]any{"settings": settings}); err != nil {
+		e.t.Fatal(err)
+	}
 }
