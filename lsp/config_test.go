@@ -12,7 +12,9 @@ func TestSettingsApply(t *testing.T) {
 		problems  []string
 	}{
 		{"valid", `{"model": "gpt-5", "toolFormat": "xml", "tools": ["save", "patch"], "maxSteps": 5}`,
-			func(s settings) bool { return s.Model == "gpt-5" && s.ToolFormat == "xml" && len(s.Tools) == 2 && s.MaxSteps == 5 }, nil},
+			func(s settings) bool {
+				return s.Model == "gpt-5" && s.ToolFormat == "xml" && len(s.Tools) == 2 && s.MaxSteps == 5
+			}, nil},
 		{"wrapped in a section", `{"agentls": {"applyMode": "review"}}`, func(s settings) bool { return s.ApplyMode == "review" }, nil},
 		{"wrong type kept out", `{"maxSteps": "ten", "model": "m"}`, func(s settings) bool { return s.MaxSteps == 30 && s.Model == "m" }, []string{"agentls.maxSteps: \"ten\" is not a valid value"}},
 		{"bad enum", `{"toolFormat": "yaml"}`, func(s settings) bool { return s.ToolFormat == "markdown" }, []string{"\"yaml\" is not one of markdown, xml, tool"}},

@@ -179,7 +179,9 @@ func TestConfiguration(t *testing.T) {
 	e := lsptest.StartWith(t, root, lsptest.VSCode(), map[string]any{"toolFormat": "yaml"}, map[string]any{"maxSteps": -1})
 	e.Await("the bad setting reported", func() bool { return e.HasMessageLocked("agentls.toolFormat: \"yaml\" is not one of") })
 	// VS Code supports workspace/configuration: the server pulled it.
-	e.Await("the pulled setting checked", func() bool { return e.HasMessageLocked("workspace configuration: agentls.maxSteps: it must be positive") })
+	e.Await("the pulled setting checked", func() bool {
+		return e.HasMessageLocked("workspace configuration: agentls.maxSteps: it must be positive")
+	})
 
 	xmlReply := "<tool-use>\n<save path=\"x.txt\">\nhello\n</save>\n</tool-use>\n"
 	e.ChangeSettings(map[string]any{"agentls": map[string]any{"toolFormat": "xml"}})
