@@ -39,8 +39,13 @@ type Mapper struct {
 
 // NewMapper returns a Mapper for text.
 func NewMapper(text string) *Mapper {
-	starts := []int{0}
-	for i := 0; i < len(text); i++ {
+	return &Mapper{text: text, lineStarts: appendLineStarts([]int{0}, text, 0, len(text))}
+}
+
+// appendLineStarts appends the starts of the lines that begin after a
+// line break in text[from:to] ("\n", "\r\n" or a lone "\r").
+func appendLineStarts(starts []int, text string, from, to int) []int {
+	for i := from; i < to; i++ {
 		switch text[i] {
 		case '\n':
 			starts = append(starts, i+1)
@@ -51,7 +56,7 @@ func NewMapper(text string) *Mapper {
 			starts = append(starts, i+1)
 		}
 	}
-	return &Mapper{text: text, lineStarts: starts}
+	return starts
 }
 
 // Lines returns the number of lines (a text ending with a line break has
@@ -157,18 +162,7 @@ func (m *Mapper) Replace(start, end int, s string) (*Mapper, error) {
 	if to < len(m.lineStarts) {
 		scanTo = m.lineStarts[to] + delta
 	}
-	var mid []int
-	for i := scanFrom; i < scanTo; i++ {
-		switch text[i] {
-		case '\n':
-			mid = append(mid, i+1)
-		case '\r':
-			if i+1 < len(text) && text[i+1] == '\n' {
-				i++
-			}
-			mid = append(mid, i+1)
-		}
-	}
+	mid := appendLineStarts(nil, text, scanFrom, scanTo)
 	tail := m.lineStarts[to:]
 	starts := make([]int, 0, from+1+len(mid)+len(tail))
 	starts = append(starts, m.lineStarts[:from+1]...)
