@@ -50,6 +50,8 @@ func (s *Server) executeCommand(ctx context.Context, p *executeCommandParams) (a
 		return nil, nil
 	case cmdUndo, cmdRedo:
 		return s.undoRedo(ctx, p.Command == cmdUndo, arg)
+	case cmdReviewAccept, cmdReviewReject:
+		return s.reviewCommand(ctx, p.Command == cmdReviewAccept, arg)
 	}
 	return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "unknown command "+p.Command)
 }
@@ -118,6 +120,11 @@ func (s *Server) applyReply(ctx context.Context, reply string) {
 		changes = batch.Changes.Effective()
 		if res.Edits == 0 || len(changes) == 0 {
 			s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: the reply has no edits to apply")
+			return
+		}
+		if s.currentSettings().ApplyMode == "review" {
+			n := s.queue(ctx, changes)
+			s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: %d agent %s pending review in %d %s: accept or reject them with code actions", n, plural(n, "edit", "edits"), len(changes), plural(len(changes), "file", "files"))
 			return
 		}
 		we, werr := s.workspaceEditFor(&batch.Changes)

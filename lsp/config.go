@@ -109,16 +109,7 @@ func (cur settings) apply(raw json.RawMessage) (settings, []string) {
 		}
 		return ""
 	})
-	set("applyMode", &next.ApplyMode, func() string {
-		if p := oneOf(&next.ApplyMode, "apply", "review")(); p != "" {
-			return p
-		}
-		if next.ApplyMode == "review" {
-			// Said, not silently ignored: review mode is the next step.
-			return "review mode is not available in this version yet: edits are applied, and agentls.turn.undo reverts them"
-		}
-		return ""
-	})
+	set("applyMode", &next.ApplyMode, oneOf(&next.ApplyMode, "apply", "review"))
 	set("shellTimeout", &next.ShellTimeout, func() string {
 		if next.ShellTimeout <= 0 {
 			return "it must be a positive number of seconds"

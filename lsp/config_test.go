@@ -16,7 +16,7 @@ func TestSettingsApply(t *testing.T) {
 				return s.Model == "gpt-5" && s.ToolFormat == "xml" && len(s.Tools) == 2 && s.MaxSteps == 5
 			}, nil},
 		{"wrapped in a section", `{"agentls": {"model": "m2"}}`, func(s settings) bool { return s.Model == "m2" }, nil},
-		{"review mode not yet", `{"applyMode": "review"}`, func(s settings) bool { return s.ApplyMode == "apply" }, []string{"review mode is not available"}},
+		{"review mode", `{"applyMode": "review"}`, func(s settings) bool { return s.ApplyMode == "review" }, nil},
 		{"wrong type kept out", `{"maxSteps": "ten", "model": "m"}`, func(s settings) bool { return s.MaxSteps == 30 && s.Model == "m" }, []string{"agentls.maxSteps: \"ten\" is not a valid value"}},
 		{"bad enum", `{"toolFormat": "yaml"}`, func(s settings) bool { return s.ToolFormat == "markdown" }, []string{"\"yaml\" is not one of markdown, xml, tool"}},
 		{"unknown tool", `{"tools": ["shel"]}`, func(s settings) bool { return s.Tools == nil }, []string{"\"shel\" matches no tool"}},

@@ -163,6 +163,10 @@ func (s *Server) didChange(_ context.Context, p *didChangeParams) (any, error) {
 	}
 	d.text, d.mapper, d.version = m.Text(), m, p.TextDocument.Version
 	s.docs.signal()
+	if rel, err := s.relPath(*d); err == nil && len(s.review.inFile(rel)) > 0 {
+		// Pending hunks move with the user's edits, or turn into conflicts.
+		s.goBackground("republish pending", func(ctx context.Context) { s.publishPending(ctx, rel) })
+	}
 	return nil, nil
 }
 
@@ -186,6 +190,11 @@ func (e editorSource) Read(ctx context.Context, rel string) (string, int32, bool
 		return d.text, d.version, true, nil
 	}
 	return e.disk.Read(ctx, rel)
+}
+
+// relPathOfURI returns a file URI's path relative to the workspace root.
+func (s *Server) relPathOfURI(u protocol.DocumentURI) (string, error) {
+	return s.relPath(document{path: cleanFile(uri.URI(u).Filename())})
 }
 
 // relPath returns a document's path relative to the workspace root.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 
@@ -223,41 +224,49 @@ func rebase(cur, from, to string) (string, error) {
 // hunksFor describes the change from → to as hunks with ctx lines of
 // context on each side.
 func hunksFor(from, to string, ctx int) []edits.Hunk {
-	fl := strings.SplitAfter(from, "\n")
+	lines := newLineIndex(from)
 	var hunks []edits.Hunk
-	offsets := make([]int, len(fl)+1)
-	for i, l := range fl {
-		offsets[i+1] = offsets[i] + len(l)
-	}
-	lineAt := func(off int) int {
-		for i, o := range offsets {
-			if o >= off {
-				return i
-			}
-		}
-		return len(fl)
-	}
 	for _, e := range edits.MinimalEdits(from, to) {
-		// Widen to whole lines, plus context.
-		a, b := lineAt(e.Start), lineAt(e.End)
-		if a > 0 && offsets[a] > e.Start {
-			a--
+		if h, ok := lines.hunk(e, ctx); ok {
+			hunks = append(hunks, h)
 		}
-		if b < len(fl) && offsets[b] < e.End {
-			b++
-		}
-		if b == a {
-			b = min(a+1, len(fl)) // a pure insertion: anchor on the next line
-		}
-		ca, cb := max(0, a-ctx), min(len(fl), b+ctx)
-		if ca == cb {
-			continue
-		}
-		orig := strings.Join(fl[ca:cb], "")
-		upd := strings.Join(fl[ca:a], "") + from[offsets[a]:e.Start] + e.New + from[e.End:offsets[b]] + strings.Join(fl[b:cb], "")
-		hunks = append(hunks, edits.Hunk{Original: splitKeep(orig), Updated: splitKeep(upd)})
 	}
 	return hunks
+}
+
+// lineIndex finds the lines of a text around an edit.
+type lineIndex struct {
+	text    string
+	lines   []string // with their line endings
+	offsets []int    // offsets[i] is where line i starts; one past the end last
+}
+
+func newLineIndex(text string) lineIndex {
+	lines := strings.SplitAfter(text, "\n")
+	offsets := make([]int, len(lines)+1)
+	for i, l := range lines {
+		offsets[i+1] = offsets[i] + len(l)
+	}
+	return lineIndex{text: text, lines: lines, offsets: offsets}
+}
+
+// hunk widens an edit to whole lines, plus ctx lines of context; ok is
+// false when there are no lines to anchor it on.
+func (li lineIndex) hunk(e edits.TextEdit, ctx int) (edits.Hunk, bool) {
+	n := len(li.lines)
+	a := sort.SearchInts(li.offsets, e.Start+1) - 1 // the line holding Start
+	b := sort.SearchInts(li.offsets, e.End)         // the first line starting at or after End
+	a, b = max(a, 0), min(b, n)
+	if b == a {
+		b = min(a+1, n) // a pure insertion: anchor on the next line
+	}
+	ca, cb := max(0, a-ctx), min(n, b+ctx)
+	if ca == cb {
+		return edits.Hunk{}, false
+	}
+	orig := strings.Join(li.lines[ca:cb], "")
+	upd := strings.Join(li.lines[ca:a], "") + li.text[li.offsets[a]:e.Start] + e.New + li.text[e.End:li.offsets[b]] + strings.Join(li.lines[b:cb], "")
+	return edits.Hunk{Original: splitKeep(orig), Updated: splitKeep(upd)}, true
 }
 
 // splitKeep splits text into line contents, as edits does.

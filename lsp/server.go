@@ -66,6 +66,7 @@ type Server struct {
 
 	docs    *documents
 	journal journal
+	review  review
 
 	exited chan struct{}
 	once   sync.Once

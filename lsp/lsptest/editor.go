@@ -93,6 +93,7 @@ type Editor struct {
 	buffers  map[string]*buffer // by path relative to Root
 	messages []protocol.ShowMessageParams
 	logs     []string
+	diags    map[string][]protocol.Diagnostic // by path relative to Root
 	edits    int // workspace edits applied
 	// RejectEdits makes the editor refuse every workspace edit.
 	RejectEdits bool
@@ -378,6 +379,16 @@ func (e *Editor) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		e.messages = append(e.messages, p)
 		e.signal()
 		e.mu.Unlock()
+	case protocol.MethodTextDocumentPublishDiagnostics:
+		var p protocol.PublishDiagnosticsParams
+		json.Unmarshal(req.Params(), &p)
+		e.mu.Lock()
+		if e.diags == nil {
+			e.diags = map[string][]protocol.Diagnostic{}
+		}
+		e.diags[e.rel(p.URI)] = p.Diagnostics
+		e.signal()
+		e.mu.Unlock()
 	case protocol.MethodWindowLogMessage:
 		var p protocol.LogMessageParams
 		json.Unmarshal(req.Params(), &p)
@@ -540,4 +551,15 @@ func (e *Editor) ChangeSettings(settings any) {
 	if err := e.conn.Notify(context.Background(), protocol.MethodWorkspaceDidChangeConfiguration, map[string]any{"settings": settings}); err != nil {
 		e.t.Fatal(err)
 	}
+}
+
+// DiagnosticsLocked returns the diagnostics last published for a file;
+// for use inside an Await condition.
+func (e *Editor) DiagnosticsLocked(rel string) []protocol.Diagnostic { return e.diags[rel] }
+
+// Diagnostics returns the diagnostics last published for a file.
+func (e *Editor) Diagnostics(rel string) []protocol.Diagnostic {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.diags[rel])
 }

@@ -1,0 +1,317 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/tools/edit"
+)
+
+const (
+	cmdReviewAccept = "agentls.review.accept"
+	cmdReviewReject = "agentls.review.reject"
+	pendingCode     = "pending-edit"
+)
+
+// In review mode an agent's changes wait as pending hunks, shown as Hint
+// diagnostics (source agentls, code pending-edit) with code actions to
+// accept or reject each hunk, each file, or all. A hunk is kept as an
+// edits.Hunk (its lines, with as little context as made it unique), so it
+// is found again in whatever the buffer holds when the user acts: edits
+// elsewhere in the file move it, an edit to its own lines makes it a
+// conflict, which cannot be accepted.
+
+// A pendingHunk is one change waiting for review.
+type pendingHunk struct {
+	id   int
+	path string // relative to the root
+	hunk edits.Hunk
+	// create and remove mark a whole new or deleted file.
+	create, remove bool
+	content        string // a created file's content
+}
+
+// review is the set of pending hunks.
+type review struct {
+	mu      sync.Mutex
+	pending []*pendingHunk
+	next    int
+}
+
+func (r *review) add(h *pendingHunk) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.next++
+	h.id = r.next
+	r.pending = append(r.pending, h)
+}
+
+// take removes and returns the hunks a selector names.
+func (r *review) take(sel reviewArgs, fileOf func(protocol.DocumentURI) string) []*pendingHunk {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var taken []*pendingHunk
+	kept := r.pending[:0]
+	for _, h := range r.pending {
+		match := sel.All || sel.Hunk == h.id || sel.URI != "" && fileOf(sel.URI) == h.path
+		if match {
+			taken = append(taken, h)
+		} else {
+			kept = append(kept, h)
+		}
+	}
+	r.pending = kept
+	return taken
+}
+
+func (r *review) putBack(hs []*pendingHunk) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.pending = append(r.pending, hs...)
+	slices.SortFunc(r.pending, func(a, b *pendingHunk) int { return a.id - b.id })
+}
+
+func (r *review) inFile(path string) []*pendingHunk {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []*pendingHunk
+	for _, h := range r.pending {
+		if h.path == path {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+func (r *review) files() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, h := range r.pending {
+		if !slices.Contains(out, h.path) {
+			out = append(out, h.path)
+		}
+	}
+	return out
+}
+
+// queue turns a changeset into pending hunks and shows them.
+func (s *Server) queue(ctx context.Context, changes []*edits.FileChange) int {
+	n := 0
+	for _, c := range changes {
+		switch c.Action {
+		case edits.Create:
+			s.review.add(&pendingHunk{path: c.Path, create: true, content: c.Result})
+			n++
+			continue
+		case edits.Delete:
+			s.review.add(&pendingHunk{path: c.Path, remove: true})
+			n++
+			continue
+		}
+		lines := newLineIndex(c.Base)
+		for _, e := range edits.MinimalEdits(c.Base, c.Result) {
+			// As little context as makes the hunk unique in the base.
+			for ctxLines := 0; ctxLines <= 3; ctxLines++ {
+				h, ok := lines.hunk(e, ctxLines)
+				if !ok {
+					break
+				}
+				if _, err := edits.ResolveHunks(c.Base, []edits.Hunk{h}); err == nil || ctxLines == 3 {
+					s.review.add(&pendingHunk{path: c.Path, hunk: h})
+					n++
+					break
+				}
+			}
+		}
+	}
+	for _, p := range s.review.files() {
+		s.publishPending(ctx, p)
+	}
+	return n
+}
+
+// publishPending shows a file's pending hunks where they now stand.
+func (s *Server) publishPending(ctx context.Context, path string) {
+	s.mu.Lock()
+	root, enc := s.root, s.encoding
+	s.mu.Unlock()
+	src := editorSource{s: s, disk: edit.DiskSource{Root: root}}
+	text, _, _, _ := src.Read(ctx, path)
+	m := edits.NewMapper(text)
+	diags := []protocol.Diagnostic{}
+	for _, h := range s.review.inFile(path) {
+		d := protocol.Diagnostic{Severity: protocol.DiagnosticSeverityHint, Source: "agentls", Code: pendingCode}
+		switch {
+		case h.create:
+			d.Message = fmt.Sprintf("agent edit %d (pending): create this file (%d lines)", h.id, len(splitKeep(h.content)))
+		case h.remove:
+			d.Message = fmt.Sprintf("agent edit %d (pending): delete this file", h.id)
+		default:
+			es, err := edits.ResolveHunks(text, []edits.Hunk{h.hunk})
+			if err != nil {
+				d.Severity = protocol.DiagnosticSeverityWarning
+				d.Message = fmt.Sprintf("agent edit %d (pending) conflicts with your changes: reject it, or undo your change to accept it", h.id)
+				break
+			}
+			sl, sc, _ := m.Position(es[0].Start, enc)
+			el, ec, _ := m.Position(es[0].End, enc)
+			d.Range = protocol.Range{Start: protocol.Position{Line: uint32(sl), Character: uint32(sc)}, End: protocol.Position{Line: uint32(el), Character: uint32(ec)}}
+			d.Message = fmt.Sprintf("agent edit %d (pending): %s", h.id, describe(h.hunk))
+		}
+		diags = append(diags, d)
+	}
+	s.conn.Notify(ctx, protocol.MethodTextDocumentPublishDiagnostics, &protocol.PublishDiagnosticsParams{URI: s.fileURI(path), Diagnostics: diags})
+}
+
+func describe(h edits.Hunk) string {
+	return fmt.Sprintf("replace %d %s with %d — accept or reject it with a code action", len(h.Original), plural(len(h.Original), "line", "lines"), len(h.Updated))
+}
+
+// reviewArgs selects hunks: one by id, a file's, or all.
+type reviewArgs struct {
+	Hunk int                  `json:"hunk"`
+	URI  protocol.DocumentURI `json:"uri"`
+	All  bool                 `json:"all"`
+}
+
+func (s *Server) reviewCommand(ctx context.Context, accept bool, arg json.RawMessage) (any, error) {
+	var a reviewArgs
+	if len(arg) > 0 && string(arg) != "null" {
+		if err := json.Unmarshal(arg, &a); err != nil {
+			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+		}
+	}
+	if a.Hunk == 0 && a.URI == "" && !a.All {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "give {\"hunk\": N}, {\"uri\": DOC} or {\"all\": true}")
+	}
+	s.goBackground("review", func(ctx context.Context) { s.resolveReview(ctx, accept, a) })
+	return nil, nil
+}
+
+func (s *Server) resolveReview(ctx context.Context, accept bool, a reviewArgs) {
+	s.mu.Lock()
+	root := s.root
+	s.mu.Unlock()
+	taken := s.review.take(a, func(u protocol.DocumentURI) string {
+		rel, _ := s.relPathOfURI(u)
+		return rel
+	})
+	if len(taken) == 0 {
+		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: no pending agent edit there")
+		return
+	}
+	touched := map[string]bool{}
+	for _, h := range taken {
+		touched[h.path] = true
+	}
+	defer func() {
+		for p := range touched {
+			s.publishPending(ctx, p)
+		}
+	}()
+	if !accept {
+		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: rejected %d pending %s", len(taken), plural(len(taken), "edit", "edits"))
+		return
+	}
+	// Accepting: the hunks become one changeset against the files now.
+	src := editorSource{s: s, disk: edit.DiskSource{Root: root}}
+	var cs edits.Changeset
+	byFile := map[string][]edits.Hunk{}
+	var order []string
+	for _, h := range taken {
+		switch {
+		case h.create:
+			cs.Write(h.path, "", false, 0, h.content)
+		case h.remove:
+			cur, v, _, _ := src.Read(ctx, h.path)
+			cs.Remove(h.path, cur, v)
+		default:
+			if byFile[h.path] == nil {
+				order = append(order, h.path)
+			}
+			byFile[h.path] = append(byFile[h.path], h.hunk)
+		}
+	}
+	for _, p := range order {
+		cur, v, exists, err := src.Read(ctx, p)
+		if err == nil && !exists {
+			err = fmt.Errorf("the file no longer exists")
+		}
+		var result string
+		if err == nil {
+			result, err = edits.ApplyHunks(cur, byFile[p])
+		}
+		if err != nil {
+			s.review.putBack(taken)
+			s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot accept: %s: %v; nothing changed", p, err)
+			return
+		}
+		cs.Write(p, cur, true, v, result)
+	}
+	we, err := s.workspaceEditFor(&cs)
+	if err == nil {
+		var res applyEditResult
+		if res, err = s.applyEdit(ctx, fmt.Sprintf("agentls: accept %d %s", len(taken), plural(len(taken), "edit", "edits")), we); err == nil && !res.Applied {
+			err = fmt.Errorf("the editor refused it (%s)", res.FailureReason)
+		}
+	}
+	if err != nil {
+		s.review.putBack(taken)
+		s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot accept: %v; nothing changed", err)
+		return
+	}
+	changes := cs.Effective()
+	s.awaitEditorEcho(ctx, changes)
+	id := s.journal.record(fmt.Sprintf("accepted review (%d %s)", len(taken), plural(len(taken), "edit", "edits")), changes)
+	s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: accepted %d %s (agent edit %d)", len(taken), plural(len(taken), "edit", "edits"), id)
+}
+
+// reviewActions are the accept/reject code actions for pending hunks in a
+// range of a document.
+func (s *Server) reviewActions(d document, r protocol.Range) []protocol.CodeAction {
+	rel, err := s.relPath(d)
+	if err != nil {
+		return nil
+	}
+	pending := s.review.inFile(rel)
+	if len(pending) == 0 {
+		return nil
+	}
+	s.mu.Lock()
+	enc := s.encoding
+	s.mu.Unlock()
+	m := d.positions()
+	lo, _ := m.Offset(int(r.Start.Line), 0, enc)
+	hi, _ := m.Offset(int(r.End.Line)+1, 0, enc)
+	if int(r.End.Line)+1 >= m.Lines() {
+		hi = len(d.text)
+	}
+	var actions []protocol.CodeAction
+	add := func(title, command string, arg any) {
+		actions = append(actions, protocol.CodeAction{Title: title, Kind: protocol.QuickFix,
+			Command: &protocol.Command{Title: title, Command: command, Arguments: []any{arg}}})
+	}
+	for _, h := range pending {
+		if !h.create && !h.remove {
+			es, err := edits.ResolveHunks(d.text, []edits.Hunk{h.hunk})
+			if err != nil || es[0].End < lo || es[0].Start > hi {
+				continue
+			}
+		}
+		add(fmt.Sprintf("Accept agent edit %d", h.id), cmdReviewAccept, reviewArgs{Hunk: h.id})
+		add(fmt.Sprintf("Reject agent edit %d", h.id), cmdReviewReject, reviewArgs{Hunk: h.id})
+	}
+	add("Accept all agent edits in this file", cmdReviewAccept, reviewArgs{URI: d.uri})
+	add("Reject all agent edits in this file", cmdReviewReject, reviewArgs{URI: d.uri})
+	add("Accept all agent edits", cmdReviewAccept, reviewArgs{All: true})
+	add("Reject all agent edits", cmdReviewReject, reviewArgs{All: true})
+	return actions
+}
