@@ -94,7 +94,7 @@ type Editor struct {
 	messages []protocol.ShowMessageParams
 	logs     []string
 	diags    map[string][]protocol.Diagnostic // by path relative to Root
-	edits    int // workspace edits applied
+	edits    int                              // workspace edits applied
 	// RejectEdits makes the editor refuse every workspace edit.
 	RejectEdits bool
 	// BeforeApply, if set, runs before an edit is applied (to race it).
