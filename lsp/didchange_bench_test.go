@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/edits"
 )
 
 // BenchmarkDidChangeServer measures the server's handling of one typed
@@ -28,5 +30,31 @@ func BenchmarkDidChangeServer(b *testing.B) {
 				})
 			}
 		})
+	}
+}
+
+// BenchmarkWorkspaceEdit measures building the WorkspaceEdit of a
+// changeset with 1,000 changed hunks in a 10,000-line file.
+func BenchmarkWorkspaceEdit(b *testing.B) {
+	s := newServer(Options{})
+	s.root = "/w"
+	s.caps.Workspace.WorkspaceEdit.DocumentChanges = true
+	var before, after strings.Builder
+	for i := range 10_000 {
+		fmt.Fprintf(&before, "\tx%d := compute(%d)\n", i, i)
+		if i%10 == 5 {
+			fmt.Fprintf(&after, "\tx%d := compute(%d) + 1\n", i, i)
+		} else {
+			fmt.Fprintf(&after, "\tx%d := compute(%d)\n", i, i)
+		}
+	}
+	var cs edits.Changeset
+	cs.Write("big.go", before.String(), true, 3, after.String())
+	b.SetBytes(int64(before.Len()))
+	for b.Loop() {
+		we, err := s.workspaceEditFor(&cs)
+		if err != nil || len(we.DocumentChanges) != 1 || len(we.DocumentChanges[0].(textDocumentEdit).Edits) != 1000 {
+			b.Fatalf("%v %d %d", err, len(we.DocumentChanges), len(we.DocumentChanges[0].(textDocumentEdit).Edits))
+		}
 	}
 }
