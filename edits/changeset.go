@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/aymanbagabas/go-udiff"
 )
 
 // Action is what a FileChange does to its file.
@@ -30,6 +32,19 @@ type FileChange struct {
 	Version int32
 	// Result is the new content (empty for Delete).
 	Result string
+}
+
+// UnifiedDiff renders the change as a unified diff (a/ and b/ paths, as
+// git does; /dev/null for a created or deleted file).
+func (c *FileChange) UnifiedDiff() string {
+	from, to := "a/"+c.Path, "b/"+c.Path
+	switch c.Action {
+	case Create:
+		from = "/dev/null"
+	case Delete:
+		to = "/dev/null"
+	}
+	return udiff.Unified(from, to, c.Base, c.Result)
 }
 
 // A Changeset is the set of file changes one request makes: built and

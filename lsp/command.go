@@ -52,6 +52,8 @@ func (s *Server) executeCommand(ctx context.Context, p *executeCommandParams) (a
 		return s.undoRedo(ctx, p.Command == cmdUndo, arg)
 	case cmdReviewAccept, cmdReviewReject:
 		return s.reviewCommand(ctx, p.Command == cmdReviewAccept, arg)
+	case cmdReviewDiff:
+		return s.reviewDiffCommand(arg)
 	}
 	return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "unknown command "+p.Command)
 }

@@ -36,6 +36,9 @@ type clientCapabilities struct {
 	} `json:"workspace"`
 	Window struct {
 		WorkDoneProgress bool `json:"workDoneProgress"`
+		ShowDocument     struct {
+			Support bool `json:"support"`
+		} `json:"showDocument"`
 	} `json:"window"`
 }
 

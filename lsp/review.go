@@ -60,8 +60,7 @@ func (r *review) take(sel reviewArgs, fileOf func(protocol.DocumentURI) string) 
 	var taken []*pendingHunk
 	kept := r.pending[:0]
 	for _, h := range r.pending {
-		match := sel.All || sel.Hunk == h.id || sel.URI != "" && fileOf(sel.URI) == h.path
-		if match {
+		if sel.matches(h, fileOf) {
 			taken = append(taken, h)
 		} else {
 			kept = append(kept, h)
@@ -69,6 +68,23 @@ func (r *review) take(sel reviewArgs, fileOf func(protocol.DocumentURI) string) 
 	}
 	r.pending = kept
 	return taken
+}
+
+// peek returns the hunks a selector names, leaving them pending.
+func (r *review) peek(sel reviewArgs, fileOf func(protocol.DocumentURI) string) []*pendingHunk {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []*pendingHunk
+	for _, h := range r.pending {
+		if sel.matches(h, fileOf) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+func (a reviewArgs) matches(h *pendingHunk, fileOf func(protocol.DocumentURI) string) bool {
+	return a.All || a.Hunk == h.id || a.URI != "" && fileOf(a.URI) == h.path
 }
 
 func (r *review) putBack(hs []*pendingHunk) {
@@ -311,6 +327,7 @@ func (s *Server) reviewActions(d document, r protocol.Range) []protocol.CodeActi
 	}
 	add("Accept all agent edits in this file", cmdReviewAccept, reviewArgs{URI: d.uri})
 	add("Reject all agent edits in this file", cmdReviewReject, reviewArgs{URI: d.uri})
+	add("Show diff of pending agent edits in this file", cmdReviewDiff, reviewArgs{URI: d.uri})
 	add("Accept all agent edits", cmdReviewAccept, reviewArgs{All: true})
 	add("Reject all agent edits", cmdReviewReject, reviewArgs{All: true})
 	return actions

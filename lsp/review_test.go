@@ -1,11 +1,13 @@
 package lsp_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/lsp/lsptest"
 )
@@ -101,4 +103,89 @@ func TestReviewFollowsUserEdits(t *testing.T) {
 func protocolURI(root, rel string) protocol.DocumentURI {
 	real, _ := filepath.EvalSymlinks(root)
 	return protocol.DocumentURI("file://" + filepath.Join(real, rel))
+}
+
+// TestReviewDiff: "Show diff" opens the pending hunks as a unified diff
+// against the buffers, with showDocument where the editor has it and as a
+// path in a message where it does not; conflicting hunks are named.
+func TestReviewDiff(t *testing.T) {
+	for _, p := range lsptest.Profiles() {
+		t.Run(p.Name, func(t *testing.T) {
+			root := writeFiles(t, files)
+			e := lsptest.StartWith(t, root, p, map[string]any{"applyMode": "review"}, nil)
+			e.OpenFile("a.go", "go")
+			e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply})
+			e.Await("diagnostics", func() bool { return len(e.DiagnosticsLocked("a.go")) == 1 })
+
+			// The user edits a.go above the hunk: the diff is against that.
+			e.Type("a.go", "package p\n\nimport \"fmt\"\n\n// Config holds settings.\ntype Config struct{}\n")
+			e.Await("moved", func() bool {
+				ds := e.DiagnosticsLocked("a.go")
+				return len(ds) == 1 && ds[0].Range.Start.Line == 5
+			})
+			show := findAction(e.CodeActions("a.go", e.Diagnostics("a.go")[0].Range), "Show diff")
+			if show == nil {
+				t.Fatal("no Show diff action")
+			}
+			e.RunCodeAction(*show)
+			got := awaitDiff(t, e, 1)
+			want := "# agentls: pending agent edit 1; accept or reject them with the code actions on the changed lines.\n" +
+				"--- a/a.go\n+++ b/a.go\n@@ -3,4 +3,4 @@\n import \"fmt\"\n \n // Config holds settings.\n-type Config struct{}\n+type Settings struct{}\n"
+			if got != want {
+				t.Errorf("diff of a.go =\n%s\nwant\n%s", got, want)
+			}
+
+			// All pending hunks; a.go's now conflicts.
+			e.Type("a.go", "package p\n\nimport \"fmt\"\n\n// Config holds settings.\ntype Config struct{ N int }\n")
+			e.Await("conflict", func() bool {
+				ds := e.DiagnosticsLocked("a.go")
+				return len(ds) == 1 && ds[0].Severity == protocol.DiagnosticSeverityWarning
+			})
+			e.ExecuteCommand("agentls.review.diff", nil)
+			got = awaitDiff(t, e, 2)
+			for _, s := range []string{
+				"# agentls: pending agent edits 2, 3;",
+				"# edit 1 in a.go conflicts with your changes; it can only be rejected\n",
+				"--- a/b.go\n+++ b/b.go\n",
+				"-var c Config\n+var c Settings\n",
+				"--- /dev/null\n+++ b/c.go\n@@ -0,0 +1 @@\n+package p\n",
+			} {
+				if !strings.Contains(got, s) {
+					t.Errorf("diff of all lacks %q:\n%s", s, got)
+				}
+			}
+			if e.Buffer("a.go") == files["a.go"] || readFile(t, root, "b.go") != files["b.go"] {
+				t.Error("showing the diff changed a file")
+			}
+		})
+	}
+}
+
+// awaitDiff waits for the n-th diff the server shows (as a document or as
+// a path in a message) and returns its text.
+func awaitDiff(t *testing.T, e *lsptest.Editor, n int) string {
+	t.Helper()
+	var name string
+	e.Await("the diff", func() bool {
+		if shown := e.ShownLocked(); len(shown) >= n {
+			name = uri.URI(shown[n-1]).Filename()
+			return true
+		}
+		var found int
+		for _, m := range e.MessagesLocked() {
+			if _, path, ok := strings.Cut(m.Message, "pending edits is in "); ok {
+				found++
+				name = path
+			} else if _, path, ok := strings.Cut(m.Message, "pending edit is in "); ok {
+				found++
+				name = path
+			}
+		}
+		return found >= n
+	})
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

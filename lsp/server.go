@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"sync"
 	"time"
 
@@ -67,6 +68,7 @@ type Server struct {
 	docs    *documents
 	journal journal
 	review  review
+	scratch string // files made for the user to read, removed on exit
 
 	exited chan struct{}
 	once   sync.Once
@@ -100,6 +102,9 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (clean boo
 	s.wg.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.scratch != "" {
+		os.RemoveAll(s.scratch)
+	}
 	if err := s.conn.Err(); err != nil && !errors.Is(err, io.EOF) && !s.clean {
 		return false, fmt.Errorf("connection: %w", err)
 	}

@@ -8,8 +8,6 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/aymanbagabas/go-udiff"
-
 	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/tools/builtin"
 	"github.com/agentls/agentls/tools/edit"
@@ -95,7 +93,7 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if *dryRun {
 		if !*asJSON {
 			for _, c := range changes {
-				fmt.Fprint(stdout, unifiedDiff(c))
+				fmt.Fprint(stdout, c.UnifiedDiff())
 			}
 		}
 		return report(done)
@@ -109,17 +107,4 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 	}
 	return report(done)
-}
-
-// unifiedDiff renders one change as a unified diff (a/ and b/ paths, as
-// git does; /dev/null for created and deleted files).
-func unifiedDiff(c *edits.FileChange) string {
-	from, to := "a/"+c.Path, "b/"+c.Path
-	switch c.Action {
-	case edits.Create:
-		from = "/dev/null"
-	case edits.Delete:
-		to = "/dev/null"
-	}
-	return udiff.Unified(from, to, c.Base, c.Result)
 }

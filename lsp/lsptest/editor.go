@@ -72,6 +72,13 @@ func Helix() Profile {
 	}}
 }
 
+// showsDocuments reports whether the profile announces window/showDocument.
+func (p Profile) showsDocuments() bool {
+	w, _ := p.Capabilities["window"].(map[string]any)
+	sd, _ := w["showDocument"].(map[string]any)
+	return sd["support"] == true
+}
+
 // Profiles returns every profile, for tests that run under each.
 func Profiles() []Profile { return []Profile{Neovim07(), VSCode(), Helix()} }
 
@@ -93,6 +100,7 @@ type Editor struct {
 	buffers  map[string]*buffer // by path relative to Root
 	messages []protocol.ShowMessageParams
 	logs     []string
+	shown    []protocol.DocumentURI           // documents the server asked to show
 	diags    map[string][]protocol.Diagnostic // by path relative to Root
 	edits    int                              // workspace edits applied
 	// RejectEdits makes the editor refuse every workspace edit.
@@ -348,6 +356,13 @@ func (e *Editor) MessagesLocked() []protocol.ShowMessageParams { return e.messag
 // use inside an Await condition.
 func (e *Editor) EditsAppliedLocked() int { return e.edits }
 
+// ShownLocked returns the documents the server asked to show, in order;
+// for use inside an Await condition.
+func (e *Editor) ShownLocked() []protocol.DocumentURI { return e.shown }
+
+// LogsLocked returns the output channel's messages.
+func (e *Editor) LogsLocked() []string { return e.logs }
+
 // HasMessage reports whether a shown message contains s; for use inside an
 // Await condition.
 func (e *Editor) HasMessageLocked(s string) bool {
@@ -398,6 +413,19 @@ func (e *Editor) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		e.mu.Unlock()
 	case protocol.MethodWorkDoneProgressCreate:
 		return reply(ctx, nil, nil)
+	case "window/showDocument":
+		if !e.profile.showsDocuments() {
+			return reply(ctx, nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "window/showDocument"))
+		}
+		var p struct {
+			URI protocol.DocumentURI `json:"uri"`
+		}
+		json.Unmarshal(req.Params(), &p)
+		e.mu.Lock()
+		e.shown = append(e.shown, p.URI)
+		e.signal()
+		e.mu.Unlock()
+		return reply(ctx, map[string]bool{"success": true}, nil)
 	case protocol.MethodWorkspaceConfiguration:
 		return reply(ctx, []any{e.settings}, nil)
 	}
