@@ -46,12 +46,14 @@ func (s *Server) executeCommand(ctx context.Context, p *executeCommandParams) (a
 		}
 		// Reply at once: the edit goes to the client as a request of our
 		// own, which it may only answer once this one is answered.
-		s.goBackground(cmdApplyReply, func(ctx context.Context) { s.applyReply(ctx, text) })
+		s.goTask("agentls: apply reply", func(ctx context.Context, t *task) { s.applyReply(ctx, t, text) })
 		return nil, nil
 	case cmdUndo, cmdRedo:
 		return s.undoRedo(ctx, p.Command == cmdUndo, arg)
 	case cmdReviewAccept, cmdReviewReject:
 		return s.reviewCommand(ctx, p.Command == cmdReviewAccept, arg)
+	case cmdCancel:
+		return s.cancelCommand(ctx, arg)
 	case cmdReviewDiff:
 		return s.reviewDiffCommand(arg)
 	}
@@ -95,7 +97,7 @@ func (s *Server) rangeText(d document, r protocol.Range) (string, error) {
 // applyReply runs the edits of a reply against the editor's buffers and
 // sends them as one WorkspaceEdit. Nothing is half-applied: an edit that
 // fails stops them all, and the user is told why.
-func (s *Server) applyReply(ctx context.Context, reply string) {
+func (s *Server) applyReply(ctx context.Context, t *task, reply string) {
 	s.mu.Lock()
 	root := s.root
 	s.mu.Unlock()
@@ -115,6 +117,10 @@ func (s *Server) applyReply(ctx context.Context, reply string) {
 		batch := &edit.Batch{Root: root, Source: editorSource{s: s, disk: edit.DiskSource{Root: root}}}
 		format, _ := tools.ParseFormat(s.currentSettings().ToolFormat) // validated when set
 		res, err = batch.ApplyReply(ctx, reply, format, builtin.Registry())
+		if ctx.Err() != nil {
+			s.showMessage(context.WithoutCancel(ctx), protocol.MessageTypeInfo, "agentls: cancelled; nothing applied")
+			return
+		}
 		if err != nil {
 			s.showMessage(ctx, protocol.MessageTypeError, "agentls: nothing applied: %v", err)
 			return
@@ -135,6 +141,14 @@ func (s *Server) applyReply(ctx context.Context, reply string) {
 			return
 		}
 		label := fmt.Sprintf("agentls: apply reply (%d %s)", len(changes), plural(len(changes), "file", "files"))
+		t.report(ctx, fmt.Sprintf("sending %d %s in %d %s", res.Edits, plural(res.Edits, "edit", "edits"), len(changes), plural(len(changes), "file", "files")))
+		if ctx.Err() != nil {
+			s.showMessage(context.WithoutCancel(ctx), protocol.MessageTypeInfo, "agentls: cancelled; nothing applied")
+			return
+		}
+		// Once sent, the edit is the editor's: its answer is awaited even
+		// if the task is cancelled, so the outcome is known and recorded.
+		ctx = context.WithoutCancel(ctx)
 		result, err = s.applyEdit(ctx, label, we)
 		if err != nil || result.Applied {
 			break

@@ -65,10 +65,12 @@ type Server struct {
 	// pendingProblems are settings problems found before initialized.
 	pendingProblems []string
 
-	docs    *documents
-	journal journal
-	review  review
-	scratch string // files made for the user to read, removed on exit
+	docs     *documents
+	journal  journal
+	review   review
+	scratch  string           // files made for the user to read, removed on exit
+	tasks    map[string]*task // running tasks by progress token
+	nextTask int
 
 	exited chan struct{}
 	once   sync.Once
@@ -116,7 +118,7 @@ func newServer(opts Options) *Server {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Server{opts: opts, log: log, docs: newDocuments(), exited: make(chan struct{}), encoding: edits.UTF16, settings: defaultSettings()}
+	return &Server{opts: opts, log: log, docs: newDocuments(), tasks: map[string]*task{}, exited: make(chan struct{}), encoding: edits.UTF16, settings: defaultSettings()}
 }
 
 // track counts the messages read but not yet handled.
@@ -237,6 +239,8 @@ func (s *Server) dispatch(ctx context.Context, method string, params json.RawMes
 		return decodeCall(ctx, params, s.codeAction)
 	case protocol.MethodWorkspaceExecuteCommand:
 		return decodeCall(ctx, params, s.executeCommand)
+	case "window/workDoneProgress/cancel":
+		return decodeCall(ctx, params, s.workDoneProgressCancel)
 	}
 	if !isCall {
 		return nil, nil // unknown notifications are ignored, as the spec says

@@ -100,7 +100,9 @@ type Editor struct {
 	buffers  map[string]*buffer // by path relative to Root
 	messages []protocol.ShowMessageParams
 	logs     []string
-	shown    []protocol.DocumentURI           // documents the server asked to show
+	shown    []protocol.DocumentURI // documents the server asked to show
+	progress []ProgressEvent
+	hooks    map[string]func(json.RawMessage) // OnRequest
 	diags    map[string][]protocol.Diagnostic // by path relative to Root
 	edits    int                              // workspace edits applied
 	// RejectEdits makes the editor refuse every workspace edit.
@@ -136,7 +138,7 @@ func StartWith(t testing.TB, root string, profile Profile, initOptions, settings
 		e.serverDone <- err
 	}()
 	e.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(clientEnd))
-	e.conn.Go(ctx, jsonrpc2.ReplyHandler(e.handle))
+	e.conn.Go(ctx, e.handle) // every path of handle replies, hooked ones later
 	t.Cleanup(func() {
 		e.conn.Call(context.Background(), protocol.MethodShutdown, nil, nil)
 		e.conn.Notify(context.Background(), protocol.MethodExit, nil)
@@ -376,7 +378,63 @@ func (e *Editor) HasMessageLocked(s string) bool {
 
 // handle answers the server's requests and records its notifications.
 func (e *Editor) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	e.mu.Lock()
+	hook := e.hooks[req.Method()]
+	e.mu.Unlock()
+	if hook != nil {
+		// The hook may talk to the server and wait for answers, which
+		// this goroutine must go on reading.
+		go func() {
+			hook(req.Params())
+			e.answer(ctx, reply, req)
+		}()
+		return nil
+	}
+	return e.answer(ctx, reply, req)
+}
+
+// OnRequest makes the editor run fn before it answers or handles the
+// server's messages of a method: the way to act at an exact point of the
+// server's work (fn may call the server).
+func (e *Editor) OnRequest(method string, fn func(params json.RawMessage)) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.hooks == nil {
+		e.hooks = map[string]func(json.RawMessage){}
+	}
+	e.hooks[method] = fn
+}
+
+// Cancel presses the cancel button of a work-done progress.
+func (e *Editor) Cancel(token string) {
+	e.conn.Notify(context.Background(), "window/workDoneProgress/cancel", map[string]string{"token": token})
+}
+
+// A ProgressEvent is one $/progress value the server sent.
+type ProgressEvent struct {
+	Token       string `json:"-"`
+	Kind        string `json:"kind"`
+	Title       string `json:"title"`
+	Message     string `json:"message"`
+	Cancellable bool   `json:"cancellable"`
+}
+
+// ProgressLocked returns the progress events so far.
+func (e *Editor) ProgressLocked() []ProgressEvent { return e.progress }
+
+func (e *Editor) answer(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
 	switch req.Method() {
+	case protocol.MethodProgress:
+		var p struct {
+			Token string        `json:"token"`
+			Value ProgressEvent `json:"value"`
+		}
+		json.Unmarshal(req.Params(), &p)
+		p.Value.Token = p.Token
+		e.mu.Lock()
+		e.progress = append(e.progress, p.Value)
+		e.signal()
+		e.mu.Unlock()
 	case protocol.MethodWorkspaceApplyEdit:
 		var p struct {
 			Label string          `json:"label"`

@@ -1,0 +1,132 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+)
+
+const cmdCancel = "agentls.cancel"
+
+// Long work runs as a task: background work with its own context, shown
+// as work-done progress (window/workDoneProgress/create, then $/progress
+// begin, report, end) where the client supports it, and cancellable from
+// the progress UI (window/workDoneProgress/cancel) or with agentls.cancel.
+// Cancelling stops the task at its next step; a WorkspaceEdit already
+// sent is not taken back (the editor may be applying it), so a task only
+// checks for cancellation before it sends one.
+
+// progressParams has a string token (the library's token type needs a
+// pointer to marshal).
+type progressParams struct {
+	Token string `json:"token"`
+	Value any    `json:"value"`
+}
+
+// A task is one piece of cancellable background work.
+type task struct {
+	s      *Server
+	token  string // "" when the client has no work-done progress
+	cancel context.CancelFunc
+}
+
+// goTask runs fn in the background as a task titled title.
+func (s *Server) goTask(title string, fn func(ctx context.Context, t *task)) {
+	s.goBackground(title, func(ctx context.Context) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		s.mu.Lock()
+		s.nextTask++
+		id := fmt.Sprintf("agentls-%d", s.nextTask)
+		t := &task{s: s, cancel: cancel}
+		s.tasks[id] = t
+		progress := s.caps.Window.WorkDoneProgress
+		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			delete(s.tasks, id)
+			s.mu.Unlock()
+		}()
+		if progress {
+			// Not cancellable itself: a task cancelled meanwhile still
+			// shows its begin and end, so the editor's UI is not left open.
+			if _, err := s.conn.Call(context.WithoutCancel(ctx), protocol.MethodWorkDoneProgressCreate, map[string]string{"token": id}, nil); err != nil {
+				s.log.Warn("work-done progress refused", "err", err)
+			} else {
+				t.token = id
+				t.notify(ctx, &protocol.WorkDoneProgressBegin{Kind: protocol.WorkDoneProgressKindBegin, Title: title, Cancellable: true})
+			}
+		}
+		fn(ctx, t)
+		if t.token != "" {
+			msg := "done"
+			if ctx.Err() != nil {
+				msg = "cancelled"
+			}
+			t.notify(ctx, &protocol.WorkDoneProgressEnd{Kind: protocol.WorkDoneProgressKindEnd, Message: msg})
+		}
+	})
+}
+
+// report shows a step of the task.
+func (t *task) report(ctx context.Context, msg string) {
+	if t.token != "" {
+		t.notify(ctx, &protocol.WorkDoneProgressReport{Kind: protocol.WorkDoneProgressKindReport, Message: msg, Cancellable: true})
+	}
+}
+
+func (t *task) notify(ctx context.Context, value any) {
+	// Sent even when the task is cancelled: the editor's UI must see it.
+	err := t.s.conn.Notify(context.WithoutCancel(ctx), protocol.MethodProgress, &progressParams{Token: t.token, Value: value})
+	if err != nil {
+		t.s.log.Warn("$/progress failed", "err", err)
+	}
+}
+
+// cancelTasks cancels the task with a token, or every task for "". It
+// reports how many it cancelled.
+func (s *Server) cancelTasks(token string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for id, t := range s.tasks {
+		if token == "" || token == id {
+			t.cancel()
+			n++
+		}
+	}
+	return n
+}
+
+// workDoneProgressCancel is the client's cancel button on a progress.
+func (s *Server) workDoneProgressCancel(_ context.Context, p *struct {
+	Token json.RawMessage `json:"token"`
+}) (any, error) {
+	var token string
+	if json.Unmarshal(p.Token, &token) == nil && token != "" {
+		s.cancelTasks(token)
+	}
+	return nil, nil
+}
+
+// cancelCommand is agentls.cancel {token?}: cancel one task or all.
+func (s *Server) cancelCommand(ctx context.Context, arg json.RawMessage) (any, error) {
+	var a struct {
+		Token string `json:"token"`
+	}
+	if len(arg) > 0 && string(arg) != "null" {
+		if err := json.Unmarshal(arg, &a); err != nil {
+			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agentls.cancel takes {token?}: "+err.Error())
+		}
+	}
+	n := s.cancelTasks(a.Token)
+	if n == 0 {
+		s.goBackground("cancel", func(ctx context.Context) {
+			s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: nothing to cancel")
+		})
+	}
+	return map[string]int{"cancelled": n}, nil
+}

@@ -1,0 +1,82 @@
+package lsp_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/lsp/lsptest"
+)
+
+// TestProgress: applying a reply shows as one cancellable work-done
+// progress, begun and ended on the token the editor was asked to create.
+func TestProgress(t *testing.T) {
+	for _, p := range lsptest.Profiles() {
+		t.Run(p.Name, func(t *testing.T) {
+			root := writeFiles(t, files)
+			e := lsptest.Start(t, root, p)
+			e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply})
+			var ev []lsptest.ProgressEvent
+			e.Await("progress end", func() bool {
+				ev = append(ev[:0], e.ProgressLocked()...)
+				return len(ev) > 0 && ev[len(ev)-1].Kind == "end"
+			})
+			if len(ev) != 3 || ev[0].Kind != "begin" || ev[0].Title != "agentls: apply reply" || !ev[0].Cancellable ||
+				ev[1].Kind != "report" || ev[1].Message != "sending 2 edits in 3 files" || ev[2].Message != "done" {
+				t.Errorf("progress = %+v", ev)
+			}
+			for _, x := range ev {
+				if x.Token != ev[0].Token || x.Token == "" {
+					t.Errorf("progress on tokens %+v", ev)
+				}
+			}
+		})
+	}
+}
+
+// TestCancel: cancelling a task before it sends its edit applies nothing,
+// from the progress's cancel button or with agentls.cancel; agentls.cancel
+// with nothing running says so.
+func TestCancel(t *testing.T) {
+	for _, how := range []string{"button", "command"} {
+		t.Run(how, func(t *testing.T) {
+			root := writeFiles(t, files)
+			e := lsptest.Start(t, root, lsptest.VSCode())
+			e.OpenFile("a.go", "go")
+			// Cancel while the server waits for the progress token: the
+			// task has started and not yet sent anything.
+			e.OnRequest("window/workDoneProgress/create", func(params json.RawMessage) {
+				var p struct{ Token string }
+				json.Unmarshal(params, &p)
+				if how == "button" {
+					e.Cancel(p.Token)
+					// Notifications are handled in order with requests:
+					// once this one is answered, the cancel has been seen.
+					e.CodeActions("a.go", protocol.Range{})
+				} else if err := e.ExecuteCommand("agentls.cancel", nil); err != nil {
+					t.Error(err)
+				}
+			})
+			e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply})
+			e.Await("cancelled", func() bool { return e.HasMessageLocked("agentls: cancelled; nothing applied") })
+			e.Await("progress end", func() bool {
+				ev := e.ProgressLocked()
+				return len(ev) > 0 && ev[len(ev)-1].Message == "cancelled"
+			})
+			if e.Buffer("a.go") != files["a.go"] || readFile(t, root, "b.go") != files["b.go"] || exists(root, "c.go") {
+				t.Error("a cancelled apply changed files")
+			}
+			e.OnRequest("window/workDoneProgress/create", nil)
+			e.ExecuteCommand("agentls.cancel", nil)
+			e.Await("nothing", func() bool { return e.HasMessageLocked("agentls: nothing to cancel") })
+		})
+	}
+}
+
+func exists(root, rel string) bool {
+	_, err := os.Stat(filepath.Join(root, rel))
+	return err == nil
+}
