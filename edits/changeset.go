@@ -20,14 +20,19 @@ const (
 
 func (a Action) String() string { return [...]string{"modify", "create", "delete"}[a] }
 
+// NotOpen is the version of content that came from disk rather than an
+// editor's buffer. Editors number buffers from 0 (Neovim opens them at
+// version 0), so 0 cannot mean "no buffer".
+const NotOpen int32 = -1
+
 // A FileChange is one file's part of a Changeset.
 type FileChange struct {
 	// Path is relative to the workspace root, slash-separated and clean.
 	Path   string
 	Action Action
 	// Base is the content the change was computed against (empty for
-	// Create), and Version the editor's version of it (0 when it came from
-	// disk). Applying checks that the file still has this content.
+	// Create), and Version the editor's version of it, or NotOpen when it
+	// came from disk. Applying checks that the file still has this content.
 	Base    string
 	Version int32
 	// Result is the new content (empty for Delete).

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -158,7 +159,7 @@ func (s *Server) applyReply(ctx context.Context, t *task, reply string) {
 		// so give the buffers a moment to catch up, then resolve again.
 		s.log.Info("the editor refused the edit: resolving once more against the current buffers", "reason", result.FailureReason)
 		for _, c := range changes {
-			if c.Version != 0 {
+			if c.Version != edits.NotOpen {
 				s.docs.waitVersionPast(ctx, cleanFile(filepath.Join(root, filepath.FromSlash(c.Path))), c.Version, 500*time.Millisecond)
 			}
 		}
@@ -174,10 +175,15 @@ func (s *Server) applyReply(ctx context.Context, t *task, reply string) {
 		s.showMessage(ctx, protocol.MessageTypeError, "agentls: the editor refused the edit (%s); nothing was changed — run the command again", reason)
 	default:
 		s.awaitEditorEcho(ctx, changes)
+		changes = s.recoverSkipped(ctx, changes)
+		if len(changes) == 0 {
+			return
+		}
 		var names []string
 		for _, c := range changes {
 			names = append(names, c.Path)
 		}
+		slices.Sort(names)
 		id := s.journal.record(fmt.Sprintf("reply (%s)", strings.Join(names, ", ")), changes)
 		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: applied %d %s in %s (agent edit %d: agentls.turn.undo reverts it)", res.Edits, plural(res.Edits, "edit", "edits"), strings.Join(names, ", "), id)
 	}
@@ -190,12 +196,82 @@ func plural(n int, one, many string) string {
 	return many
 }
 
+// recoverSkipped returns the changes an editor that answered "applied"
+// really made. Neovim 0.7 skips a buffer that is newer than the edit's
+// version (the user typed meanwhile) and still answers applied: true. The
+// skipped changes are rebased onto the buffers as they now are and sent
+// once more; what is skipped again is reported, so the user knows which
+// files lack their part.
+func (s *Server) recoverSkipped(ctx context.Context, changes []*edits.FileChange) []*edits.FileChange {
+	made, skipped := s.splitSkipped(changes)
+	if len(skipped) == 0 {
+		return made
+	}
+	s.log.Info("the editor skipped buffers it said it applied: sending them again", "files", len(skipped))
+	var cs edits.Changeset
+	for _, c := range skipped {
+		cs.Write(c.Path, c.Base, true, c.Version, c.Result)
+	}
+	retry := cs.Effective()
+	we, err := s.workspaceEditFor(&cs)
+	var res applyEditResult
+	if err == nil {
+		res, err = s.applyEdit(ctx, fmt.Sprintf("agentls: apply reply (%d skipped %s)", len(retry), plural(len(retry), "file", "files")), we)
+	}
+	if err == nil && res.Applied {
+		s.awaitEditorEcho(ctx, retry)
+		var again []*edits.FileChange
+		retry, again = s.splitSkipped(retry)
+		made = append(made, retry...)
+		skipped = again
+	}
+	if len(skipped) > 0 {
+		var names []string
+		for _, c := range skipped {
+			names = append(names, c.Path)
+		}
+		s.showMessage(ctx, protocol.MessageTypeWarning,
+			"agentls: the editor skipped %s (it changed while the edit was on its way) and nothing changed there; the other files were edited. Apply the part for %s again",
+			strings.Join(names, ", "), strings.Join(names, ", "))
+	}
+	return made
+}
+
+// splitSkipped separates the changes an editor made from those it
+// skipped; a skipped change comes back rebased onto the buffer as it is
+// now. A change counts as made when the buffer holds its result, or when
+// its hunks are found already applied in the buffer.
+func (s *Server) splitSkipped(changes []*edits.FileChange) (made, skipped []*edits.FileChange) {
+	for _, c := range changes {
+		if c.Version == edits.NotOpen || c.Action != edits.Modify {
+			made = append(made, c)
+			continue
+		}
+		d, open := s.docs.byFile(cleanFile(filepath.Join(s.root, filepath.FromSlash(c.Path))))
+		if !open || d.text == c.Result {
+			made = append(made, c)
+			continue
+		}
+		// Re-applying the change to the buffer changes nothing when it
+		// is there (the engine sees it already applied); if it would
+		// still change the buffer, the editor skipped it. When it cannot
+		// be placed at all, the user has rewritten those lines: nothing
+		// is claimed either way, and the change is kept as made.
+		if out, err := rebase(d.text, c.Base, c.Result); err == nil && out != d.text {
+			skipped = append(skipped, &edits.FileChange{Path: c.Path, Action: edits.Modify, Base: d.text, Version: d.version, Result: out})
+			continue
+		}
+		made = append(made, c)
+	}
+	return made, skipped
+}
+
 // awaitEditorEcho waits (briefly) for the didChange an editor sends for
 // each open buffer an applied edit changed, so the next command sees the
 // buffers as the editor has them.
 func (s *Server) awaitEditorEcho(ctx context.Context, changes []*edits.FileChange) {
 	for _, c := range changes {
-		if c.Version != 0 {
+		if c.Version != edits.NotOpen {
 			s.docs.waitVersionPast(ctx, cleanFile(filepath.Join(s.root, filepath.FromSlash(c.Path))), c.Version, time.Second)
 		}
 	}

@@ -170,7 +170,7 @@ func (s *Server) undoRedoEntry(ctx context.Context, e *entry, undo bool) {
 			cs.Remove(f.path, cur, version)
 			continue
 		case !fromExists:
-			cs.Write(f.path, "", false, 0, to)
+			cs.Write(f.path, "", false, edits.NotOpen, to)
 			continue
 		}
 		result, err := rebase(cur, from, to)
@@ -193,6 +193,7 @@ func (s *Server) undoRedoEntry(ctx context.Context, e *entry, undo bool) {
 		s.showMessage(ctx, protocol.MessageTypeError, "agentls: the editor refused the %s (%s); nothing changed", verb, res.FailureReason)
 	default:
 		s.awaitEditorEcho(ctx, cs.Effective())
+		s.recoverSkipped(ctx, cs.Effective())
 		s.journal.mark(e, undo)
 		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: %s: %s", map[bool]string{true: "undone", false: "redone"}[undo], e.label)
 	}

@@ -45,11 +45,12 @@ func (s *Server) goTask(title string, fn func(ctx context.Context, t *task)) {
 		s.tasks[id] = t
 		progress := s.caps.Window.WorkDoneProgress
 		s.mu.Unlock()
-		defer func() {
+		done := func() {
 			s.mu.Lock()
 			delete(s.tasks, id)
 			s.mu.Unlock()
-		}()
+		}
+		defer done() // if fn panics
 		if progress {
 			// Not cancellable itself: a task cancelled meanwhile still
 			// shows its begin and end, so the editor's UI is not left open.
@@ -61,6 +62,7 @@ func (s *Server) goTask(title string, fn func(ctx context.Context, t *task)) {
 			}
 		}
 		fn(ctx, t)
+		done() // before the end is shown: a task that has ended is not running
 		if t.token != "" {
 			msg := "done"
 			if ctx.Err() != nil {

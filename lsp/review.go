@@ -245,7 +245,7 @@ func (s *Server) resolveReview(ctx context.Context, accept bool, a reviewArgs) {
 	for _, h := range taken {
 		switch {
 		case h.create:
-			cs.Write(h.path, "", false, 0, h.content)
+			cs.Write(h.path, "", false, edits.NotOpen, h.content)
 		case h.remove:
 			cur, v, _, _ := src.Read(ctx, h.path)
 			cs.Remove(h.path, cur, v)
@@ -286,6 +286,7 @@ func (s *Server) resolveReview(ctx context.Context, accept bool, a reviewArgs) {
 	}
 	changes := cs.Effective()
 	s.awaitEditorEcho(ctx, changes)
+	changes = s.recoverSkipped(ctx, changes)
 	id := s.journal.record(fmt.Sprintf("accepted review (%d %s)", len(taken), plural(len(taken), "edit", "edits")), changes)
 	s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: accepted %d %s (agent edit %d)", len(taken), plural(len(taken), "edit", "edits"), id)
 }

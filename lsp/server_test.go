@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,6 +72,14 @@ func TestApplyReply(t *testing.T) {
 			if got := readFile(t, root, "a.go"); got != files["a.go"] {
 				t.Errorf("a.go on disk changed (the buffer is the editor's to save): %q", got)
 			}
+			// The open buffer's edits are pinned to its version (Neovim's
+			// first is 0), the file not open's are not.
+			if v, ok := e.EditVersion("a.go"); !ok || v == nil || *v != p.OpenVersion {
+				t.Errorf("a.go's edits are pinned to %v, want version %d", v, p.OpenVersion)
+			}
+			if v, ok := e.EditVersion("b.go"); !ok || v != nil {
+				t.Errorf("b.go's edits are pinned to %v, want null", v)
+			}
 		})
 	}
 }
@@ -123,6 +132,45 @@ func TestUserTypesDuringApply(t *testing.T) {
 	e.Await("the edit applied", func() bool { return e.HasMessageLocked("agentls: applied") })
 	if got := e.Buffer("a.go"); got != "package p // typed\n\n// Config holds settings.\ntype Settings struct{}\n" {
 		t.Errorf("a.go = %q", got)
+	}
+}
+
+// TestEditorSkipsTypedBuffer: Neovim 0.7 skips a buffer the user typed in
+// while the edit was on its way and still answers applied: true. The
+// server notices from the buffer it gets back and sends that file's part
+// again, rebased onto what the user typed; if the editor skips it again,
+// the server names the file.
+func TestEditorSkipsTypedBuffer(t *testing.T) {
+	for _, times := range []int{1, 2} {
+		t.Run(fmt.Sprintf("skipped %d times", times), func(t *testing.T) {
+			root := writeFiles(t, files)
+			e := lsptest.Start(t, root, lsptest.Neovim07())
+			e.OpenFile("a.go", "go")
+			typed := 0
+			e.BeforeApply = func() {
+				if typed < times {
+					typed++
+					e.Type("a.go", fmt.Sprintf("package p // typed %d\n\n// Config holds settings.\ntype Config struct{}\n", typed))
+				}
+			}
+			e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply})
+			e.Await("applied", func() bool { return e.HasMessageLocked("agentls: applied") })
+			want := "package p // typed 1\n\n// Config holds settings.\ntype Settings struct{}\n"
+			if times == 2 {
+				want = "package p // typed 2\n\n// Config holds settings.\ntype Config struct{}\n"
+				if !e.HasMessage("the editor skipped a.go") {
+					t.Errorf("the twice-skipped file was not reported: %v", e.Messages())
+				}
+			} else if !e.HasMessage("in a.go, b.go, c.go") {
+				t.Errorf("the recovered file is not reported as applied: %v", e.Messages())
+			}
+			if got := e.Buffer("a.go"); got != want {
+				t.Errorf("a.go = %q, want %q", got, want)
+			}
+			if readFile(t, root, "b.go") != "package p\n\nvar c Settings\n" || readFile(t, root, "c.go") != "package p\n" {
+				t.Error("the other files were not applied")
+			}
+		})
 	}
 }
 

@@ -41,7 +41,7 @@ func (s *Server) workspaceEditFor(cs *edits.Changeset) (workspaceEdit, error) {
 			continue
 		}
 		var version *int32
-		if c.Version != 0 {
+		if c.Version != edits.NotOpen {
 			v := c.Version
 			version = &v
 		}

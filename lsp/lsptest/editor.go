@@ -33,6 +33,13 @@ type Profile struct {
 	Name         string
 	ClientInfo   map[string]string
 	Capabilities map[string]any
+	// SkipsNewerBuffers: the editor skips a document edit whose buffer is
+	// newer than the edit's version, applies the rest and answers
+	// applied: true (Neovim 0.7's apply_text_document_edit).
+	SkipsNewerBuffers bool
+	// OpenVersion is the version a buffer is opened at: Neovim and Helix
+	// start at 0, VS Code at 1.
+	OpenVersion int32
 }
 
 // Profiles of real editors, from what they sent in initialize (the team's
@@ -46,11 +53,11 @@ func Neovim07() Profile {
 			"workspaceEdit": map[string]any{"resourceOperations": []string{"rename", "create", "delete"}},
 		},
 		"window": map[string]any{"workDoneProgress": true},
-	}}
+	}, SkipsNewerBuffers: true}
 }
 
 func VSCode() Profile {
-	return Profile{Name: "vscode-1.100", Capabilities: map[string]any{
+	return Profile{Name: "vscode-1.100", OpenVersion: 1, Capabilities: map[string]any{
 		"general": map[string]any{"positionEncodings": []string{"utf-16"}},
 		"workspace": map[string]any{
 			"applyEdit":     true,
@@ -103,8 +110,11 @@ type Editor struct {
 	shown    []protocol.DocumentURI // documents the server asked to show
 	progress []ProgressEvent
 	hooks    map[string]func(json.RawMessage) // OnRequest
-	diags    map[string][]protocol.Diagnostic // by path relative to Root
-	edits    int                              // workspace edits applied
+	// editVersions are the versions the last WorkspaceEdit pinned its
+	// document edits to (nil: none).
+	editVersions map[string]*int32
+	diags        map[string][]protocol.Diagnostic // by path relative to Root
+	edits        int                              // workspace edits applied
 	// RejectEdits makes the editor refuse every workspace edit.
 	RejectEdits bool
 	// BeforeApply, if set, runs before an edit is applied (to race it).
@@ -237,10 +247,10 @@ func (e *Editor) OpenFile(rel, languageID string) {
 func (e *Editor) OpenBuffer(rel, languageID, text string) {
 	e.t.Helper()
 	e.mu.Lock()
-	e.buffers[rel] = &buffer{version: 1, text: text}
+	e.buffers[rel] = &buffer{version: e.profile.OpenVersion, text: text}
 	e.mu.Unlock()
 	err := e.conn.Notify(context.Background(), protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{
-		TextDocument: protocol.TextDocumentItem{URI: e.uri(rel), LanguageID: protocol.LanguageIdentifier(languageID), Version: 1, Text: text},
+		TextDocument: protocol.TextDocumentItem{URI: e.uri(rel), LanguageID: protocol.LanguageIdentifier(languageID), Version: e.profile.OpenVersion, Text: text},
 	})
 	if err != nil {
 		e.t.Fatal(err)
@@ -358,6 +368,16 @@ func (e *Editor) MessagesLocked() []protocol.ShowMessageParams { return e.messag
 // use inside an Await condition.
 func (e *Editor) EditsAppliedLocked() int { return e.edits }
 
+// EditVersion returns the version the last WorkspaceEdit pinned a
+// document's edits to; ok is false when it had no edits for it, and v nil
+// when they were not pinned.
+func (e *Editor) EditVersion(rel string) (v *int32, ok bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	v, ok = e.editVersions[rel]
+	return v, ok
+}
+
 // ShownLocked returns the documents the server asked to show, in order;
 // for use inside an Await condition.
 func (e *Editor) ShownLocked() []protocol.DocumentURI { return e.shown }
@@ -365,7 +385,14 @@ func (e *Editor) ShownLocked() []protocol.DocumentURI { return e.shown }
 // LogsLocked returns the output channel's messages.
 func (e *Editor) LogsLocked() []string { return e.logs }
 
-// HasMessage reports whether a shown message contains s; for use inside an
+// HasMessage reports whether a shown message contains s.
+func (e *Editor) HasMessage(s string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.HasMessageLocked(s)
+}
+
+// HasMessageLocked reports whether a shown message contains s; for use inside an
 // Await condition.
 func (e *Editor) HasMessageLocked(s string) bool {
 	for _, m := range e.messages {
@@ -548,9 +575,28 @@ func (e *Editor) applyWorkspaceEdit(raw json.RawMessage) applyResult {
 			return applyResult{FailureReason: "unsupported resource operation " + head.Kind}
 		}
 	}
-	// Check every version first: nothing is applied unless all match.
+	e.editVersions = map[string]*int32{}
 	for _, o := range ops {
-		if b, open := e.buffers[o.rel]; open && o.version != nil && *o.version != b.version {
+		if o.kind == "edit" {
+			e.editVersions[o.rel] = o.version
+		}
+	}
+	// Check every version first: nothing is applied unless all match
+	// (or, in an editor that skips newer buffers, those are left out).
+	stale := func(o op) bool {
+		b, open := e.buffers[o.rel]
+		return open && o.version != nil && *o.version != b.version
+	}
+	kept := ops[:0]
+	for _, o := range ops {
+		if e.profile.SkipsNewerBuffers && stale(o) && *o.version < e.buffers[o.rel].version {
+			continue
+		}
+		kept = append(kept, o)
+	}
+	ops = kept
+	for _, o := range ops {
+		if b := e.buffers[o.rel]; stale(o) {
 			return applyResult{FailureReason: fmt.Sprintf("%s is at version %d, the edit is for %d", o.rel, b.version, *o.version)}
 		}
 	}

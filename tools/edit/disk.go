@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/agentls/agentls/edits"
 )
 
 // DiskSource reads files from the disk under Root, for the CLI and for
@@ -21,17 +23,17 @@ func (d DiskSource) Read(_ context.Context, path string) (string, int32, bool, e
 	full := filepath.Join(d.Root, filepath.FromSlash(path))
 	real, err := filepath.EvalSymlinks(full)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", 0, false, nil
+		return "", edits.NotOpen, false, nil
 	}
 	if err != nil {
-		return "", 0, false, err
+		return "", edits.NotOpen, false, err
 	}
 	if rel, err := filepath.Rel(d.Root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", 0, false, errors.New(path + " resolves to " + real + ", outside the workspace")
+		return "", edits.NotOpen, false, errors.New(path + " resolves to " + real + ", outside the workspace")
 	}
 	data, err := os.ReadFile(real)
 	if err != nil {
-		return "", 0, false, err
+		return "", edits.NotOpen, false, err
 	}
-	return string(data), 0, true, nil
+	return string(data), edits.NotOpen, true, nil
 }

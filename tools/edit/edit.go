@@ -21,7 +21,7 @@ import (
 // open buffers, or the disk.
 type Source interface {
 	// Read returns the content of path (relative to the root) and the
-	// editor's version of it (0 for the disk); exists is false when there is
+	// editor's version of it (edits.NotOpen for the disk); exists is false when there is
 	// no such file.
 	Read(ctx context.Context, path string) (content string, version int32, exists bool, err error)
 }

@@ -1,6 +1,7 @@
 -- Headless Neovim 0.7.2 against the real agentls binary: "Apply agent
 -- reply" on a scratch buffer holding a two-file patch_many reply, then
--- :undo in each file. Run by TestNeovimHeadless; exits non-zero on failure.
+-- :undo in each file, then the same with a keystroke racing the edit.
+-- Run by TestNeovimHeadless; exits non-zero on failure.
 local bin, root = os.getenv('AGENTLS_BIN'), os.getenv('AGENTLS_ROOT')
 
 local function fail(msg)
@@ -72,5 +73,27 @@ end
 if not text(a):find('type Config struct{}', 1, true) or not text(b):find('var c Config', 1, true) then
   fail('undo left other text: a.go=' .. text(a) .. ' b.go=' .. text(b))
 end
+-- Neovim 0.7 skips a buffer that changed after the edit was computed and
+-- still answers applied: true. Type into a.go just before the editor
+-- applies the edit: the server must notice and send a.go's part again.
+local apply_edit = vim.lsp.handlers['workspace/applyEdit']
+local typed = false
+vim.lsp.handlers['workspace/applyEdit'] = function(...)
+  if not typed then
+    typed = true
+    vim.api.nvim_buf_set_lines(a, 0, 1, false, { 'package p // typed' })
+  end
+  local args = {...}
+  io.stderr:write('DEBUG ' .. vim.inspect(args[2].edit.documentChanges[1].textDocument) .. ' ' .. vim.inspect(vim.lsp.util.buf_versions) .. '\n')
+  return apply_edit(...)
+end
+done = client.request_sync('workspace/executeCommand', action.command, 10000, reply)
+if not done or done.err then fail('executeCommand again: ' .. vim.inspect(done)) end
+if not vim.wait(10000, function()
+  return text(a):find('type Settings struct{}', 1, true) ~= nil and text(b):find('var c Settings', 1, true) ~= nil
+end) then fail('the skipped buffer was not recovered: a.go=' .. text(a) .. ' b.go=' .. text(b)) end
+if not typed or not text(a):find('package p // typed', 1, true) then fail('the typing was lost: a.go=' .. text(a)) end
+vim.lsp.handlers['workspace/applyEdit'] = apply_edit
+
 io.stdout:write('OK\n')
 vim.cmd('qa!')
