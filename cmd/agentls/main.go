@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/agentls/agentls/tools"
 )
@@ -74,6 +75,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "help", "-h", "-help", "--help":
 		usage(stdout)
 		return exitOK
+	}
+	if strings.HasPrefix(args[0], "-") {
+		// Flags with no command are serve's: editors are configured with
+		// `agentls --log FILE`.
+		return runServe(ctx, args, stdin, stdout, stderr)
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {

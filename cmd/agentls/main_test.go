@@ -94,6 +94,7 @@ func TestParseContract(t *testing.T) {
 func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"bogus"},
+		{"--bogus"}, // flags alone are serve's
 		{"parse", "--bogus"},
 		{"parse", "--format", "yaml"},
 		{"parse", "extra"},

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -70,12 +71,17 @@ func TestServeBinary(t *testing.T) {
 		in.Write(frame(map[string]any{"jsonrpc": "2.0", "id": 4, "method": "shutdown"}))
 		in.Write(frame(map[string]any{"jsonrpc": "2.0", "id": 5, "method": "initialize", "params": map[string]any{}})) // after shutdown
 		in.Write(frame(map[string]any{"jsonrpc": "2.0", "method": "exit"}))
-		cmd := exec.Command(bin)
+		// Flags alone are serve's, as editors are configured.
+		logFile := filepath.Join(t.TempDir(), "agentls.log")
+		cmd := exec.Command(bin, "--log", logFile)
 		cmd.Stdin = &in
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Run(); err != nil {
 			t.Fatalf("exit after shutdown: %v\nstderr: %s", err, stderr.String())
+		}
+		if log, err := os.ReadFile(logFile); err != nil || len(log) == 0 || stderr.Len() != 0 {
+			t.Errorf("--log: file %q (%v), stderr %q", log, err, stderr.String())
 		}
 		byID := map[float64]map[string]any{}
 		for _, m := range readFrames(t, stdout.Bytes()) {

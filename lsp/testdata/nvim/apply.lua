@@ -13,7 +13,11 @@ local function text(buf)
   return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
 end
 
-local client_id = vim.lsp.start_client({ cmd = { bin }, root_dir = root, name = 'agentls' })
+-- No debounce: the server sees each change at once, so the versions it
+-- pins edits to are current (Neovim does not check version 0).
+local client_id = vim.lsp.start_client({
+  cmd = { bin }, root_dir = root, name = 'agentls', flags = { debounce_text_changes = 0 },
+})
 if not client_id then fail('the client did not start') end
 
 local function open(name, filetype)
