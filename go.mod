@@ -1,6 +1,6 @@
 module github.com/agentls/agentls
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/aymanbagabas/go-udiff v0.4.2
@@ -9,6 +9,7 @@ require (
 	go.lsp.dev/jsonrpc2 v0.10.0
 	go.lsp.dev/protocol v0.12.0
 	go.lsp.dev/uri v0.3.0
+	golang.org/x/tools v0.52.0
 )
 
 require (
@@ -19,7 +20,7 @@ require (
 	go.uber.org/atomic v1.9.0 // indirect
 	go.uber.org/multierr v1.8.0 // indirect
 	go.uber.org/zap v1.21.0 // indirect
-	golang.org/x/sys v0.30.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
 )
 
 // protocol v0.12.0 is built against jsonrpc2 v0.10.0; jsonrpc2 v1 is an

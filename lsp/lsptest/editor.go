@@ -320,6 +320,16 @@ func (e *Editor) Buffer(rel string) string {
 	return ""
 }
 
+// BufferIfOpen returns a buffer's text, if it is open.
+func (e *Editor) BufferIfOpen(rel string) (string, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if b, ok := e.buffers[rel]; ok {
+		return b.text, true
+	}
+	return "", false
+}
+
 // ExecuteCommand runs a command with one argument object.
 func (e *Editor) ExecuteCommand(command string, arg any) error {
 	_, err := e.conn.Call(context.Background(), protocol.MethodWorkspaceExecuteCommand, map[string]any{"command": command, "arguments": []any{arg}}, nil)
