@@ -151,18 +151,14 @@ func (s *Server) applyReply(ctx context.Context, t *task, reply string) {
 		// if the task is cancelled, so the outcome is known and recorded.
 		ctx = context.WithoutCancel(ctx)
 		result, err = s.applyEdit(ctx, label, we)
-		if err != nil || result.Applied {
+		if err != nil || result.Applied || attempt == 1 {
 			break
 		}
 		// The refusal may come from a buffer that moved on (the user
 		// typed): its didChange can still be on its way behind the reply,
 		// so give the buffers a moment to catch up, then resolve again.
 		s.log.Info("the editor refused the edit: resolving once more against the current buffers", "reason", result.FailureReason)
-		for _, c := range changes {
-			if c.Version != edits.NotOpen {
-				s.docs.waitVersionPast(ctx, cleanFile(filepath.Join(root, filepath.FromSlash(c.Path))), c.Version, 500*time.Millisecond)
-			}
-		}
+		s.docs.waitVersionsPast(ctx, s.openVersions(changes), true, 500*time.Millisecond)
 	}
 	switch {
 	case err != nil:
@@ -270,9 +266,20 @@ func (s *Server) splitSkipped(changes []*edits.FileChange) (made, skipped []*edi
 // each open buffer an applied edit changed, so the next command sees the
 // buffers as the editor has them.
 func (s *Server) awaitEditorEcho(ctx context.Context, changes []*edits.FileChange) {
+	s.docs.waitVersionsPast(ctx, s.openVersions(changes), false, time.Second)
+}
+
+// openVersions returns the versions of the buffers changes were computed
+// on, by file.
+func (s *Server) openVersions(changes []*edits.FileChange) map[string]int32 {
+	s.mu.Lock()
+	root := s.root
+	s.mu.Unlock()
+	out := map[string]int32{}
 	for _, c := range changes {
 		if c.Version != edits.NotOpen {
-			s.docs.waitVersionPast(ctx, cleanFile(filepath.Join(s.root, filepath.FromSlash(c.Path))), c.Version, time.Second)
+			out[cleanFile(filepath.Join(root, filepath.FromSlash(c.Path)))] = c.Version
 		}
 	}
+	return out
 }

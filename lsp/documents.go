@@ -51,18 +51,28 @@ func (ds *documents) signal() {
 	ds.changed = make(chan struct{})
 }
 
-// waitVersionPast waits, up to timeout, until the document of file is no
-// longer at version (or is closed).
-func (ds *documents) waitVersionPast(ctx context.Context, file string, version int32, timeout time.Duration) {
+// waitVersionsPast waits, up to timeout in all, until the documents of
+// the files (path → version) are no longer at those versions (or closed):
+// all of them, or with anyOne the first. It is how the server sees the
+// didChange an editor sends after applying an edit, or after the user
+// typed, which may still be on its way.
+func (ds *documents) waitVersionsPast(ctx context.Context, files map[string]int32, anyOne bool, timeout time.Duration) {
+	if len(files) == 0 {
+		return
+	}
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	for {
 		ds.mu.Lock()
-		d, ok := ds.byPath[file]
-		moved := !ok || d.version != version
+		moved := 0
+		for file, version := range files {
+			if d, ok := ds.byPath[file]; !ok || d.version != version {
+				moved++
+			}
+		}
 		ch := ds.changed
 		ds.mu.Unlock()
-		if moved {
+		if moved == len(files) || anyOne && moved > 0 {
 			return
 		}
 		select {

@@ -99,17 +99,21 @@ func TestApplyReplyFailureChangesNothing(t *testing.T) {
 }
 
 func TestClientRejects(t *testing.T) {
-	root := writeFiles(t, files)
-	e := lsptest.Start(t, root, lsptest.Helix())
-	e.OpenFile("a.go", "go")
-	e.RejectEdits = true
-	e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply})
-	e.Await("the refusal reported", func() bool { return e.HasMessageLocked("refused the edit") })
-	if e.Buffer("a.go") != files["a.go"] || readFile(t, root, "b.go") != files["b.go"] {
-		t.Error("files changed although the editor refused")
-	}
-	if _, err := os.Stat(filepath.Join(root, "c.go")); err == nil {
-		t.Error("c.go was created although the editor refused")
+	for _, p := range lsptest.Profiles() {
+		t.Run(p.Name, func(t *testing.T) {
+			root := writeFiles(t, files)
+			e := lsptest.Start(t, root, p)
+			e.OpenFile("a.go", "go")
+			e.RejectEdits = true
+			e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply})
+			e.Await("the refusal reported", func() bool { return e.HasMessageLocked("refused the edit") })
+			if e.Buffer("a.go") != files["a.go"] || readFile(t, root, "b.go") != files["b.go"] {
+				t.Error("files changed although the editor refused")
+			}
+			if _, err := os.Stat(filepath.Join(root, "c.go")); err == nil {
+				t.Error("c.go was created although the editor refused")
+			}
+		})
 	}
 }
 
@@ -118,20 +122,27 @@ func TestClientRejects(t *testing.T) {
 // refuses the stale version, the server resolves again, and both the
 // keystroke and the edit survive.
 func TestUserTypesDuringApply(t *testing.T) {
-	root := writeFiles(t, files)
-	e := lsptest.Start(t, root, lsptest.VSCode())
-	e.OpenFile("a.go", "go")
-	typed := false
-	e.BeforeApply = func() {
-		if !typed {
-			typed = true
-			e.Type("a.go", "package p // typed\n\n// Config holds settings.\ntype Config struct{}\n")
-		}
-	}
-	e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply})
-	e.Await("the edit applied", func() bool { return e.HasMessageLocked("agentls: applied") })
-	if got := e.Buffer("a.go"); got != "package p // typed\n\n// Config holds settings.\ntype Settings struct{}\n" {
-		t.Errorf("a.go = %q", got)
+	for _, p := range lsptest.Profiles() {
+		t.Run(p.Name, func(t *testing.T) {
+			root := writeFiles(t, files)
+			e := lsptest.Start(t, root, p)
+			e.OpenFile("a.go", "go")
+			typed := false
+			e.BeforeApply = func() {
+				if !typed {
+					typed = true
+					e.Type("a.go", "package p // typed\n\n// Config holds settings.\ntype Config struct{}\n")
+				}
+			}
+			e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply})
+			e.Await("the edit applied", func() bool { return e.HasMessageLocked("agentls: applied") })
+			if got := e.Buffer("a.go"); got != "package p // typed\n\n// Config holds settings.\ntype Settings struct{}\n" {
+				t.Errorf("a.go = %q", got)
+			}
+			if got := readFile(t, root, "b.go"); got != "package p\n\nvar c Settings\n" {
+				t.Errorf("b.go = %q", got)
+			}
+		})
 	}
 }
 
