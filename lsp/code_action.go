@@ -42,7 +42,7 @@ func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) (an
 		}
 		text, arg = t, applyReplyArgs{URI: d.uri, Range: &r}
 	case d.language == "markdown":
-		text, arg = d.text, applyReplyArgs{URI: d.uri}
+		text, arg = d.text(), applyReplyArgs{URI: d.uri}
 	default:
 		return actions, nil
 	}

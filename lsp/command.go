@@ -74,7 +74,7 @@ func (s *Server) replyText(a applyReplyArgs) (string, error) {
 		return "", fmt.Errorf("%s is not open", a.URI)
 	}
 	if a.Range == nil {
-		return d.text, nil
+		return d.text(), nil
 	}
 	return s.rangeText(d, *a.Range)
 }
@@ -83,16 +83,15 @@ func (s *Server) rangeText(d document, r protocol.Range) (string, error) {
 	s.mu.Lock()
 	enc := s.encoding
 	s.mu.Unlock()
-	m := d.positions()
-	start, err := m.Offset(int(r.Start.Line), int(r.Start.Character), enc)
+	start, err := d.buf.Offset(int(r.Start.Line), int(r.Start.Character), enc)
 	if err != nil {
 		return "", err
 	}
-	end, err := m.Offset(int(r.End.Line), int(r.End.Character), enc)
+	end, err := d.buf.Offset(int(r.End.Line), int(r.End.Character), enc)
 	if err != nil || end < start {
 		return "", fmt.Errorf("bad range %v", r)
 	}
-	return d.text[start:end], nil
+	return d.buf.Slice(start, end)
 }
 
 // applyReply runs the edits of a reply against the editor's buffers and
@@ -244,7 +243,7 @@ func (s *Server) splitSkipped(changes []*edits.FileChange) (made, skipped []*edi
 			continue
 		}
 		d, open := s.docs.byFile(cleanFile(filepath.Join(s.root, filepath.FromSlash(c.Path))))
-		if !open || d.text == c.Result {
+		if !open || d.text() == c.Result {
 			made = append(made, c)
 			continue
 		}
@@ -253,8 +252,8 @@ func (s *Server) splitSkipped(changes []*edits.FileChange) (made, skipped []*edi
 		// still change the buffer, the editor skipped it. When it cannot
 		// be placed at all, the user has rewritten those lines: nothing
 		// is claimed either way, and the change is kept as made.
-		if out, err := rebase(d.text, c.Base, c.Result); err == nil && out != d.text {
-			skipped = append(skipped, &edits.FileChange{Path: c.Path, Action: edits.Modify, Base: d.text, Version: d.version, Result: out})
+		if out, err := rebase(d.text(), c.Base, c.Result); err == nil && out != d.text() {
+			skipped = append(skipped, &edits.FileChange{Path: c.Path, Action: edits.Modify, Base: d.text(), Version: d.version, Result: out})
 			continue
 		}
 		made = append(made, c)

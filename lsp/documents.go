@@ -21,17 +21,13 @@ type document struct {
 	path     string // absolute file name
 	language string
 	version  int32
-	text     string
-	mapper   *edits.Mapper // of text; immutable, so copies of a document share it
+	// buf holds the text; immutable, so copies of a document share it,
+	// and a change costs about one chunk, not the whole text.
+	buf *edits.Buffer
 }
 
-// positions returns the document's Mapper, building it on first use.
-func (d *document) positions() *edits.Mapper {
-	if d.mapper == nil {
-		d.mapper = edits.NewMapper(d.text)
-	}
-	return d.mapper
-}
+// text returns the document's whole text.
+func (d *document) text() string { return d.buf.Text() }
 
 // documents are the open buffers, by URI and by file name.
 type documents struct {
@@ -92,7 +88,6 @@ func (ds *documents) get(u protocol.DocumentURI) (document, bool) {
 	if !ok {
 		return document{}, false
 	}
-	d.positions() // built under the lock, then shared
 	return *d, true
 }
 
@@ -112,7 +107,7 @@ func (s *Server) didOpen(_ context.Context, p *protocol.DidOpenTextDocumentParam
 		path:     cleanFile(uri.URI(p.TextDocument.URI).Filename()),
 		language: string(p.TextDocument.LanguageID),
 		version:  p.TextDocument.Version,
-		text:     p.TextDocument.Text,
+		buf:      edits.NewBuffer(p.TextDocument.Text),
 	}
 	s.docs.mu.Lock()
 	defer s.docs.mu.Unlock()
@@ -151,19 +146,19 @@ func (s *Server) didChange(_ context.Context, p *didChangeParams) (any, error) {
 		s.log.Warn("didChange with a version that does not increase: ignored (a client bug)", "uri", d.uri, "have", d.version, "got", p.TextDocument.Version)
 		return nil, nil
 	}
-	// Each change updates the document's position index rather than
-	// rebuilding it, so a keystroke does not rescan a large document.
-	m := d.positions()
+	// Each change re-indexes only the chunks of the buffer it touches, so
+	// a keystroke does not copy or rescan a large document.
+	buf := d.buf
 	for _, c := range p.ContentChanges {
 		if c.Range == nil {
-			m = edits.NewMapper(c.Text)
+			buf = edits.NewBuffer(c.Text)
 			continue
 		}
-		start, err := m.Offset(int(c.Range.Start.Line), int(c.Range.Start.Character), enc)
+		start, err := buf.Offset(int(c.Range.Start.Line), int(c.Range.Start.Character), enc)
 		if err == nil {
 			var end int
-			if end, err = m.Offset(int(c.Range.End.Line), int(c.Range.End.Character), enc); err == nil && end >= start {
-				if m, err = m.Replace(start, end, c.Text); err == nil {
+			if end, err = buf.Offset(int(c.Range.End.Line), int(c.Range.End.Character), enc); err == nil && end >= start {
+				if buf, err = buf.Replace(start, end, c.Text); err == nil {
 					continue
 				}
 			}
@@ -171,7 +166,7 @@ func (s *Server) didChange(_ context.Context, p *didChangeParams) (any, error) {
 		s.log.Warn("didChange with a range outside the document: the buffer may be out of step", "uri", d.uri, "range", c.Range, "err", err)
 		return nil, nil
 	}
-	d.text, d.mapper, d.version = m.Text(), m, p.TextDocument.Version
+	d.buf, d.version = buf, p.TextDocument.Version
 	s.docs.signal()
 	if rel, err := s.relPath(*d); err == nil && len(s.review.inFile(rel)) > 0 {
 		// Pending hunks move with the user's edits, or turn into conflicts.
@@ -197,7 +192,7 @@ type editorSource struct {
 func (e editorSource) Read(ctx context.Context, rel string) (string, int32, bool, error) {
 	name := filepath.Join(e.disk.Root, filepath.FromSlash(rel))
 	if d, ok := e.s.docs.byFile(cleanFile(name)); ok {
-		return d.text, d.version, true, nil
+		return d.text(), d.version, true, nil
 	}
 	return e.disk.Read(ctx, rel)
 }

@@ -305,11 +305,10 @@ func (s *Server) reviewActions(d document, r protocol.Range) []protocol.CodeActi
 	s.mu.Lock()
 	enc := s.encoding
 	s.mu.Unlock()
-	m := d.positions()
-	lo, _ := m.Offset(int(r.Start.Line), 0, enc)
-	hi, _ := m.Offset(int(r.End.Line)+1, 0, enc)
-	if int(r.End.Line)+1 >= m.Lines() {
-		hi = len(d.text)
+	lo, _ := d.buf.Offset(int(r.Start.Line), 0, enc)
+	hi, _ := d.buf.Offset(int(r.End.Line)+1, 0, enc)
+	if int(r.End.Line)+1 >= d.buf.Lines() {
+		hi = d.buf.Len()
 	}
 	var actions []protocol.CodeAction
 	add := func(title, command string, arg any) {
@@ -318,7 +317,7 @@ func (s *Server) reviewActions(d document, r protocol.Range) []protocol.CodeActi
 	}
 	for _, h := range pending {
 		if !h.create && !h.remove {
-			es, err := edits.ResolveHunks(d.text, []edits.Hunk{h.hunk})
+			es, err := edits.ResolveHunks(d.text(), []edits.Hunk{h.hunk})
 			if err != nil || es[0].End < lo || es[0].Start > hi {
 				continue
 			}
