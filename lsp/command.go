@@ -160,14 +160,21 @@ func (s *Server) applyReply(ctx context.Context, t *task, reply string) {
 		s.docs.waitVersionsPast(ctx, s.openVersions(changes), true, 500*time.Millisecond)
 	}
 	switch {
-	case err != nil:
-		s.showMessage(ctx, protocol.MessageTypeError, "agentls: the editor did not apply the edit: %v", err)
-	case !result.Applied:
-		reason := result.FailureReason
-		if reason == "" {
-			reason = "no reason given"
+	case err != nil || !result.Applied:
+		// Nothing is lost: the changes wait as pending review hunks, to
+		// be accepted (against whatever the buffers hold then), shown as
+		// a diff, or rejected.
+		why := fmt.Sprintf("the editor did not answer the edit (%v)", err)
+		if err == nil {
+			reason := result.FailureReason
+			if reason == "" {
+				reason = "no reason given"
+			}
+			why = fmt.Sprintf("the editor refused the edit (%s); nothing was changed", reason)
 		}
-		s.showMessage(ctx, protocol.MessageTypeError, "agentls: the editor refused the edit (%s); nothing was changed — run the command again", reason)
+		n := s.queue(ctx, changes)
+		s.showMessage(ctx, protocol.MessageTypeError, "agentls: %s. Its %d %s are kept as pending review: accept them when ready (code actions, or agentls.review.accept {\"all\": true}), see them with agentls.review.diff, or reject them",
+			why, n, plural(n, "change", "changes"))
 	default:
 		s.awaitEditorEcho(ctx, changes)
 		changes = s.recoverSkipped(ctx, changes)

@@ -113,6 +113,17 @@ func TestClientRejects(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(root, "c.go")); err == nil {
 				t.Error("c.go was created although the editor refused")
 			}
+			// Nothing is lost: the changes wait for review, and accepting
+			// them once the editor takes edits applies them.
+			e.Await("kept for review", func() bool {
+				return e.HasMessageLocked("3 changes are kept as pending review") && len(e.DiagnosticsLocked("a.go")) == 1
+			})
+			e.RejectEdits = false
+			e.ExecuteCommand("agentls.review.accept", map[string]any{"all": true})
+			e.Await("accepted", func() bool { return e.HasMessageLocked("agentls: accepted 3 edits") })
+			if e.Buffer("a.go") != "package p\n\n// Config holds settings.\ntype Settings struct{}\n" || readFile(t, root, "c.go") != "package p\n" {
+				t.Errorf("accepting the kept changes: a.go %q", e.Buffer("a.go"))
+			}
 		})
 	}
 }
