@@ -1,0 +1,264 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// ModelConfig says which model to reach and how.
+type ModelConfig struct {
+	// BaseURL of an OpenAI-compatible API ("https://api.openai.com/v1",
+	// "http://localhost:11434/v1" for Ollama, ...); default: the
+	// OPENAI_BASE_URL environment variable, else OpenAI.
+	BaseURL string
+	// Model name; default: AGENTLS_MODEL.
+	Model string
+	// APIKeyEnv names the environment variable holding the key (the key
+	// itself is never configured, logged or stored); default
+	// OPENAI_API_KEY. Local servers need none.
+	APIKeyEnv string
+	// Retries after a 429, a 5xx or a reset connection (default 4), the
+	// first backoff (default 500 ms) and the longest wait (default 30 s).
+	Retries int
+	Backoff time.Duration
+	MaxWait time.Duration
+	// ChunkTimeout bounds the wait for the stream to start and for
+	// each next chunk (default 120 s): a stalled server becomes an error,
+	// never a hang.
+	ChunkTimeout time.Duration
+}
+
+// A Model streams chat completions.
+type Model struct {
+	cfg    ModelConfig
+	key    string
+	client *openai.Client
+}
+
+// NewModel returns a Model for cfg, reading defaults and the key with
+// getenv (os.Getenv in production).
+func NewModel(cfg ModelConfig, getenv func(string) string) (*Model, error) {
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = getenv("OPENAI_BASE_URL")
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = "https://api.openai.com/v1"
+	}
+	if cfg.Model == "" {
+		cfg.Model = getenv("AGENTLS_MODEL")
+	}
+	if cfg.Model == "" {
+		return nil, errors.New("no model configured: set the model setting or AGENTLS_MODEL (e.g. gpt-4.1, or qwen2.5-coder for Ollama)")
+	}
+	if cfg.APIKeyEnv == "" {
+		cfg.APIKeyEnv = "OPENAI_API_KEY"
+	}
+	if cfg.Retries == 0 {
+		cfg.Retries = 4
+	}
+	if cfg.Backoff == 0 {
+		cfg.Backoff = 500 * time.Millisecond
+	}
+	if cfg.MaxWait == 0 {
+		cfg.MaxWait = 30 * time.Second
+	}
+	if cfg.ChunkTimeout == 0 {
+		cfg.ChunkTimeout = 120 * time.Second
+	}
+	key := getenv(cfg.APIKeyEnv)
+	oc := openai.DefaultConfig(key)
+	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	oc.HTTPClient = &http.Client{Transport: &retryTransport{
+		base:    http.DefaultTransport.(*http.Transport).Clone(),
+		retries: cfg.Retries, backoff: cfg.Backoff, maxWait: cfg.MaxWait,
+	}}
+	return &Model{cfg: cfg, key: key, client: openai.NewClientWithConfig(oc)}, nil
+}
+
+// Name returns the model's name.
+func (m *Model) Name() string { return m.cfg.Model }
+
+// A Stream is one streamed completion.
+type Stream struct {
+	m        *Model
+	s        *openai.ChatCompletionStream
+	cancel   context.CancelFunc
+	timer    *time.Timer
+	calls    []openai.ToolCall
+	finished bool
+	stalled  atomic.Bool // set by the watchdog
+}
+
+// Stream starts a completion of messages; tools, if any, are offered as
+// native tools.
+func (m *Model) Stream(ctx context.Context, messages []openai.ChatCompletionMessage, tools []openai.Tool) (*Stream, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	st := &Stream{m: m, cancel: cancel}
+	// A watchdog cancels the request when the server goes quiet; it is
+	// reset by every chunk.
+	st.timer = time.AfterFunc(m.cfg.ChunkTimeout, func() { st.stalled.Store(true); cancel() })
+	s, err := m.client.CreateChatCompletionStream(ctx, openai.ChatCompletionRequest{Model: m.cfg.Model, Messages: messages, Tools: tools, Stream: true})
+	if err != nil {
+		st.Close()
+		return nil, m.classify(err, st.stalled.Load())
+	}
+	st.s = s
+	return st, nil
+}
+
+// Next returns the next piece of text (possibly empty when the chunk only
+// carried a tool-call fragment). It returns io.EOF when the model has
+// finished; a stream that ends without finishing is an error.
+func (st *Stream) Next() (string, error) {
+	for {
+		resp, err := st.s.Recv()
+		st.timer.Reset(st.m.cfg.ChunkTimeout)
+		if errors.Is(err, io.EOF) {
+			if !st.finished {
+				return "", &Error{Kind: StreamCut, Message: "the model's stream ended before the model finished (the connection was cut); what arrived is kept, ask again to continue"}
+			}
+			return "", io.EOF
+		}
+		if err != nil {
+			return "", st.m.classify(err, st.stalled.Load())
+		}
+		if len(resp.Choices) == 0 {
+			continue
+		}
+		c := resp.Choices[0]
+		for _, tc := range c.Delta.ToolCalls {
+			st.addToolCall(tc)
+		}
+		if c.FinishReason != "" {
+			st.finished = true
+		}
+		return c.Delta.Content, nil
+	}
+}
+
+// addToolCall merges a tool-call fragment into the calls, by index: the
+// first fragment of a call has its id and name, the rest append to its
+// arguments.
+func (st *Stream) addToolCall(tc openai.ToolCall) {
+	i := len(st.calls)
+	if tc.Index != nil {
+		i = *tc.Index
+	}
+	for len(st.calls) <= i {
+		st.calls = append(st.calls, openai.ToolCall{Type: openai.ToolTypeFunction})
+	}
+	c := &st.calls[i]
+	if tc.ID != "" {
+		c.ID = tc.ID
+	}
+	if tc.Function.Name != "" {
+		c.Function.Name += tc.Function.Name
+	}
+	c.Function.Arguments += tc.Function.Arguments
+}
+
+// ToolCalls returns the native tool calls streamed so far, reassembled.
+func (st *Stream) ToolCalls() []openai.ToolCall { return st.calls }
+
+// Close ends the stream (stopping the generation if it is still running).
+func (st *Stream) Close() {
+	st.timer.Stop()
+	st.cancel()
+	if st.s != nil {
+		st.s.Close()
+	}
+}
+
+// ErrorKind sorts model errors by what the user can do about them.
+type ErrorKind int
+
+const (
+	Other         ErrorKind = iota
+	Unauthorized            // 401/403: the key
+	UnknownModel            // 404 or model_not_found
+	RateLimited             // 429 after the retries
+	ServerError             // 5xx after the retries
+	ContextLength           // the conversation is too long for the model
+	Timeout                 // no answer, or the stream stalled
+	Unreachable             // no connection
+	StreamCut               // the stream broke mid-way
+)
+
+// An Error is a model failure with a message that says what to do.
+type Error struct {
+	Kind    ErrorKind
+	Status  int
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// classify turns a go-openai or transport error into an Error with an
+// actionable message; the key never appears in it.
+func (m *Model) classify(err error, stalled bool) error {
+	where := fmt.Sprintf("model %s at %s", m.cfg.Model, m.cfg.BaseURL)
+	e := &Error{Kind: Other, Message: fmt.Sprintf("%s: %v", where, err)}
+	var api *openai.APIError
+	var req *openai.RequestError
+	var netErr net.Error
+	switch {
+	case stalled:
+		e.Kind, e.Message = Timeout, fmt.Sprintf("%s sent nothing for %s: it stalled; try again, or raise the timeout for slow local models", where, m.cfg.ChunkTimeout)
+	case errors.As(err, &api):
+		e.Status = api.HTTPStatusCode
+		code, _ := api.Code.(string)
+		switch {
+		case api.HTTPStatusCode == 401 || api.HTTPStatusCode == 403:
+			e.Kind = Unauthorized
+			e.Message = fmt.Sprintf("%s refused the API key (%d: %s): check $%s", where, api.HTTPStatusCode, api.Message, m.cfg.APIKeyEnv)
+			if m.key == "" {
+				e.Message = fmt.Sprintf("%s needs an API key (%d: %s): set $%s", where, api.HTTPStatusCode, api.Message, m.cfg.APIKeyEnv)
+			}
+		case api.HTTPStatusCode == 404 || code == "model_not_found":
+			e.Kind = UnknownModel
+			e.Message = fmt.Sprintf("%s: unknown model or endpoint (%d: %s): check the model name and the base URL (it usually ends in /v1)", where, api.HTTPStatusCode, api.Message)
+		case code == "context_length_exceeded" || strings.Contains(api.Message, "context length") || strings.Contains(api.Message, "maximum context"):
+			e.Kind = ContextLength
+			e.Message = fmt.Sprintf("%s: the conversation is longer than the model's context (%s): start a new turn with less context", where, api.Message)
+		case api.HTTPStatusCode == 429:
+			e.Kind = RateLimited
+			e.Message = fmt.Sprintf("%s is rate limiting (429: %s) after %d retries: wait and try again", where, api.Message, m.cfg.Retries)
+		case api.HTTPStatusCode >= 500:
+			e.Kind = ServerError
+			e.Message = fmt.Sprintf("%s failed (%d: %s) after %d retries: try again later", where, api.HTTPStatusCode, api.Message, m.cfg.Retries)
+		default:
+			e.Message = fmt.Sprintf("%s: %d: %s", where, api.HTTPStatusCode, api.Message)
+		}
+	case errors.As(err, &req):
+		e.Status = req.HTTPStatusCode
+		e.Message = fmt.Sprintf("%s: %d: %v", where, req.HTTPStatusCode, req.Err)
+		if req.HTTPStatusCode == 404 {
+			e.Kind = UnknownModel
+			e.Message += " (check the base URL: it usually ends in /v1)"
+		}
+	case errors.As(err, &netErr) && netErr.Timeout():
+		e.Kind, e.Message = Timeout, fmt.Sprintf("%s did not answer in time: %v", where, err)
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		e.Kind, e.Message = StreamCut, fmt.Sprintf("%s: the connection was cut mid-answer (%v); ask again", where, err)
+	case isDialError(err):
+		e.Kind, e.Message = Unreachable, fmt.Sprintf("%s is unreachable (%v): is the server running, and is the base URL right?", where, err)
+	}
+	if m.key != "" {
+		e.Message = strings.ReplaceAll(e.Message, m.key, "[key]")
+	}
+	return e
+}
+
+func isDialError(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
