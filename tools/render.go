@@ -26,11 +26,17 @@ func (s *ToolSpec) RenderCall(use ToolUse, format Format, callID string) string 
 	}
 }
 
+// FenceFor returns a fence that content cannot end early: backticks, at
+// least three and more than any run that starts a line of content.
+func FenceFor(content string) string {
+	return strings.Repeat("`", max(3, longestLineTicks(content)+1))
+}
+
 // renderMarkdown writes a fenced block, with a fence longer than any run of
 // backticks that starts a line of the content (gptme always writes three,
 // which a block holding a fenced example ends early).
 func (s *ToolSpec) renderMarkdown(use ToolUse) string {
-	fence := strings.Repeat("`", max(3, longestLineTicks(use.Content)+1))
+	fence := FenceFor(use.Content)
 	header := s.blockType()
 	if len(use.Args) > 0 {
 		header += " " + strings.Join(use.Args, " ")

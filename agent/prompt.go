@@ -1,0 +1,124 @@
+package agent
+
+import (
+	"fmt"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentls/agentls/tools"
+)
+
+// A Request is what the user asked, with what the editor knows around it.
+type Request struct {
+	// Prompt is the user's words: typed, or an AI! comment's instruction.
+	Prompt string
+	// Root is the workspace folder; OpenFiles are the files open in the
+	// editor, relative to Root.
+	Root      string
+	OpenFiles []string
+	// Selection, if any, is the code the request is about.
+	Selection *Selection
+	// Diagnostics are the problems the editor shows in the selection (or
+	// the one the user asked to fix).
+	Diagnostics []Diagnostic
+}
+
+// A Selection is a span of a file the user pointed at.
+type Selection struct {
+	Path               string // relative to the root
+	StartLine, EndLine int    // 1-based, inclusive
+	Language           string
+	Text               string
+}
+
+// A Diagnostic is a problem the editor shows.
+type Diagnostic struct {
+	Path     string
+	Line     int // 1-based
+	Severity string
+	Source   string
+	Message  string
+}
+
+// systemIntro is the fixed part of the system prompt: what the assistant
+// is and how it works here. The rules are the ones the engine enforces or
+// depends on, so a model that follows them has its edits land.
+const systemIntro = `You are a coding agent working inside the user's editor through agentls.
+You read and change the user's code with the tools below; the user sees every edit in the editor and can undo it.
+
+How to work:
+- Read before you edit: use the read tool on the files you will change, unless their current text is in this conversation. Edits are checked against the editor's live buffers, including unsaved changes.
+- Make the smallest edits that do the job. In a patch, copy the ORIGINAL lines exactly as they are in the file, with enough context to be unique.
+- All the edits of one message are applied together or not at all; if one does not match, none is applied and you are told why. Fix that edit and send it again.
+- Keep to the user's request. When it is done, say in one or two sentences what you changed.
+`
+
+// SystemPrompt returns the system message: who the assistant is, the
+// workspace, and the tools in format (for the tool format, the tools'
+// instructions; their schemas go as native tools, see NativeTools).
+func SystemPrompt(reg *tools.Registry, format tools.Format, req Request) string {
+	var b strings.Builder
+	b.WriteString(systemIntro)
+	b.WriteString("\n# Workspace\n\n")
+	fmt.Fprintf(&b, "Root: %s\n", req.Root)
+	if len(req.OpenFiles) > 0 {
+		fmt.Fprintf(&b, "Open in the editor: %s\n", strings.Join(req.OpenFiles, ", "))
+	}
+	b.WriteString("Paths in tool calls are relative to the root.\n\n")
+	b.WriteString(tools.RenderPrompt(reg, format))
+	return b.String()
+}
+
+// UserMessage returns the user's message: the prompt, then the selection
+// with its file and line numbers, then the diagnostics.
+func UserMessage(req Request) string {
+	var b strings.Builder
+	b.WriteString(strings.TrimSpace(req.Prompt))
+	b.WriteString("\n")
+	if s := req.Selection; s != nil {
+		fmt.Fprintf(&b, "\nSelected in %s, lines %d-%d:\n", s.Path, s.StartLine, s.EndLine)
+		fence := tools.FenceFor(s.Text)
+		fmt.Fprintf(&b, "%s%s\n", fence, s.Language)
+		b.WriteString(s.Text)
+		if !strings.HasSuffix(s.Text, "\n") {
+			b.WriteString("\n")
+		}
+		b.WriteString(fence + "\n")
+	}
+	if len(req.Diagnostics) > 0 {
+		b.WriteString("\nProblems the editor shows:\n")
+		for _, d := range req.Diagnostics {
+			src := ""
+			if d.Source != "" {
+				src = " (" + d.Source + ")"
+			}
+			fmt.Fprintf(&b, "- %s:%d: %s%s: %s\n", d.Path, d.Line, d.Severity, src, d.Message)
+		}
+	}
+	return b.String()
+}
+
+// Messages returns the opening messages of a turn.
+func Messages(reg *tools.Registry, format tools.Format, req Request) []openai.ChatCompletionMessage {
+	return []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleSystem, Content: SystemPrompt(reg, format, req)},
+		{Role: openai.ChatMessageRoleUser, Content: UserMessage(req)},
+	}
+}
+
+// NativeTools returns the tools as native tool definitions, for the tool
+// format; other formats call tools in text and send none.
+func NativeTools(reg *tools.Registry, format tools.Format) []openai.Tool {
+	if format != tools.FormatTool {
+		return nil
+	}
+	var out []openai.Tool
+	for _, s := range reg.All() {
+		fs := s.Schema()
+		out = append(out, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+			Name: fs.Name, Description: fs.Description, Parameters: fs.Parameters,
+		}})
+	}
+	return out
+}
