@@ -1,0 +1,230 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentls/agentls/tools"
+)
+
+// A ToolRunner runs one tool use for a turn and returns what the model is
+// told: the tool's output, or an error, which the model reads too.
+type ToolRunner interface {
+	RunTool(ctx context.Context, use tools.ToolUse) (string, error)
+}
+
+// Limits bound a turn. Zero values take the defaults.
+type Limits struct {
+	MaxSteps      int           // model calls (default 20)
+	MaxWall       time.Duration // the whole turn (default 10 min)
+	MaxReplyBytes int           // one model reply (default 256 KiB)
+}
+
+// An Event is something a turn did, for progress and the output channel.
+type Event struct {
+	Step int
+	Kind EventKind
+	Text string         // Text: the streamed text; ToolDone: the output
+	Use  *tools.ToolUse // ToolStart, ToolDone
+	Err  error          // ToolDone: the tool's error
+}
+
+// EventKind says what an Event is.
+type EventKind int
+
+const (
+	EventText EventKind = iota
+	EventToolStart
+	EventToolDone
+)
+
+// A Turn is one request to the agent: the model is called, its tool calls
+// run and their results sent back, until it answers without calling a
+// tool or a limit is hit.
+type Turn struct {
+	Model    *Model
+	Registry *tools.Registry
+	Format   tools.Format
+	Runner   ToolRunner
+	Limits   Limits
+	// Observe, if set, is told of each event as it happens.
+	Observe func(Event)
+}
+
+// A Summary is how a turn ended.
+type Summary struct {
+	Steps    int
+	ToolUses int
+	// Final is the model's last reply (its closing words).
+	Final string
+	// Messages is the whole conversation, for the log.
+	Messages []openai.ChatCompletionMessage
+}
+
+// ErrLimit marks a turn stopped by one of its limits.
+var ErrLimit = errors.New("limit reached")
+
+// Run runs the turn for req. An error ends it (a model failure, a limit,
+// ctx cancelled); tool failures do not: the model reads them and goes on.
+// The Summary is valid with an error too: what happened until then.
+func (t *Turn) Run(ctx context.Context, req Request) (Summary, error) {
+	lim := t.Limits
+	if lim.MaxSteps == 0 {
+		lim.MaxSteps = 20
+	}
+	if lim.MaxWall == 0 {
+		lim.MaxWall = 10 * time.Minute
+	}
+	if lim.MaxReplyBytes == 0 {
+		lim.MaxReplyBytes = 256 << 10
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, lim.MaxWall, fmt.Errorf("%w: the turn ran for %s", ErrLimit, lim.MaxWall))
+	defer cancel()
+	sum := Summary{Messages: Messages(t.Registry, t.Format, req)}
+	native := NativeTools(t.Registry, t.Format)
+	for step := 1; ; step++ {
+		if step > lim.MaxSteps {
+			return sum, fmt.Errorf("%w: %d model calls; ask again to continue", ErrLimit, lim.MaxSteps)
+		}
+		sum.Steps = step
+		reply, uses, problems, err := t.streamStep(ctx, step, sum.Messages, native, lim.MaxReplyBytes)
+		if err != nil {
+			if cause := context.Cause(ctx); errors.Is(cause, ErrLimit) {
+				err = cause
+			}
+			return sum, err
+		}
+		sum.Messages = append(sum.Messages, reply)
+		sum.Final = reply.Content
+		if len(uses) == 0 && len(problems) == 0 {
+			return sum, nil
+		}
+		sum.Messages = append(sum.Messages, t.runTools(ctx, step, uses, problems, reply)...)
+		sum.ToolUses += len(uses)
+	}
+}
+
+// streamStep calls the model once. Following gptme, a text reply is cut
+// right after its first complete tool call, and the generation stopped
+// there: the model must see that call's result before it goes on. Native
+// tool calls arrive whole when the stream finishes.
+func (t *Turn) streamStep(ctx context.Context, step int, msgs []openai.ChatCompletionMessage, native []openai.Tool, maxBytes int) (openai.ChatCompletionMessage, []tools.ToolUse, []tools.Problem, error) {
+	reply := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant}
+	st, err := t.Model.Stream(ctx, msgs, native)
+	if err != nil {
+		return reply, nil, nil, err
+	}
+	defer st.Close()
+	p := tools.NewParser(tools.ParseOptions{Format: t.Format, Lookup: t.Registry.Lookup})
+	var text strings.Builder
+	for {
+		chunk, err := st.Next()
+		if chunk != "" {
+			text.WriteString(chunk)
+			p.WriteString(chunk)
+			t.observe(Event{Step: step, Kind: EventText, Text: chunk})
+		}
+		if uses := p.ToolUses(); len(uses) > 0 && t.Format != tools.FormatTool {
+			// The first call is complete: stop here.
+			reply.Content = text.String()[:uses[0].End]
+			return reply, uses[:1:1], nil, nil
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return reply, nil, nil, err
+		}
+		if text.Len() > maxBytes {
+			return reply, nil, nil, fmt.Errorf("%w: the model's reply passed %d bytes without finishing; ask again with a narrower request", ErrLimit, maxBytes)
+		}
+	}
+	p.Finish()
+	reply.Content = text.String()
+	uses, problems := p.ToolUses(), p.Problems()
+	if t.Format != tools.FormatTool && len(uses) > 0 {
+		reply.Content = reply.Content[:uses[0].End]
+		return reply, uses[:1:1], nil, nil
+	}
+	for _, call := range st.ToolCalls() {
+		reply.ToolCalls = append(reply.ToolCalls, call)
+		// The @name(id): {json} syntax is the tool format's text form:
+		// parsing it gives the same ToolUse, lenient JSON included.
+		got := tools.NewParser(tools.ParseOptions{Format: tools.FormatTool, Lookup: t.Registry.Lookup})
+		got.WriteString(fmt.Sprintf("@%s(%s): %s", call.Function.Name, call.ID, call.Function.Arguments))
+		got.Finish()
+		if us := got.ToolUses(); len(us) == 1 {
+			uses = append(uses, us[0])
+		} else {
+			problems = append(problems, tools.Problem{Message: fmt.Sprintf("tool call %s (%s): its arguments are not a JSON object: %q", call.ID, call.Function.Name, call.Function.Arguments)})
+		}
+	}
+	return reply, uses, problems, nil
+}
+
+// runTools runs the uses of one reply and returns the messages that tell
+// the model their results, and what could not be read as a call.
+func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, problems []tools.Problem, reply openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
+	var out []openai.ChatCompletionMessage
+	result := func(callID, text string) {
+		if callID != "" && t.Format == tools.FormatTool {
+			out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: callID, Content: text})
+			return
+		}
+		// Results go back as user messages: many local models' chat
+		// templates reject a system message after the first.
+		out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: text})
+	}
+	for i := range uses {
+		use := &uses[i]
+		t.observe(Event{Step: step, Kind: EventToolStart, Use: use})
+		output, err := t.Runner.RunTool(ctx, *use)
+		t.observe(Event{Step: step, Kind: EventToolDone, Use: use, Text: output, Err: err})
+		text := fmt.Sprintf("Result of %s:\n%s", describeUse(*use), output)
+		if err != nil {
+			text = fmt.Sprintf("Error from %s: %v\nNothing was changed by this call; correct it and call again.", describeUse(*use), err)
+		}
+		result(use.CallID, text)
+	}
+	// Native calls whose arguments could not be read still need an answer
+	// each, or the API refuses the next request.
+	answered := map[string]bool{}
+	for _, u := range uses {
+		answered[u.CallID] = true
+	}
+	var unread []string
+	for _, p := range problems {
+		unread = append(unread, p.Message)
+	}
+	for _, call := range reply.ToolCalls {
+		if !answered[call.ID] {
+			result(call.ID, fmt.Sprintf("Error: the arguments of this %s call are not valid JSON; nothing was run. Send the call again with a JSON object.", call.Function.Name))
+		}
+	}
+	if len(reply.ToolCalls) == 0 && len(unread) > 0 {
+		result("", "These tool calls could not be read, so nothing was run:\n- "+strings.Join(unread, "\n- ")+"\nWrite them again.")
+	}
+	return out
+}
+
+func describeUse(u tools.ToolUse) string {
+	if len(u.Args) > 0 {
+		return u.Tool + " " + strings.Join(u.Args, " ")
+	}
+	if p, ok := u.Kwargs["path"].(string); ok {
+		return u.Tool + " " + p
+	}
+	return u.Tool
+}
+
+func (t *Turn) observe(e Event) {
+	if t.Observe != nil {
+		t.Observe(e)
+	}
+}

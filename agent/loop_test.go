@@ -1,0 +1,170 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentls/agentls/agent/modeltest"
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/builtin"
+)
+
+// recordingRunner records the tool uses it is given and answers from a
+// function.
+type recordingRunner struct {
+	mu     sync.Mutex
+	uses   []tools.ToolUse
+	answer func(tools.ToolUse) (string, error)
+}
+
+func (r *recordingRunner) RunTool(_ context.Context, use tools.ToolUse) (string, error) {
+	r.mu.Lock()
+	r.uses = append(r.uses, use)
+	r.mu.Unlock()
+	if r.answer == nil {
+		return "ok", nil
+	}
+	return r.answer(use)
+}
+
+func newTurn(t *testing.T, srv *modeltest.Server, format tools.Format, runner ToolRunner) *Turn {
+	return &Turn{Model: testModel(t, srv.URL, ModelConfig{Retries: 1}), Registry: builtin.Registry(), Format: format, Runner: runner}
+}
+
+// TestTurnStopsAtFirstToolCall: the reply is cut after its first complete
+// tool block, the tool runs, its result goes back, and the next reply
+// without a tool call ends the turn.
+func TestTurnStopsAtFirstToolCall(t *testing.T) {
+	srv := modeltest.New(
+		modeltest.Text("Saving.\n```save a.txt\nhello\n```\n\nThen I will also\n```save b.txt\nnever\n```\n", 7),
+		modeltest.Text("Saved a.txt.", 4),
+	)
+	defer srv.Close()
+	runner := &recordingRunner{}
+	var events []EventKind
+	turn := newTurn(t, srv, tools.FormatMarkdown, runner)
+	turn.Observe = func(e Event) {
+		if e.Kind != EventText {
+			events = append(events, e.Kind)
+		}
+	}
+	sum, err := turn.Run(context.Background(), Request{Prompt: "save hello in a.txt", Root: "/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runner.uses) != 1 || runner.uses[0].Tool != "save" || runner.uses[0].Args[0] != "a.txt" || runner.uses[0].Content != "hello" {
+		t.Fatalf("tool uses = %+v", runner.uses)
+	}
+	if sum.Steps != 2 || sum.ToolUses != 1 || sum.Final != "Saved a.txt." || len(events) != 2 {
+		t.Errorf("summary = %+v, events %v", sum, events)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model calls", len(reqs))
+	}
+	msgs := reqs[1].Body.Messages
+	if len(msgs) != 4 || msgs[2].Role != "assistant" || msgs[2].Content != "Saving.\n```save a.txt\nhello\n```" ||
+		msgs[3].Role != "user" || msgs[3].Content != "Result of save a.txt:\nok" {
+		t.Errorf("second request's messages = %+v", msgs)
+	}
+}
+
+// TestTurnToolErrorGoesToModel: a failing tool does not end the turn; the
+// model reads the error and answers.
+func TestTurnToolErrorGoesToModel(t *testing.T) {
+	srv := modeltest.New(
+		modeltest.Text("```patch a.go\n<<<<<<< ORIGINAL\nx\n=======\ny\n>>>>>>> UPDATED\n```\n", 100),
+		modeltest.Text("The patch did not match; I stop here.", 100),
+	)
+	defer srv.Close()
+	runner := &recordingRunner{answer: func(tools.ToolUse) (string, error) {
+		return "", errors.New("hunk 1: ORIGINAL not found; nearest lines 3-4")
+	}}
+	sum, err := newTurn(t, srv, tools.FormatMarkdown, runner).Run(context.Background(), Request{Prompt: "x"})
+	if err != nil || sum.Steps != 2 {
+		t.Fatalf("summary %+v, err %v", sum, err)
+	}
+	last := srv.Requests()[1].Body.Messages[3].Content
+	if !strings.Contains(last, "Error from patch a.go: hunk 1: ORIGINAL not found") || !strings.Contains(last, "Nothing was changed") {
+		t.Errorf("the model was told %q", last)
+	}
+}
+
+// TestTurnNativeToolCalls: in the tool format, native calls are answered
+// with tool messages by call id; a call with broken JSON is answered with
+// an error and not run.
+func TestTurnNativeToolCalls(t *testing.T) {
+	srv := modeltest.New(
+		modeltest.Reply{Chunks: []modeltest.Chunk{
+			{ToolCall: &modeltest.ToolCallDelta{Index: 0, ID: "call_1", Name: "save"}},
+			{ToolCall: &modeltest.ToolCallDelta{Index: 0, Args: `{"path": "a.txt", "content": "hi"}`}},
+			{ToolCall: &modeltest.ToolCallDelta{Index: 1, ID: "call_2", Name: "save", Args: `{"path": "b.txt", "content": `}},
+		}},
+		modeltest.Text("Saved a.txt; b.txt's call was broken.", 100),
+	)
+	defer srv.Close()
+	runner := &recordingRunner{}
+	sum, err := newTurn(t, srv, tools.FormatTool, runner).Run(context.Background(), Request{Prompt: "x"})
+	if err != nil || sum.Steps != 2 {
+		t.Fatalf("summary %+v, err %v", sum, err)
+	}
+	if len(runner.uses) != 1 || runner.uses[0].Kwargs["path"] != "a.txt" || runner.uses[0].CallID != "call_1" {
+		t.Fatalf("uses = %+v", runner.uses)
+	}
+	msgs := srv.Requests()[1].Body.Messages
+	if len(msgs) != 5 || msgs[3].Role != "tool" || msgs[3].ToolCallID != "call_1" || msgs[4].ToolCallID != "call_2" || !strings.Contains(msgs[4].Content, "not valid JSON") {
+		t.Errorf("messages = %+v", msgs)
+	}
+	if len(srv.Requests()[0].Body.Tools) == 0 {
+		t.Error("no native tools were offered")
+	}
+}
+
+// TestTurnLimits: a model that never stops calling tools hits the step
+// limit; an endless reply hits the reply limit; both say so.
+func TestTurnLimits(t *testing.T) {
+	call := modeltest.Text("```save a.txt\nx\n```\n\n", 100)
+	srv := modeltest.New(call, call, call)
+	defer srv.Close()
+	turn := newTurn(t, srv, tools.FormatMarkdown, &recordingRunner{})
+	turn.Limits.MaxSteps = 2
+	if _, err := turn.Run(context.Background(), Request{Prompt: "x"}); !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "2 model calls") {
+		t.Errorf("step limit: %v", err)
+	}
+
+	srv2 := modeltest.New(modeltest.Text(strings.Repeat("all work and no play ", 1000), 50))
+	defer srv2.Close()
+	turn = newTurn(t, srv2, tools.FormatMarkdown, &recordingRunner{})
+	turn.Limits.MaxReplyBytes = 4096
+	if _, err := turn.Run(context.Background(), Request{Prompt: "x"}); !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "4096 bytes") {
+		t.Errorf("reply limit: %v", err)
+	}
+}
+
+// TestTurnModelFailureAndCancel: a model error ends the turn with that
+// error; cancelling a turn stuck on a stalled model ends it at once.
+func TestTurnModelFailureAndCancel(t *testing.T) {
+	srv := modeltest.New(modeltest.Reply{Status: 401, Message: "bad key"})
+	defer srv.Close()
+	_, err := newTurn(t, srv, tools.FormatMarkdown, &recordingRunner{}).Run(context.Background(), Request{Prompt: "x"})
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != Unauthorized {
+		t.Errorf("err = %v", err)
+	}
+
+	stall := modeltest.New(modeltest.Reply{Chunks: []modeltest.Chunk{{Text: "hm"}}, Stall: true})
+	defer stall.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start := time.Now()
+	if _, err := newTurn(t, stall, tools.FormatMarkdown, &recordingRunner{}).Run(ctx, Request{Prompt: "x"}); err == nil {
+		t.Error("a cancelled turn succeeded")
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Error("cancelling took more than a second or so")
+	}
+}
