@@ -98,69 +98,85 @@ func (s *Server) rangeText(d document, r protocol.Range) (string, error) {
 // sends them as one WorkspaceEdit. Nothing is half-applied: an edit that
 // fails stops them all, and the user is told why.
 func (s *Server) applyReply(ctx context.Context, t *task, reply string) {
+	format, _ := tools.ParseFormat(s.currentSettings().ToolFormat) // validated when set
+	o := s.propose(ctx, t, "the reply", "reply", func(ctx context.Context, b *edit.Batch) (int, error) {
+		res, err := b.ApplyReply(ctx, reply, format, builtin.Registry())
+		return res.Edits, err
+	})
+	s.showMessage(context.WithoutCancel(ctx), o.severity, "%s", o.message)
+}
+
+// An outcome is what became of a proposed change, told as a message for
+// the user (and, in an agent turn, the model).
+type outcome struct {
+	applied  bool
+	severity protocol.MessageType
+	message  string
+}
+
+// propose computes a change with compute (a Batch against the editor's
+// buffers, or the disk for files not open) and sends it as ONE versioned
+// WorkspaceEdit, or queues it for review in review mode. If the editor
+// refuses because a buffer moved on (the user typed meanwhile), it is
+// computed once more against the new text; if refused again, it is kept
+// as pending review so nothing is lost. An applied change is journalled
+// (label says what for) and checked against the editor's echo.
+func (s *Server) propose(ctx context.Context, t *task, what, label string, compute func(context.Context, *edit.Batch) (int, error)) outcome {
 	s.mu.Lock()
 	root := s.root
 	s.mu.Unlock()
-	if root == "" {
-		s.showMessage(ctx, protocol.MessageTypeError, "agentls: no workspace folder: open a folder so edits have a root")
-		return
+	fail := func(sev protocol.MessageType, format string, args ...any) outcome {
+		return outcome{severity: sev, message: fmt.Sprintf(format, args...)}
 	}
-	// If the editor refuses because a buffer moved on (the user typed
-	// meanwhile), resolve once more against the new text.
+	if root == "" {
+		return fail(protocol.MessageTypeError, "agentls: no workspace folder: open a folder so edits have a root")
+	}
 	var (
 		result  applyEditResult
 		err     error
-		res     edit.ReplyResult
+		n       int
 		changes []*edits.FileChange
 	)
 	for attempt := 0; attempt < 2; attempt++ {
 		batch := &edit.Batch{Root: root, Source: editorSource{s: s, disk: edit.DiskSource{Root: root}}}
-		format, _ := tools.ParseFormat(s.currentSettings().ToolFormat) // validated when set
-		res, err = batch.ApplyReply(ctx, reply, format, builtin.Registry())
+		n, err = compute(ctx, batch)
 		if ctx.Err() != nil {
-			s.showMessage(context.WithoutCancel(ctx), protocol.MessageTypeInfo, "agentls: cancelled; nothing applied")
-			return
+			return fail(protocol.MessageTypeInfo, "agentls: cancelled; nothing applied")
 		}
 		if err != nil {
-			s.showMessage(ctx, protocol.MessageTypeError, "agentls: nothing applied: %v", err)
-			return
+			return fail(protocol.MessageTypeError, "agentls: nothing applied: %v", err)
 		}
 		changes = batch.Changes.Effective()
-		if res.Edits == 0 || len(changes) == 0 {
-			s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: the reply has no edits to apply")
-			return
+		if n == 0 || len(changes) == 0 {
+			return fail(protocol.MessageTypeWarning, "agentls: %s has no edits to apply", what)
 		}
 		if s.currentSettings().ApplyMode == "review" {
-			n := s.queue(ctx, changes)
-			s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: %d agent %s pending review in %d %s: accept or reject them with code actions", n, plural(n, "edit", "edits"), len(changes), plural(len(changes), "file", "files"))
-			return
+			k := s.queue(ctx, changes)
+			return outcome{severity: protocol.MessageTypeInfo, message: fmt.Sprintf("agentls: %d agent %s pending review in %d %s: accept or reject them with code actions", k, plural(k, "edit", "edits"), len(changes), plural(len(changes), "file", "files"))}
 		}
 		we, werr := s.workspaceEditFor(&batch.Changes)
 		if werr != nil {
-			s.showMessage(ctx, protocol.MessageTypeError, "agentls: nothing applied: %v", werr)
-			return
+			return fail(protocol.MessageTypeError, "agentls: nothing applied: %v", werr)
 		}
-		label := fmt.Sprintf("agentls: apply reply (%d %s)", len(changes), plural(len(changes), "file", "files"))
-		t.report(ctx, fmt.Sprintf("sending %d %s in %d %s", res.Edits, plural(res.Edits, "edit", "edits"), len(changes), plural(len(changes), "file", "files")))
+		editLabel := fmt.Sprintf("agentls: apply %s (%d %s)", label, len(changes), plural(len(changes), "file", "files"))
+		t.report(ctx, fmt.Sprintf("sending %d %s in %d %s", n, plural(n, "edit", "edits"), len(changes), plural(len(changes), "file", "files")))
 		if ctx.Err() != nil {
-			s.showMessage(context.WithoutCancel(ctx), protocol.MessageTypeInfo, "agentls: cancelled; nothing applied")
-			return
+			return fail(protocol.MessageTypeInfo, "agentls: cancelled; nothing applied")
 		}
 		// Once sent, the edit is the editor's: its answer is awaited even
 		// if the task is cancelled, so the outcome is known and recorded.
 		ctx = context.WithoutCancel(ctx)
-		result, err = s.applyEdit(ctx, label, we)
+		result, err = s.applyEdit(ctx, editLabel, we)
 		if err != nil || result.Applied || attempt == 1 {
 			break
 		}
 		// The refusal may come from a buffer that moved on (the user
-		// typed): its didChange can still be on its way behind the reply,
+		// typed): its didChange can still be on its way behind the edit,
 		// so give the buffers a moment to catch up, then resolve again.
 		s.log.Info("the editor refused the edit: resolving once more against the current buffers", "reason", result.FailureReason)
 		s.docs.waitVersionsPast(ctx, s.openVersions(changes), true, 500*time.Millisecond)
 	}
-	switch {
-	case err != nil || !result.Applied:
+	if err != nil || !result.Applied {
 		// Nothing is lost: the changes wait as pending review hunks, to
 		// be accepted (against whatever the buffers hold then), shown as
 		// a diff, or rejected.
@@ -172,23 +188,23 @@ func (s *Server) applyReply(ctx context.Context, t *task, reply string) {
 			}
 			why = fmt.Sprintf("the editor refused the edit (%s); nothing was changed", reason)
 		}
-		n := s.queue(ctx, changes)
-		s.showMessage(ctx, protocol.MessageTypeError, "agentls: %s. Its %d %s are kept as pending review: accept them when ready (code actions, or agentls.review.accept {\"all\": true}), see them with agentls.review.diff, or reject them",
-			why, n, plural(n, "change", "changes"))
-	default:
-		s.awaitEditorEcho(ctx, changes)
-		changes = s.recoverSkipped(ctx, changes)
-		if len(changes) == 0 {
-			return
-		}
-		var names []string
-		for _, c := range changes {
-			names = append(names, c.Path)
-		}
-		slices.Sort(names)
-		id := s.journal.record(fmt.Sprintf("reply (%s)", strings.Join(names, ", ")), changes)
-		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: applied %d %s in %s (agent edit %d: agentls.turn.undo reverts it)", res.Edits, plural(res.Edits, "edit", "edits"), strings.Join(names, ", "), id)
+		k := s.queue(ctx, changes)
+		return fail(protocol.MessageTypeError, "agentls: %s. Its %d %s are kept as pending review: accept them when ready (code actions, or agentls.review.accept {\"all\": true}), see them with agentls.review.diff, or reject them",
+			why, k, plural(k, "change", "changes"))
 	}
+	s.awaitEditorEcho(ctx, changes)
+	changes = s.recoverSkipped(ctx, changes)
+	if len(changes) == 0 {
+		return fail(protocol.MessageTypeWarning, "agentls: the editor skipped every file of the edit")
+	}
+	var names []string
+	for _, c := range changes {
+		names = append(names, c.Path)
+	}
+	slices.Sort(names)
+	id := s.journal.record(fmt.Sprintf("%s (%s)", label, strings.Join(names, ", ")), changes)
+	return outcome{applied: true, severity: protocol.MessageTypeInfo,
+		message: fmt.Sprintf("agentls: applied %d %s in %s (agent edit %d: agentls.turn.undo reverts it)", n, plural(n, "edit", "edits"), strings.Join(names, ", "), id)}
 }
 
 func plural(n int, one, many string) string {

@@ -75,7 +75,7 @@ func (s *Server) goTask(title string, fn func(ctx context.Context, t *task)) {
 
 // report shows a step of the task.
 func (t *task) report(ctx context.Context, msg string) {
-	if t.token != "" {
+	if t != nil && t.token != "" {
 		t.notify(ctx, &protocol.WorkDoneProgressReport{Kind: protocol.WorkDoneProgressKindReport, Message: msg, Cancellable: true})
 	}
 }
