@@ -198,15 +198,18 @@ type Error struct {
 	Kind    ErrorKind
 	Status  int
 	Message string
+	Err     error // the cause (context.Canceled when the caller gave up)
 }
 
 func (e *Error) Error() string { return e.Message }
+
+func (e *Error) Unwrap() error { return e.Err }
 
 // classify turns a go-openai or transport error into an Error with an
 // actionable message; the key never appears in it.
 func (m *Model) classify(err error, stalled bool) error {
 	where := fmt.Sprintf("model %s at %s", m.cfg.Model, m.cfg.BaseURL)
-	e := &Error{Kind: Other, Message: fmt.Sprintf("%s: %v", where, err)}
+	e := &Error{Kind: Other, Message: fmt.Sprintf("%s: %v", where, err), Err: err}
 	var api *openai.APIError
 	var req *openai.RequestError
 	var netErr net.Error

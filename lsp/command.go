@@ -55,6 +55,8 @@ func (s *Server) executeCommand(ctx context.Context, p *executeCommandParams) (a
 		return s.reviewCommand(ctx, p.Command == cmdReviewAccept, arg)
 	case cmdCancel:
 		return s.cancelCommand(ctx, arg)
+	case cmdAsk:
+		return s.askCommand(arg)
 	case cmdReviewDiff:
 		return s.reviewDiffCommand(arg)
 	}
@@ -110,6 +112,7 @@ func (s *Server) applyReply(ctx context.Context, t *task, reply string) {
 // the user (and, in an agent turn, the model).
 type outcome struct {
 	applied  bool
+	noop     bool // compute changed nothing
 	severity protocol.MessageType
 	message  string
 }
@@ -148,7 +151,9 @@ func (s *Server) propose(ctx context.Context, t *task, what, label string, compu
 		}
 		changes = batch.Changes.Effective()
 		if n == 0 || len(changes) == 0 {
-			return fail(protocol.MessageTypeWarning, "agentls: %s has no edits to apply", what)
+			o := fail(protocol.MessageTypeWarning, "agentls: %s has no edits to apply", what)
+			o.noop = true
+			return o
 		}
 		if s.currentSettings().ApplyMode == "review" {
 			k := s.queue(ctx, changes)

@@ -210,3 +210,14 @@ func (s *Server) relPath(d document) (string, error) {
 	}
 	return filepath.ToSlash(rel), nil
 }
+
+// all returns the open documents.
+func (ds *documents) all() []document {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	out := make([]document, 0, len(ds.byURI))
+	for _, d := range ds.byURI {
+		out = append(out, *d)
+	}
+	return out
+}

@@ -14,7 +14,7 @@ import (
 
 // Commands are the workspace/executeCommand commands the server offers.
 func commandNames() []string {
-	return []string{cmdApplyReply, cmdUndo, cmdRedo, cmdReviewAccept, cmdReviewReject, cmdReviewDiff, cmdCancel}
+	return []string{cmdApplyReply, cmdUndo, cmdRedo, cmdReviewAccept, cmdReviewReject, cmdReviewDiff, cmdCancel, cmdAsk}
 }
 
 func (s *Server) initialize(_ context.Context, p *initializeParams) (any, error) {

@@ -71,6 +71,7 @@ type Server struct {
 	scratch  string           // files made for the user to read, removed on exit
 	tasks    map[string]*task // running tasks by progress token
 	nextTask int
+	nextTurn int // agent turns started
 
 	exited chan struct{}
 	once   sync.Once

@@ -1,0 +1,170 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/builtin"
+	"github.com/agentls/agentls/tools/edit"
+)
+
+const cmdAsk = "agentls.ask"
+
+// askArgs: the user's request, and the document (and range) it is about.
+type askArgs struct {
+	Prompt string               `json:"prompt"`
+	URI    protocol.DocumentURI `json:"uri"`
+	Range  *protocol.Range      `json:"range"`
+}
+
+// askCommand starts an agent turn and returns its id at once; the turn
+// runs as a task (progress, cancel) and ends with a message.
+func (s *Server) askCommand(arg json.RawMessage) (any, error) {
+	var a askArgs
+	if len(arg) > 0 && string(arg) != "null" {
+		if err := json.Unmarshal(arg, &a); err != nil {
+			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agentls.ask takes {prompt, uri?, range?}: "+err.Error())
+		}
+	}
+	if strings.TrimSpace(a.Prompt) == "" {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agentls.ask needs a prompt")
+	}
+	set := s.currentSettings()
+	model, err := agent.NewModel(agent.ModelConfig{Model: set.Model, BaseURL: set.BaseURL, APIKeyEnv: set.APIKeyEnv}, os.Getenv)
+	if err != nil {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+	}
+	reg, _, err := builtin.Registry().Select(set.Tools)
+	if err != nil {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+	}
+	format, _ := tools.ParseFormat(set.ToolFormat) // validated when set
+	req, err := s.agentRequest(a)
+	if err != nil {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+	}
+	s.mu.Lock()
+	s.nextTurn++
+	id := s.nextTurn
+	s.mu.Unlock()
+	s.goTask(fmt.Sprintf("agentls: agent turn %d", id), func(ctx context.Context, t *task) {
+		turn := &agent.Turn{Model: model, Registry: reg, Format: format, Limits: agent.Limits{MaxSteps: set.MaxSteps},
+			Runner: &editorRunner{s: s, t: t, reg: reg, label: fmt.Sprintf("agent turn %d", id)}}
+		turn.Observe = func(e agent.Event) {
+			if e.Kind == agent.EventToolStart {
+				t.report(ctx, fmt.Sprintf("step %d: %s", e.Step, useSummary(*e.Use)))
+			}
+		}
+		sum, err := turn.Run(ctx, req)
+		s.finishTurn(ctx, id, sum, err)
+	})
+	return map[string]int{"turn": id}, nil
+}
+
+// agentRequest gathers what the editor knows around a request: the open
+// files and the selection.
+func (s *Server) agentRequest(a askArgs) (agent.Request, error) {
+	s.mu.Lock()
+	root := s.root
+	s.mu.Unlock()
+	req := agent.Request{Prompt: a.Prompt, Root: root}
+	for _, d := range s.docs.all() {
+		if rel, err := s.relPath(d); err == nil {
+			req.OpenFiles = append(req.OpenFiles, rel)
+		}
+	}
+	sort.Strings(req.OpenFiles)
+	if a.URI == "" || a.Range == nil {
+		return req, nil
+	}
+	d, ok := s.docs.get(a.URI)
+	if !ok {
+		return req, fmt.Errorf("%s is not open", a.URI)
+	}
+	text, err := s.rangeText(d, *a.Range)
+	if err != nil {
+		return req, err
+	}
+	rel, err := s.relPath(d)
+	if err != nil {
+		return req, err
+	}
+	req.Selection = &agent.Selection{Path: rel, StartLine: int(a.Range.Start.Line) + 1, EndLine: int(a.Range.End.Line) + 1, Language: d.language, Text: text}
+	return req, nil
+}
+
+// finishTurn tells the user how a turn ended: the model's closing words,
+// or why it stopped.
+func (s *Server) finishTurn(ctx context.Context, id int, sum agent.Summary, err error) {
+	ctx = context.WithoutCancel(ctx)
+	final := strings.TrimSpace(sum.Final)
+	if final != "" {
+		s.logMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agentls: agent turn %d:\n%s", id, final))
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: agent turn %d cancelled after %d %s; edits already applied stay (agentls.turn.undo reverts them)", id, sum.Steps, plural(sum.Steps, "step", "steps"))
+	case err != nil:
+		s.showMessage(ctx, protocol.MessageTypeError, "agentls: agent turn %d stopped: %v", id, err)
+	default:
+		if len(final) > 300 {
+			final = final[:300] + "… (the rest is in the output channel)"
+		}
+		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: agent turn %d done (%d %s, %d tool %s): %s", id, sum.Steps, plural(sum.Steps, "step", "steps"), sum.ToolUses, plural(sum.ToolUses, "call", "calls"), final)
+	}
+}
+
+// editorRunner runs a turn's tool calls against the editor: each edit
+// call becomes one WorkspaceEdit (or pending review hunks), so the next
+// call reads the buffers with it applied.
+type editorRunner struct {
+	s     *Server
+	t     *task
+	reg   *tools.Registry
+	label string
+}
+
+func (r *editorRunner) RunTool(ctx context.Context, use tools.ToolUse) (string, error) {
+	spec, ok := r.reg.Get(use.Tool)
+	if !ok {
+		return "", fmt.Errorf("there is no %s tool here", use.Tool)
+	}
+	if !edit.IsEditTool(spec.Name) && spec.Name != "view_anchored" {
+		return "", fmt.Errorf("the %s tool is not available in agentls yet; use the edit tools", spec.Name)
+	}
+	var out string
+	o := r.s.propose(ctx, r.t, useSummary(use), r.label, func(ctx context.Context, b *edit.Batch) (int, error) {
+		var err error
+		out, err = b.Run(ctx, spec, use)
+		return 1, err
+	})
+	switch {
+	case o.noop:
+		return out, nil
+	case o.applied:
+		return out + "\n" + o.message, nil
+	case o.severity == protocol.MessageTypeError || o.severity == protocol.MessageTypeWarning:
+		return "", errors.New(o.message)
+	}
+	return out + "\n" + o.message, nil // queued for review
+}
+
+func useSummary(u tools.ToolUse) string {
+	if len(u.Args) > 0 {
+		return u.Tool + " " + strings.Join(u.Args, " ")
+	}
+	if p, ok := u.Kwargs["path"].(string); ok {
+		return u.Tool + " " + p
+	}
+	return u.Tool
+}

@@ -1,0 +1,104 @@
+package lsp_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agentls/agentls/agent/modeltest"
+	"github.com/agentls/agentls/lsp/lsptest"
+)
+
+// TestAsk: agentls.ask runs a turn against a model: the model's patch
+// lands in the open buffer as an agent edit (undoable), the model is told
+// it was applied, and the turn ends with the model's closing words.
+func TestAsk(t *testing.T) {
+	for _, p := range lsptest.Profiles() {
+		t.Run(p.Name, func(t *testing.T) {
+			srv := modeltest.New(
+				modeltest.Text("Renaming.\n```patch a.go\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n```\n\n", 9),
+				modeltest.Text("Renamed Config to Settings.", 9),
+			)
+			defer srv.Close()
+			root := writeFiles(t, files)
+			e := lsptest.StartWith(t, root, p, map[string]any{"model": "test-model", "baseUrl": srv.URL}, nil)
+			e.OpenFile("a.go", "go")
+			if err := e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "rename Config to Settings"}); err != nil {
+				t.Fatal(err)
+			}
+			e.Await("the turn done", func() bool { return e.HasMessageLocked("agentls: agent turn 1 done") })
+			if !e.HasMessage("Renamed Config to Settings.") {
+				t.Errorf("messages: %v", e.Messages())
+			}
+			if got := e.Buffer("a.go"); got != "package p\n\n// Config holds settings.\ntype Settings struct{}\n" {
+				t.Errorf("a.go = %q", got)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 2 {
+				t.Fatalf("%d model calls", len(reqs))
+			}
+			sys, result := reqs[0].Body.Messages[0].Content, reqs[1].Body.Messages[3].Content
+			if !strings.Contains(sys, "Open in the editor: a.go") || !strings.Contains(result, "applied 1 edit in a.go") {
+				t.Errorf("system prompt %q…, result %q", sys[:80], result)
+			}
+			e.ExecuteCommand("agentls.turn.undo", nil)
+			e.Await("undone", func() bool { return e.HasMessageLocked("agentls: undone") })
+			if e.Buffer("a.go") != files["a.go"] {
+				t.Errorf("undo left a.go = %q", e.Buffer("a.go"))
+			}
+		})
+	}
+}
+
+// TestAskFailures: without a model the command fails at once and says
+// how to configure one; a model error ends the turn with a clear message;
+// a patch that does not match reaches the model, and the buffer is left.
+func TestAskFailures(t *testing.T) {
+	root := writeFiles(t, files)
+	e := lsptest.StartWith(t, root, lsptest.Helix(), map[string]any{"model": ""}, nil)
+	t.Setenv("AGENTLS_MODEL", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	if err := e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "x"}); err == nil || !strings.Contains(err.Error(), "AGENTLS_MODEL") {
+		t.Errorf("no model: %v", err)
+	}
+
+	srv := modeltest.New(
+		modeltest.Text("```patch a.go\n<<<<<<< ORIGINAL\ntype Nope struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n```\n", 100),
+		modeltest.Text("The patch did not apply.", 100),
+		modeltest.Reply{Status: 401, Message: "bad key"},
+	)
+	defer srv.Close()
+	e.ChangeSettings(map[string]any{"agentls": map[string]any{"model": "m", "baseUrl": srv.URL}})
+	e.OpenFile("a.go", "go")
+	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "rename"})
+	e.Await("turn 1 done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
+	if e.Buffer("a.go") != files["a.go"] {
+		t.Error("a failed patch changed the buffer")
+	}
+	if told := srv.Requests()[1].Body.Messages[3].Content; !strings.Contains(told, "Error from patch a.go") {
+		t.Errorf("the model was told %q", told)
+	}
+	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "again"})
+	e.Await("turn 2 stopped", func() bool { return e.HasMessageLocked("agent turn 2 stopped") && e.HasMessageLocked("needs an API key (401: bad key): set $OPENAI_API_KEY") })
+}
+
+// TestAskCancel: the progress's cancel button stops a turn waiting on the
+// model, and the user is told.
+func TestAskCancel(t *testing.T) {
+	srv := modeltest.New(modeltest.Reply{Chunks: []modeltest.Chunk{{Text: "Let me think"}}, Stall: true})
+	defer srv.Close()
+	root := writeFiles(t, files)
+	e := lsptest.StartWith(t, root, lsptest.VSCode(), map[string]any{"model": "m", "baseUrl": srv.URL}, nil)
+	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "think"})
+	var token string
+	e.Await("progress", func() bool {
+		for _, ev := range e.ProgressLocked() {
+			if ev.Kind == "begin" && ev.Title == "agentls: agent turn 1" {
+				token = ev.Token
+				return true
+			}
+		}
+		return false
+	})
+	e.Cancel(token)
+	e.Await("cancelled", func() bool { return e.HasMessageLocked("agentls: agent turn 1 cancelled after 1 step") })
+}
