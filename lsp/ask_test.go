@@ -78,7 +78,9 @@ func TestAskFailures(t *testing.T) {
 		t.Errorf("the model was told %q", told)
 	}
 	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "again"})
-	e.Await("turn 2 stopped", func() bool { return e.HasMessageLocked("agent turn 2 stopped") && e.HasMessageLocked("needs an API key (401: bad key): set $OPENAI_API_KEY") })
+	e.Await("turn 2 stopped", func() bool {
+		return e.HasMessageLocked("agent turn 2 stopped") && e.HasMessageLocked("needs an API key (401: bad key): set $OPENAI_API_KEY")
+	})
 }
 
 // TestAskCancel: the progress's cancel button stops a turn waiting on the
