@@ -20,6 +20,13 @@ import (
 
 const cmdAsk = "agentls.ask"
 
+// agentTools are the tools a turn offers when the settings name none:
+// those agentls can run (shell and jobs come with their own work), read
+// included, since the prompt asks the model to read before it edits.
+func agentTools() []string {
+	return []string{"read", "save", "append", "patch", "patch_many", "apply_patch"}
+}
+
 // askArgs: the user's request, and the document (and range) it is about.
 type askArgs struct {
 	Prompt string               `json:"prompt"`
@@ -44,7 +51,11 @@ func (s *Server) askCommand(arg json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
 	}
-	reg, _, err := builtin.Registry().Select(set.Tools)
+	allow := set.Tools
+	if len(allow) == 0 {
+		allow = agentTools()
+	}
+	reg, _, err := builtin.Registry().Select(allow)
 	if err != nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
 	}
@@ -139,7 +150,15 @@ func (r *editorRunner) RunTool(ctx context.Context, use tools.ToolUse) (string, 
 	if !ok {
 		return "", fmt.Errorf("there is no %s tool here", use.Tool)
 	}
-	if !edit.IsEditTool(spec.Name) && spec.Name != "view_anchored" {
+	switch {
+	case spec.Name == "read" || spec.Name == "view_anchored":
+		// Read-only: through the editor's view, unsaved buffers included.
+		r.s.mu.Lock()
+		root := r.s.root
+		r.s.mu.Unlock()
+		b := &edit.Batch{Root: root, Source: editorSource{s: r.s, disk: edit.DiskSource{Root: root}}}
+		return b.Run(ctx, spec, use)
+	case !edit.IsEditTool(spec.Name):
 		return "", fmt.Errorf("the %s tool is not available in agentls yet; use the edit tools", spec.Name)
 	}
 	var out string

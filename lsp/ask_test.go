@@ -104,3 +104,28 @@ func TestAskCancel(t *testing.T) {
 	e.Cancel(token)
 	e.Await("cancelled", func() bool { return e.HasMessageLocked("agentls: agent turn 1 cancelled after 1 step") })
 }
+
+// TestAskReadsBuffers: the read tool shows the model the editor's buffer,
+// unsaved changes included, and the default tools are the ones agentls
+// runs.
+func TestAskReadsBuffers(t *testing.T) {
+	srv := modeltest.New(
+		modeltest.Text("```read a.go\n```\n\n", 5),
+		modeltest.Text("It has an import.", 50),
+	)
+	defer srv.Close()
+	root := writeFiles(t, files)
+	e := lsptest.StartWith(t, root, lsptest.Neovim07(), map[string]any{"model": "m", "baseUrl": srv.URL}, nil)
+	e.OpenFile("a.go", "go")
+	e.Type("a.go", "package p\n\nimport \"fmt\"\n")
+	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "what does a.go import?"})
+	e.Await("done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
+	reqs := srv.Requests()
+	if got := reqs[1].Body.Messages[3].Content; !strings.Contains(got, "````a.go\n1\tpackage p\n2\t\n3\timport \"fmt\"\n````") {
+		t.Errorf("the model read %q", got)
+	}
+	sys := reqs[0].Body.Messages[0].Content
+	if !strings.Contains(sys, "## read") || !strings.Contains(sys, "## patch") || strings.Contains(sys, "## shell") {
+		t.Error("the default tools are not read and the edit tools")
+	}
+}

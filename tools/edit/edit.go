@@ -62,6 +62,8 @@ func (b *Batch) Run(ctx context.Context, spec *tools.ToolSpec, use tools.ToolUse
 			ops = jsonText(v)
 		}
 		return b.PatchAnchored(ctx, arg(use, 0, "path"), ops)
+	case "read":
+		return b.Read(ctx, readPaths(use), lineArg(use, "start_line"), lineArg(use, "end_line"))
 	case "view_anchored":
 		return b.ViewAnchored(ctx, arg(use, 0, "path"), lineArg(use, "start_line"), lineArg(use, "end_line"))
 	}
