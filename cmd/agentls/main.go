@@ -60,6 +60,7 @@ func commands() []command {
 	return []command{
 		{"anchors", "view a file with line anchors, or apply anchored operations to it", runAnchors},
 		{"apply", "apply the edits in a model reply read from stdin to the files, all or nothing", runApply},
+		{"ask", "run one agent turn from the terminal against the files (needs a model)", runAsk},
 		{"serve", "run the language server (the default): on stdio, or --listen ADDR", runServe},
 		{"parse", "print the tool uses (or fenced blocks) in a model reply read from stdin, as JSON", runParse},
 		{"version", "print the version", runVersion},

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/builtin"
+	"github.com/agentls/agentls/tools/edit"
+)
+
+func runAsk(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("ask", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("C", ".", "work under `dir` (the workspace root)")
+	model := fs.String("model", "", "the `model` (default $AGENTLS_MODEL)")
+	baseURL := fs.String("base-url", "", "an OpenAI-compatible API `url` (default $OPENAI_BASE_URL, else OpenAI)")
+	keyEnv := fs.String("api-key-env", "OPENAI_API_KEY", "the `name` of the environment variable holding the key")
+	format := fs.String("format", "markdown", "tool-call `syntax`: markdown, xml or tool")
+	maxSteps := fs.Int("max-steps", 30, "at most `n` model calls")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: agentls ask [-C DIR] [--model M] [--base-url URL] [--format F] PROMPT...\n\n"+
+			"Runs one agent turn from the terminal against the files under DIR: the model's\n"+
+			"text streams to stdout; each of its edit calls is applied to disk atomically\n"+
+			"(all of a call's files, or none). Exit 0 done, 1 the turn failed, 2 usage.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	prompt := strings.Join(fs.Args(), " ")
+	f, err := tools.ParseFormat(*format)
+	if err != nil || strings.TrimSpace(prompt) == "" {
+		if err == nil {
+			err = errors.New("no prompt given")
+		}
+		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
+		fs.Usage()
+		return exitUsage
+	}
+	root, err := filepath.Abs(*dir)
+	if err == nil {
+		root, err = filepath.EvalSymlinks(root)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls ask: -C %s: %v\n", *dir, err)
+		return exitUsage
+	}
+	m, err := agent.NewModel(agent.ModelConfig{Model: *model, BaseURL: *baseURL, APIKeyEnv: *keyEnv}, os.Getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
+		return exitUsage
+	}
+	reg, _, err := builtin.Registry().Select([]string{"read", "save", "append", "patch", "patch_many", "apply_patch"})
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
+		return exitFailed
+	}
+	turn := &agent.Turn{Model: m, Registry: reg, Format: f, Runner: diskRunner{root: root, reg: reg}, Limits: agent.Limits{MaxSteps: *maxSteps}}
+	turn.Observe = func(e agent.Event) {
+		switch e.Kind {
+		case agent.EventText:
+			io.WriteString(stdout, e.Text)
+		case agent.EventToolDone:
+			if e.Err != nil {
+				fmt.Fprintf(stderr, "\n[agentls] %s failed: %v\n", e.Use.Tool, e.Err)
+			} else if e.Use.Tool == "read" {
+				fmt.Fprintf(stderr, "\n[agentls] read %s\n", strings.Join(append(e.Use.Args, strings.Fields(e.Use.Content)...), " "))
+			} else {
+				fmt.Fprintf(stderr, "\n[agentls] %s\n", strings.ReplaceAll(strings.TrimSpace(e.Text), "\n", "; "))
+			}
+		}
+	}
+	sum, err := turn.Run(ctx, agent.Request{Prompt: prompt, Root: root})
+	fmt.Fprintln(stdout)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls ask: the turn stopped after %d steps: %v\n", sum.Steps, err)
+		return exitFailed
+	}
+	fmt.Fprintf(stderr, "[agentls] done: %d steps, %d tool calls\n", sum.Steps, sum.ToolUses)
+	return exitOK
+}
+
+// diskRunner runs a turn's tool calls against the files: each edit call
+// is applied atomically (all its files or none) before the next call.
+type diskRunner struct {
+	root string
+	reg  *tools.Registry
+}
+
+func (r diskRunner) RunTool(ctx context.Context, use tools.ToolUse) (string, error) {
+	spec, ok := r.reg.Get(use.Tool)
+	if !ok {
+		return "", fmt.Errorf("there is no %s tool here", use.Tool)
+	}
+	if use.Tool != "read" && !edit.IsEditTool(spec.Name) {
+		return "", fmt.Errorf("the %s tool is not available in agentls ask yet", spec.Name)
+	}
+	b := &edit.Batch{Root: r.root, Source: edit.DiskSource{Root: r.root}}
+	out, err := b.Run(ctx, spec, use)
+	if err != nil || len(b.Changes.Effective()) == 0 {
+		return out, err
+	}
+	if err := edits.ApplyToDisk(r.root, &b.Changes); err != nil {
+		return "", fmt.Errorf("nothing written: %w", err)
+	}
+	var names []string
+	for _, c := range b.Changes.Effective() {
+		names = append(names, c.Path)
+	}
+	return fmt.Sprintf("%s\nWritten to disk: %s", out, strings.Join(names, ", ")), nil
+}
