@@ -104,7 +104,7 @@ func (r diskRunner) RunTool(ctx context.Context, use tools.ToolUse) (string, err
 	if !ok {
 		return "", fmt.Errorf("there is no %s tool here", use.Tool)
 	}
-	if use.Tool != "read" && !edit.IsEditTool(spec.Name) {
+	if spec.Name != "read" && spec.Name != "view_anchored" && !edit.IsEditTool(spec.Name) {
 		return "", fmt.Errorf("the %s tool is not available in agentls ask yet", spec.Name)
 	}
 	b := &edit.Batch{Root: r.root, Source: edit.DiskSource{Root: r.root}}

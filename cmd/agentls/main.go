@@ -61,6 +61,7 @@ func commands() []command {
 		{"anchors", "view a file with line anchors, or apply anchored operations to it", runAnchors},
 		{"apply", "apply the edits in a model reply read from stdin to the files, all or nothing", runApply},
 		{"ask", "run one agent turn from the terminal against the files (needs a model)", runAsk},
+		{"demo", "a scripted agent turn with a fake model in a temporary workspace (no key, no network)", runDemo},
 		{"serve", "run the language server (the default): on stdio, or --listen ADDR", runServe},
 		{"parse", "print the tool uses (or fenced blocks) in a model reply read from stdin, as JSON", runParse},
 		{"version", "print the version", runVersion},
