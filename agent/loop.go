@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -55,6 +56,9 @@ type Turn struct {
 	Limits   Limits
 	// Observe, if set, is told of each event as it happens.
 	Observe func(Event)
+	// Log, if set, gets the conversation as it grows, one JSON message
+	// per line, so a turn can be inspected (or resumed) even if it dies.
+	Log io.Writer
 }
 
 // A Summary is how a turn ended.
@@ -87,6 +91,7 @@ func (t *Turn) Run(ctx context.Context, req Request) (Summary, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, lim.MaxWall, fmt.Errorf("%w: the turn ran for %s", ErrLimit, lim.MaxWall))
 	defer cancel()
 	sum := Summary{Messages: Messages(t.Registry, t.Format, req)}
+	t.log(sum.Messages...)
 	native := NativeTools(t.Registry, t.Format)
 	for step := 1; ; step++ {
 		if step > lim.MaxSteps {
@@ -101,11 +106,14 @@ func (t *Turn) Run(ctx context.Context, req Request) (Summary, error) {
 			return sum, err
 		}
 		sum.Messages = append(sum.Messages, reply)
+		t.log(reply)
 		sum.Final = reply.Content
 		if len(uses) == 0 && len(problems) == 0 {
 			return sum, nil
 		}
-		sum.Messages = append(sum.Messages, t.runTools(ctx, step, uses, problems, reply)...)
+		results := t.runTools(ctx, step, uses, problems, reply)
+		t.log(results...)
+		sum.Messages = append(sum.Messages, results...)
 		sum.ToolUses += len(uses)
 	}
 }
@@ -221,6 +229,18 @@ func describeUse(u tools.ToolUse) string {
 		return u.Tool + " " + p
 	}
 	return u.Tool
+}
+
+// log writes messages to the turn's log; a failing log is not a reason
+// to stop the turn.
+func (t *Turn) log(msgs ...openai.ChatCompletionMessage) {
+	if t.Log == nil {
+		return
+	}
+	enc := json.NewEncoder(t.Log)
+	for _, m := range msgs {
+		enc.Encode(m)
+	}
 }
 
 func (t *Turn) observe(e Event) {

@@ -2,11 +2,16 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentls/agentls/agent/modeltest"
 	"github.com/agentls/agentls/tools"
@@ -166,5 +171,43 @@ func TestTurnModelFailureAndCancel(t *testing.T) {
 	}
 	if time.Since(start) > 5*time.Second {
 		t.Error("cancelling took more than a second or so")
+	}
+}
+
+// TestTurnLog: the conversation is logged as it grows, one JSON message
+// per line, in a file under the state folder (not the workspace).
+func TestTurnLog(t *testing.T) {
+	srv := modeltest.New(modeltest.Text("```save a.txt\nx\n```\n\n", 100), modeltest.Text("Saved.", 100))
+	defer srv.Close()
+	state := t.TempDir()
+	f, err := OpenLog(func(k string) string {
+		if k == "XDG_STATE_HOME" {
+			return state
+		}
+		return ""
+	}, "/home/me/project", 7, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn := newTurn(t, srv, tools.FormatMarkdown, &recordingRunner{})
+	turn.Log = f
+	sum, err := turn.Run(context.Background(), Request{Prompt: "save x"})
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(f.Name(), filepath.Join(state, "agentls", "turns", "project-")) || !strings.HasSuffix(f.Name(), "20261130T120000Z-turn7.jsonl") {
+		t.Errorf("log at %s", f.Name())
+	}
+	data, _ := os.ReadFile(f.Name())
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != len(sum.Messages) {
+		t.Fatalf("%d log lines for %d messages", len(lines), len(sum.Messages))
+	}
+	for i, l := range lines {
+		var m openai.ChatCompletionMessage
+		if err := json.Unmarshal([]byte(l), &m); err != nil || m.Role != sum.Messages[i].Role || m.Content != sum.Messages[i].Content {
+			t.Errorf("line %d = %s (%v)", i, l, err)
+		}
 	}
 }

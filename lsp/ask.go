@@ -8,6 +8,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -71,6 +72,13 @@ func (s *Server) askCommand(arg json.RawMessage) (any, error) {
 	s.goTask(fmt.Sprintf("agentls: agent turn %d", id), func(ctx context.Context, t *task) {
 		turn := &agent.Turn{Model: model, Registry: reg, Format: format, Limits: agent.Limits{MaxSteps: set.MaxSteps},
 			Runner: &editorRunner{s: s, t: t, reg: reg, label: fmt.Sprintf("agent turn %d", id)}}
+		if f, err := agent.OpenLog(os.Getenv, req.Root, id, time.Now()); err != nil {
+			s.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agentls: agent turn %d is not logged: %v", id, err))
+		} else {
+			defer f.Close()
+			turn.Log = f
+			s.logMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agentls: agent turn %d: conversation log %s", id, f.Name()))
+		}
 		turn.Observe = func(e agent.Event) {
 			if e.Kind == agent.EventToolStart {
 				t.report(ctx, fmt.Sprintf("step %d: %s", e.Step, useSummary(*e.Use)))

@@ -12,6 +12,7 @@ import (
 // lands in the open buffer as an agent edit (undoable), the model is told
 // it was applied, and the turn ends with the model's closing words.
 func TestAsk(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir()) // conversation logs go there
 	for _, p := range lsptest.Profiles() {
 		t.Run(p.Name, func(t *testing.T) {
 			srv := modeltest.New(
@@ -53,6 +54,7 @@ func TestAsk(t *testing.T) {
 // how to configure one; a model error ends the turn with a clear message;
 // a patch that does not match reaches the model, and the buffer is left.
 func TestAskFailures(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	root := writeFiles(t, files)
 	e := lsptest.StartWith(t, root, lsptest.Helix(), map[string]any{"model": ""}, nil)
 	t.Setenv("AGENTLS_MODEL", "")
@@ -86,6 +88,7 @@ func TestAskFailures(t *testing.T) {
 // TestAskCancel: the progress's cancel button stops a turn waiting on the
 // model, and the user is told.
 func TestAskCancel(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	srv := modeltest.New(modeltest.Reply{Chunks: []modeltest.Chunk{{Text: "Let me think"}}, Stall: true})
 	defer srv.Close()
 	root := writeFiles(t, files)
@@ -109,6 +112,7 @@ func TestAskCancel(t *testing.T) {
 // unsaved changes included, and the default tools are the ones agentls
 // runs.
 func TestAskReadsBuffers(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	srv := modeltest.New(
 		modeltest.Text("```read a.go\n```\n\n", 5),
 		modeltest.Text("It has an import.", 50),

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/edits"
@@ -81,6 +82,13 @@ func runAsk(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 				fmt.Fprintf(stderr, "\n[agentls] %s\n", strings.ReplaceAll(strings.TrimSpace(e.Text), "\n", "; "))
 			}
 		}
+	}
+	if f, err := agent.OpenLog(os.Getenv, root, 1, time.Now()); err != nil {
+		fmt.Fprintf(stderr, "[agentls] the turn is not logged: %v\n", err)
+	} else {
+		defer f.Close()
+		turn.Log = f
+		fmt.Fprintf(stderr, "[agentls] conversation log: %s\n", f.Name())
 	}
 	sum, err := turn.Run(ctx, agent.Request{Prompt: prompt, Root: root})
 	fmt.Fprintln(stdout)

@@ -13,6 +13,7 @@ import (
 // patches it, and says so; the patch is on disk, the text on stdout.
 func TestAsk(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	srv := modeltest.New(
 		modeltest.Text("Reading.\n```read a.go\n```\n\n", 6),
 		modeltest.Text("```patch a.go\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n```\n", 9),
@@ -31,7 +32,7 @@ func TestAsk(t *testing.T) {
 	if !strings.Contains(stdout, "Reading.") || !strings.Contains(stdout, "Renamed Config to Settings.") {
 		t.Errorf("stdout = %q", stdout)
 	}
-	if !strings.Contains(stderr, "Written to disk: a.go") || !strings.Contains(stderr, "done: 3 steps, 2 tool calls") {
+	if !strings.Contains(stderr, "Written to disk: a.go") || !strings.Contains(stderr, "done: 3 steps, 2 tool calls") || !strings.Contains(stderr, "conversation log: "+os.Getenv("XDG_STATE_HOME")) {
 		t.Errorf("stderr = %q", stderr)
 	}
 	reqs := srv.Requests()

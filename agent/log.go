@@ -1,0 +1,37 @@
+package agent
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// OpenLog creates the conversation log of a new turn: a JSONL file under
+// stateDir/agentls/turns/<workspace>/, named by time and turn id. The
+// state folder, not the workspace, so logs never show up in the user's
+// diffs; the workspace part is a short hash of its path. getenv reads
+// XDG_STATE_HOME and HOME.
+func OpenLog(getenv func(string) string, root string, id int, now time.Time) (*os.File, error) {
+	state := getenv("XDG_STATE_HOME")
+	if state == "" {
+		home := getenv("HOME")
+		if home == "" {
+			return nil, fmt.Errorf("conversation log: neither XDG_STATE_HOME nor HOME is set")
+		}
+		state = filepath.Join(home, ".local", "state")
+	}
+	sum := sha256.Sum256([]byte(root))
+	dir := filepath.Join(state, "agentls", "turns", filepath.Base(root)+"-"+hex.EncodeToString(sum[:4]))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("conversation log: %w", err)
+	}
+	name := filepath.Join(dir, fmt.Sprintf("%s-turn%d.jsonl", now.UTC().Format("20060102T150405Z"), id))
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("conversation log: %w", err)
+	}
+	return f, nil
+}
