@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/agentls/agentls/agent/modeltest"
 	"github.com/agentls/agentls/lsp/lsptest"
 )
@@ -131,5 +133,36 @@ func TestAskReadsBuffers(t *testing.T) {
 	sys := reqs[0].Body.Messages[0].Content
 	if !strings.Contains(sys, "## read") || !strings.Contains(sys, "## patch") || strings.Contains(sys, "## shell") {
 		t.Error("the default tools are not read and the edit tools")
+	}
+}
+
+// TestAICommentAction: an AI! comment typed in the buffer (unsaved) is
+// offered as "Agent: …"; running it asks the agent with the instruction
+// and the code around it.
+func TestAICommentAction(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	srv := modeltest.New(
+		modeltest.Text("```patch a.go\n<<<<<<< ORIGINAL\n// rename Config to Settings AI!\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n```\n\n", 11),
+		modeltest.Text("Renamed, and removed the comment.", 50),
+	)
+	defer srv.Close()
+	root := writeFiles(t, files)
+	e := lsptest.StartWith(t, root, lsptest.Helix(), map[string]any{"model": "m", "baseUrl": srv.URL}, nil)
+	e.OpenFile("a.go", "go")
+	e.Type("a.go", "package p\n\n// rename Config to Settings AI!\ntype Config struct{}\n")
+	action := findAction(e.CodeActions("a.go", protocol.Range{Start: protocol.Position{Line: 2}, End: protocol.Position{Line: 2}}), "Agent: ")
+	if action == nil || action.Title != "Agent: rename Config to Settings" {
+		t.Fatalf("action = %+v", action)
+	}
+	if err := e.RunCodeAction(*action); err != nil {
+		t.Fatal(err)
+	}
+	e.Await("done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
+	if got := e.Buffer("a.go"); got != "package p\n\ntype Settings struct{}\n" {
+		t.Errorf("a.go = %q", got)
+	}
+	user := srv.Requests()[0].Body.Messages[1].Content
+	if !strings.Contains(user, "AI! comment on line 3 of a.go") || !strings.Contains(user, "Selected in a.go, lines 1-") {
+		t.Errorf("the model was asked %q", user)
 	}
 }

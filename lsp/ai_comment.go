@@ -1,0 +1,118 @@
+package lsp
+
+import (
+	"fmt"
+	"strings"
+
+	"go.lsp.dev/protocol"
+)
+
+// An AI! comment is an instruction the user leaves in the code, in any
+// comment syntax: "// make this concurrent AI!", "# AI! add retries",
+// "-- AI! index this". It is found on the live buffer text, unsaved
+// changes included, and offered as a code action that asks the agent.
+
+// An aiComment is one instruction comment.
+type aiComment struct {
+	line        int // 0-based
+	instruction string
+}
+
+// commentLeaders start a comment in the languages people write; a line
+// comment or the opening of a block comment.
+func commentLeaders() []string {
+	return []string{"//", "#", "--", ";", "%", "/*", "<!--", "(*", "{-", "'", "rem "}
+}
+
+// findAIComments returns the AI! comments on lines from..to (0-based,
+// inclusive) of text.
+func findAIComments(text string, from, to int) []aiComment {
+	var out []aiComment
+	line := 0
+	for rest := text; rest != "" && line <= to; line++ {
+		l, next, _ := strings.Cut(rest, "\n")
+		rest = next
+		if line < from || !strings.Contains(l, "AI!") {
+			continue
+		}
+		if instr, ok := aiInstruction(l); ok {
+			out = append(out, aiComment{line: line, instruction: instr})
+		}
+	}
+	return out
+}
+
+// aiInstruction returns the instruction of a line whose comment starts or
+// ends with AI!.
+func aiInstruction(line string) (string, bool) {
+	for _, leader := range commentLeaders() {
+		i := strings.Index(line, leader)
+		if i < 0 || leader != "#" && leader != "//" && strings.TrimSpace(line[:i]) != "" && !strings.HasPrefix(leader, "/*") {
+			continue // most leaders only start a comment at the start of a line
+		}
+		c := strings.TrimSpace(line[i+len(leader):])
+		for _, closer := range []string{"*/", "-->", "*)", "-}"} {
+			c = strings.TrimSpace(strings.TrimSuffix(c, closer))
+		}
+		switch {
+		case strings.HasPrefix(c, "AI!"):
+			c = strings.TrimSpace(strings.TrimPrefix(c, "AI!"))
+		case strings.HasSuffix(c, "AI!"):
+			c = strings.TrimSpace(strings.TrimSuffix(c, "AI!"))
+		default:
+			continue
+		}
+		return strings.TrimSpace(strings.TrimRight(c, ":,.-")), c != ""
+	}
+	return "", false
+}
+
+// aiContext is how many lines around an AI! comment the agent is shown.
+const aiContext = 30
+
+// aiCommentActions are the "Agent: …" code actions for the AI! comments
+// on the lines of r.
+func (s *Server) aiCommentActions(d document, r protocol.Range) []protocol.CodeAction {
+	s.mu.Lock()
+	enc := s.encoding
+	s.mu.Unlock()
+	first, last := int(r.Start.Line), int(r.End.Line)
+	lines := d.buf.Lines()
+	if first >= lines {
+		return nil
+	}
+	last = min(last, lines-1)
+	lo, err := d.buf.Offset(first, 0, enc)
+	if err != nil {
+		return nil
+	}
+	hi := d.buf.Len()
+	if last+1 < lines {
+		if hi, err = d.buf.Offset(last+1, 0, enc); err != nil {
+			return nil
+		}
+	}
+	text, err := d.buf.Slice(lo, hi)
+	if err != nil {
+		return nil
+	}
+	rel, err := s.relPath(d)
+	if err != nil {
+		return nil
+	}
+	var actions []protocol.CodeAction
+	for _, c := range findAIComments(text, 0, last-first) {
+		line := first + c.line
+		around := protocol.Range{
+			Start: protocol.Position{Line: uint32(max(0, line-aiContext))},
+			End:   protocol.Position{Line: uint32(min(lines-1, line+aiContext+1))},
+		}
+		title := "Agent: " + c.instruction
+		prompt := fmt.Sprintf("%s\n\n(This is the instruction of the AI! comment on line %d of %s. Do it, then remove that comment.)", c.instruction, line+1, rel)
+		actions = append(actions, protocol.CodeAction{
+			Title: title, Kind: protocol.RefactorRewrite,
+			Command: &protocol.Command{Title: title, Command: cmdAsk, Arguments: []any{askArgs{Prompt: prompt, URI: d.uri, Range: &around}}},
+		})
+	}
+	return actions
+}

@@ -1,0 +1,27 @@
+package lsp
+
+import (
+	"fmt"
+	"testing"
+)
+
+func TestFindAIComments(t *testing.T) {
+	text := "package p\n" +
+		"// make this concurrent AI!\n" +
+		"func f() {} // AI! add a doc comment\n" +
+		"x = 1  # AI! use a constant\n" +
+		"-- AI! index this table\n" +
+		"/* AI! explain the magic number */\n" +
+		"s := \"AI! in a string is not a comment\"\n" +
+		"// AI!\n" +
+		"// this mentions AI! in the middle\n" +
+		"<!-- AI! fix the heading -->\n"
+	got := fmt.Sprint(findAIComments(text, 0, 100))
+	want := "[{1 make this concurrent} {2 add a doc comment} {3 use a constant} {4 index this table} {5 explain the magic number} {9 fix the heading}]"
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if got := findAIComments(text, 2, 3); len(got) != 2 || got[0].line != 2 {
+		t.Errorf("range 2-3: %v", got)
+	}
+}
