@@ -33,6 +33,8 @@ type askArgs struct {
 	Prompt string               `json:"prompt"`
 	URI    protocol.DocumentURI `json:"uri"`
 	Range  *protocol.Range      `json:"range"`
+	// Diagnostics the request is about (a "fix" code action's), in uri.
+	Diagnostics []protocol.Diagnostic `json:"diagnostics,omitempty"`
 }
 
 // askCommand starts an agent turn and returns its id at once; the turn
@@ -119,6 +121,9 @@ func (s *Server) agentRequest(a askArgs) (agent.Request, error) {
 		return req, err
 	}
 	req.Selection = &agent.Selection{Path: rel, StartLine: int(a.Range.Start.Line) + 1, EndLine: int(a.Range.End.Line) + 1, Language: d.language, Text: text}
+	for _, dg := range a.Diagnostics {
+		req.Diagnostics = append(req.Diagnostics, agent.Diagnostic{Path: rel, Line: int(dg.Range.Start.Line) + 1, Severity: severityName(dg.Severity), Source: dg.Source, Message: dg.Message})
+	}
 	return req, nil
 }
 
@@ -194,4 +199,47 @@ func useSummary(u tools.ToolUse) string {
 		return u.Tool + " " + p
 	}
 	return u.Tool
+}
+
+func severityName(s protocol.DiagnosticSeverity) string {
+	switch s {
+	case protocol.DiagnosticSeverityError:
+		return "error"
+	case protocol.DiagnosticSeverityWarning:
+		return "warning"
+	case protocol.DiagnosticSeverityInformation:
+		return "info"
+	case protocol.DiagnosticSeverityHint:
+		return "hint"
+	}
+	return "problem"
+}
+
+// fixActions are "Agent: fix — <message>" code actions, one per diagnostic
+// the editor sent with the request (not agentls's own pending-edit hints).
+func (s *Server) fixActions(d document, ds []protocol.Diagnostic) []protocol.CodeAction {
+	lines := d.buf.Lines()
+	var out []protocol.CodeAction
+	for _, dg := range ds {
+		if dg.Source == "agentls" {
+			continue
+		}
+		msg, _, _ := strings.Cut(strings.TrimSpace(dg.Message), "\n")
+		if len(msg) > 80 {
+			msg = msg[:77] + "..."
+		}
+		line := int(dg.Range.Start.Line)
+		around := protocol.Range{
+			Start: protocol.Position{Line: uint32(max(0, line-aiContext))},
+			End:   protocol.Position{Line: uint32(max(0, min(lines-1, line+aiContext+1)))},
+		}
+		title := "Agent: fix — " + msg
+		out = append(out, protocol.CodeAction{
+			Title: title, Kind: protocol.QuickFix, Diagnostics: []protocol.Diagnostic{dg},
+			Command: &protocol.Command{Title: title, Command: cmdAsk, Arguments: []any{askArgs{
+				Prompt: "Fix the problem the editor shows below, with the smallest change that fixes its cause.", URI: d.uri, Range: &around, Diagnostics: []protocol.Diagnostic{dg},
+			}}},
+		})
+	}
+	return out
 }

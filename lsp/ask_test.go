@@ -166,3 +166,29 @@ func TestAICommentAction(t *testing.T) {
 		t.Errorf("the model was asked %q", user)
 	}
 }
+
+// TestFixDiagnosticAction: a diagnostic the editor shows is offered as
+// "Agent: fix — …", and the agent is asked with the problem and the code
+// around it.
+func TestFixDiagnosticAction(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	srv := modeltest.New(modeltest.Text("```patch b.go\n<<<<<<< ORIGINAL\nvar c Config\n=======\nvar c Settings\n>>>>>>> UPDATED\n```\n\n", 50), modeltest.Text("Fixed.", 50))
+	defer srv.Close()
+	root := writeFiles(t, files)
+	e := lsptest.StartWith(t, root, lsptest.VSCode(), map[string]any{"model": "m", "baseUrl": srv.URL}, nil)
+	e.OpenFile("b.go", "go")
+	diag := protocol.Diagnostic{Range: protocol.Range{Start: protocol.Position{Line: 2, Character: 6}, End: protocol.Position{Line: 2, Character: 12}},
+		Severity: protocol.DiagnosticSeverityError, Source: "compiler", Message: "undefined: Config"}
+	action := findAction(e.CodeActionsFor("b.go", diag.Range, []protocol.Diagnostic{diag}), "Agent: fix")
+	if action == nil || action.Title != "Agent: fix — undefined: Config" {
+		t.Fatalf("action = %+v", action)
+	}
+	e.RunCodeAction(*action)
+	e.Await("done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
+	if e.Buffer("b.go") != "package p\n\nvar c Settings\n" {
+		t.Errorf("b.go = %q", e.Buffer("b.go"))
+	}
+	if user := srv.Requests()[0].Body.Messages[1].Content; !strings.Contains(user, "- b.go:3: error (compiler): undefined: Config") {
+		t.Errorf("the model was asked %q", user)
+	}
+}

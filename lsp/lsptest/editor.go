@@ -339,11 +339,18 @@ func (e *Editor) ExecuteCommand(command string, arg any) error {
 // CodeActions asks for the code actions of a range of a buffer.
 func (e *Editor) CodeActions(rel string, r protocol.Range) []protocol.CodeAction {
 	e.t.Helper()
+	return e.CodeActionsFor(rel, r, []protocol.Diagnostic{})
+}
+
+// CodeActionsFor asks for code actions with diagnostics in the context,
+// as an editor does for the problems under the cursor.
+func (e *Editor) CodeActionsFor(rel string, r protocol.Range, diagnostics []protocol.Diagnostic) []protocol.CodeAction {
+	e.t.Helper()
 	var actions []protocol.CodeAction
 	_, err := e.conn.Call(context.Background(), protocol.MethodTextDocumentCodeAction, map[string]any{
 		"textDocument": map[string]any{"uri": e.uri(rel)},
 		"range":        r,
-		"context":      map[string]any{"diagnostics": []any{}},
+		"context":      map[string]any{"diagnostics": diagnostics},
 	}, &actions)
 	if err != nil {
 		e.t.Fatal(err)
