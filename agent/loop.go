@@ -194,9 +194,9 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 		t.observe(Event{Step: step, Kind: EventToolStart, Use: use})
 		output, err := t.Runner.RunTool(ctx, *use)
 		t.observe(Event{Step: step, Kind: EventToolDone, Use: use, Text: output, Err: err})
-		text := fmt.Sprintf("Result of %s:\n%s", describeUse(*use), output)
+		text := fmt.Sprintf("Result of %s:\n%s", DescribeUse(*use), output)
 		if err != nil {
-			text = fmt.Sprintf("Error from %s: %v\nNothing was changed by this call; correct it and call again.", describeUse(*use), err)
+			text = fmt.Sprintf("Error from %s: %v\nNothing was changed by this call; correct it and call again.", DescribeUse(*use), err)
 		}
 		result(use.CallID, text)
 	}
@@ -221,7 +221,9 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 	return out
 }
 
-func describeUse(u tools.ToolUse) string {
+// DescribeUse names a tool use for people and models: the tool and its
+// path ("patch a.go").
+func DescribeUse(u tools.ToolUse) string {
 	if len(u.Args) > 0 {
 		return u.Tool + " " + strings.Join(u.Args, " ")
 	}

@@ -83,7 +83,7 @@ func (s *Server) askCommand(arg json.RawMessage) (any, error) {
 		}
 		turn.Observe = func(e agent.Event) {
 			if e.Kind == agent.EventToolStart {
-				t.report(ctx, fmt.Sprintf("step %d: %s", e.Step, useSummary(*e.Use)))
+				t.report(ctx, fmt.Sprintf("step %d: %s", e.Step, agent.DescribeUse(*e.Use)))
 			}
 		}
 		sum, err := turn.Run(ctx, req)
@@ -175,7 +175,7 @@ func (r *editorRunner) RunTool(ctx context.Context, use tools.ToolUse) (string, 
 		return "", fmt.Errorf("the %s tool is not available in agentls yet; use the edit tools", spec.Name)
 	}
 	var out string
-	o := r.s.propose(ctx, r.t, useSummary(use), r.label, func(ctx context.Context, b *edit.Batch) (int, error) {
+	o := r.s.propose(ctx, r.t, agent.DescribeUse(use), r.label, func(ctx context.Context, b *edit.Batch) (int, error) {
 		var err error
 		out, err = b.Run(ctx, spec, use)
 		return 1, err
@@ -189,16 +189,6 @@ func (r *editorRunner) RunTool(ctx context.Context, use tools.ToolUse) (string, 
 		return "", errors.New(o.message)
 	}
 	return out + "\n" + o.message, nil // queued for review
-}
-
-func useSummary(u tools.ToolUse) string {
-	if len(u.Args) > 0 {
-		return u.Tool + " " + strings.Join(u.Args, " ")
-	}
-	if p, ok := u.Kwargs["path"].(string); ok {
-		return u.Tool + " " + p
-	}
-	return u.Tool
 }
 
 func severityName(s protocol.DiagnosticSeverity) string {

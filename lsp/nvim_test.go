@@ -14,13 +14,7 @@ import (
 // the built server. It is skipped where nvim is missing, unless
 // AGENTLS_REQUIRE_NVIM is set (CI sets it, so it cannot be skipped there).
 func TestNeovimHeadless(t *testing.T) {
-	nvim, err := exec.LookPath("nvim")
-	if err != nil {
-		if os.Getenv("AGENTLS_REQUIRE_NVIM") != "" {
-			t.Fatal("nvim is not installed but AGENTLS_REQUIRE_NVIM is set")
-		}
-		t.Skip("nvim is not installed")
-	}
+	nvim := requireNvim(t)
 	bin := filepath.Join(t.TempDir(), "agentls")
 	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/agentls").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
@@ -49,13 +43,7 @@ func TestNeovimHeadless(t *testing.T) {
 // the built binary on PATH: one server per project, attached to every
 // buffer of it (testdata/nvim/readme.lua).
 func TestNeovimReadmeSetup(t *testing.T) {
-	nvim, err := exec.LookPath("nvim")
-	if err != nil {
-		if os.Getenv("AGENTLS_REQUIRE_NVIM") != "" {
-			t.Fatal("nvim is not installed but AGENTLS_REQUIRE_NVIM is set")
-		}
-		t.Skip("nvim is not installed")
-	}
+	nvim := requireNvim(t)
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -86,4 +74,19 @@ func TestNeovimReadmeSetup(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "OK") {
 		t.Fatalf("neovim: %v\n%s", err, out)
 	}
+}
+
+// requireNvim returns nvim's path. Where nvim is missing the test is
+// skipped, unless AGENTLS_REQUIRE_NVIM is set (CI sets it, so it cannot
+// be skipped there).
+func requireNvim(t *testing.T) string {
+	t.Helper()
+	nvim, err := exec.LookPath("nvim")
+	if err != nil {
+		if os.Getenv("AGENTLS_REQUIRE_NVIM") != "" {
+			t.Fatal("nvim is not installed but AGENTLS_REQUIRE_NVIM is set")
+		}
+		t.Skip("nvim is not installed")
+	}
+	return nvim
 }

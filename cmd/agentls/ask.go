@@ -20,25 +20,17 @@ import (
 
 func runAsk(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ask", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	dir := fs.String("C", ".", "work under `dir` (the workspace root)")
 	model := fs.String("model", "", "the `model` (default $AGENTLS_MODEL)")
 	baseURL := fs.String("base-url", "", "an OpenAI-compatible API `url` (default $OPENAI_BASE_URL, else OpenAI)")
 	keyEnv := fs.String("api-key-env", "OPENAI_API_KEY", "the `name` of the environment variable holding the key")
 	format := fs.String("format", "markdown", "tool-call `syntax`: markdown, xml or tool")
 	maxSteps := fs.Int("max-steps", 30, "at most `n` model calls")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: agentls ask [-C DIR] [--model M] [--base-url URL] [--format F] PROMPT...\n\n"+
-			"Runs one agent turn from the terminal against the files under DIR: the model's\n"+
-			"text streams to stdout; each of its edit calls is applied to disk atomically\n"+
-			"(all of a call's files, or none). Exit 0 done, 1 the turn failed, 2 usage.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args, "usage: agentls ask [-C DIR] [--model M] [--base-url URL] [--format F] PROMPT...\n\n"+
+		"Runs one agent turn from the terminal against the files under DIR: the model's\n"+
+		"text streams to stdout; each of its edit calls is applied to disk atomically\n"+
+		"(all of a call's files, or none). Exit 0 done, 1 the turn failed, 2 usage.", stderr); !ok {
+		return code
 	}
 	prompt := strings.Join(fs.Args(), " ")
 	f, err := tools.ParseFormat(*format)

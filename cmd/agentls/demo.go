@@ -30,20 +30,12 @@ func demoWorkspace() map[string]string {
 
 func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	keep := fs.Bool("keep", false, "keep the demo's workspace (its path is printed)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: agentls demo [--keep]\n\n"+
-			"Runs a scripted agent turn against a temporary workspace with a fake model\n"+
-			"(no key, no network): a two-file patch_many, an anchored edit, then an undo,\n"+
-			"printing each step.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args, "usage: agentls demo [--keep]\n\n"+
+		"Runs a scripted agent turn against a temporary workspace with a fake model\n"+
+		"(no key, no network): a two-file patch_many, an anchored edit, then an undo,\n"+
+		"printing each step.", stderr); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fs.Usage()

@@ -105,6 +105,24 @@ func usage(w io.Writer) {
 // stdin, and its --format (whose value *format points at once parsed). ok
 // is false when the command must stop with code: after -h (0) or a usage
 // error (2, with the usage printed).
+// parseFlags gives a subcommand its usage text (the flags are listed
+// after it) and parses its flags; when ok is false the command ends with
+// code: 0 after -h, 2 after a bad flag.
+func parseFlags(fs *flag.FlagSet, args []string, usage string, stderr io.Writer) (code int, ok bool) {
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage+"\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK, false
+		}
+		return exitUsage, false
+	}
+	return exitOK, true
+}
+
 func parseReplyFlags(fs *flag.FlagSet, args []string, format *string, stderr io.Writer) (f tools.Format, code int, ok bool) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

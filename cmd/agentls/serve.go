@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -25,18 +24,10 @@ func (s stdio) Close() error                { return nil }
 
 func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	listen := fs.String("listen", "", "serve LSP on TCP `addr` (host:port) instead of stdio")
 	logFile := fs.String("log", "", "write the log to `file` instead of stderr")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: agentls [serve] [--listen ADDR] [--log FILE]\n\nRuns the language server, on stdio unless --listen is given.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args, "usage: agentls [serve] [--listen ADDR] [--log FILE]\n\nRuns the language server, on stdio unless --listen is given.", stderr); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fs.Usage()
