@@ -181,15 +181,17 @@ func TestModelStallAndCancel(t *testing.T) {
 		modeltest.Reply{Chunks: []modeltest.Chunk{{Text: "slow"}}, Stall: true},
 	)
 	defer srv.Close()
-	m := testModel(t, srv.URL, ModelConfig{ChunkTimeout: 200 * time.Millisecond})
+	m := testModel(t, srv.URL, ModelConfig{ChunkTimeout: 500 * time.Millisecond})
+	// On a loaded machine the watchdog may fire before the first chunk:
+	// the stall is then reported by Stream itself.
+	var text string
 	st, err := m.Stream(context.Background(), user("x"), nil)
-	if err != nil {
-		t.Fatal(err)
+	if err == nil {
+		text, err = drain(st)
+		st.Close()
 	}
-	text, err := drain(st)
-	st.Close()
 	var e *Error
-	if text != "thinking" || !errors.As(err, &e) || e.Kind != Timeout || !strings.Contains(e.Message, "stalled") {
+	if !errors.As(err, &e) || e.Kind != Timeout || !strings.Contains(e.Message, "stalled") || text != "thinking" && text != "" {
 		t.Fatalf("text %q, error %v", text, err)
 	}
 
