@@ -12,10 +12,11 @@ import (
 // "-- AI! index this". It is found on the live buffer text, unsaved
 // changes included, and offered as a code action that asks the agent.
 
-// An aiComment is one instruction comment.
+// An aiComment is one instruction (AI!) or question (AI?) comment.
 type aiComment struct {
 	line        int // 0-based
 	instruction string
+	question    bool
 }
 
 // commentLeaders start a comment in the languages people write; a line
@@ -32,19 +33,19 @@ func findAIComments(text string, from, to int) []aiComment {
 	for rest := text; rest != "" && line <= to; line++ {
 		l, next, _ := strings.Cut(rest, "\n")
 		rest = next
-		if line < from || !strings.Contains(l, "AI!") {
+		if line < from || !strings.Contains(l, "AI!") && !strings.Contains(l, "AI?") {
 			continue
 		}
-		if instr, ok := aiInstruction(l); ok {
-			out = append(out, aiComment{line: line, instruction: instr})
+		if instr, question, ok := aiInstruction(l); ok {
+			out = append(out, aiComment{line: line, instruction: instr, question: question})
 		}
 	}
 	return out
 }
 
 // aiInstruction returns the instruction of a line whose comment starts or
-// ends with AI!.
-func aiInstruction(line string) (string, bool) {
+// ends with AI! (or the question, for AI?).
+func aiInstruction(line string) (text string, question, ok bool) {
 	for _, leader := range commentLeaders() {
 		i := strings.Index(line, leader)
 		if i < 0 || leader != "#" && leader != "//" && strings.TrimSpace(line[:i]) != "" && !strings.HasPrefix(leader, "/*") {
@@ -54,17 +55,20 @@ func aiInstruction(line string) (string, bool) {
 		for _, closer := range []string{"*/", "-->", "*)", "-}"} {
 			c = strings.TrimSpace(strings.TrimSuffix(c, closer))
 		}
-		switch {
-		case strings.HasPrefix(c, "AI!"):
-			c = strings.TrimSpace(strings.TrimPrefix(c, "AI!"))
-		case strings.HasSuffix(c, "AI!"):
-			c = strings.TrimSpace(strings.TrimSuffix(c, "AI!"))
-		default:
+		marker := ""
+		for _, m := range []string{"AI!", "AI?"} {
+			if strings.HasPrefix(c, m) || strings.HasSuffix(c, m) {
+				marker = m
+			}
+		}
+		if marker == "" {
 			continue
 		}
-		return strings.TrimSpace(strings.TrimRight(c, ":,.-")), c != ""
+		c = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(c, marker), marker))
+		c = strings.TrimSpace(strings.TrimRight(c, ":,.-"))
+		return c, marker == "AI?", c != ""
 	}
-	return "", false
+	return "", false, false
 }
 
 // aiContext is how many lines around an AI! comment the agent is shown.
@@ -108,10 +112,17 @@ func (s *Server) aiCommentActions(d document, r protocol.Range) []protocol.CodeA
 			End:   protocol.Position{Line: uint32(min(lines-1, line+aiContext+1))},
 		}
 		title := "Agent: " + c.instruction
-		prompt := fmt.Sprintf("%s\n\n(This is the instruction of the AI! comment on line %d of %s. Do it, then remove that comment.)", c.instruction, line+1, rel)
+		args := askArgs{Prompt: fmt.Sprintf("%s\n\n(This is the instruction of the AI! comment on line %d of %s. Do it, then remove that comment.)", c.instruction, line+1, rel), URI: d.uri, Range: &around}
+		kind := protocol.RefactorRewrite
+		if c.question {
+			title = "Agent: answer — " + c.instruction
+			args.Prompt = fmt.Sprintf("%s\n\n(This is the question of the AI? comment on line %d of %s. Answer it in a few sentences; do not change any file.)", c.instruction, line+1, rel)
+			args.AnswerLine = &line
+			kind = protocol.CodeActionKind("") // an answer changes nothing
+		}
 		actions = append(actions, protocol.CodeAction{
-			Title: title, Kind: protocol.RefactorRewrite,
-			Command: &protocol.Command{Title: title, Command: cmdAsk, Arguments: []any{askArgs{Prompt: prompt, URI: d.uri, Range: &around}}},
+			Title: title, Kind: kind,
+			Command: &protocol.Command{Title: title, Command: cmdAsk, Arguments: []any{args}},
 		})
 	}
 	return actions

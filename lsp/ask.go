@@ -35,6 +35,9 @@ type askArgs struct {
 	Range  *protocol.Range      `json:"range"`
 	// Diagnostics the request is about (a "fix" code action's), in uri.
 	Diagnostics []protocol.Diagnostic `json:"diagnostics,omitempty"`
+	// AnswerLine, for an AI? question on that line (0-based) of uri: the
+	// turn may only read, and its answer is shown on that line.
+	AnswerLine *int `json:"answerLine,omitempty"`
 }
 
 // askCommand starts an agent turn and returns its id at once; the turn
@@ -57,6 +60,9 @@ func (s *Server) askCommand(arg json.RawMessage) (any, error) {
 	allow := set.Tools
 	if len(allow) == 0 {
 		allow = agentTools()
+	}
+	if a.AnswerLine != nil {
+		allow = []string{"read"} // a question changes nothing
 	}
 	reg, _, err := builtin.Registry().Select(allow)
 	if err != nil {
@@ -88,6 +94,9 @@ func (s *Server) askCommand(arg json.RawMessage) (any, error) {
 		}
 		sum, err := turn.Run(ctx, req)
 		s.finishTurn(ctx, id, sum, err)
+		if err == nil && a.AnswerLine != nil && req.Selection != nil {
+			s.addAnswer(context.WithoutCancel(ctx), req.Selection.Path, *a.AnswerLine, strings.TrimSpace(sum.Final))
+		}
 	})
 	return map[string]int{"turn": id}, nil
 }
@@ -232,4 +241,43 @@ func (s *Server) fixActions(d document, ds []protocol.Diagnostic) []protocol.Cod
 		})
 	}
 	return out
+}
+
+// addAnswer shows a question's answer as an Information diagnostic on the
+// AI? comment's line; it stays while that line still asks.
+func (s *Server) addAnswer(ctx context.Context, path string, line int, answer string) {
+	s.mu.Lock()
+	if s.answers == nil {
+		s.answers = map[string][]protocol.Diagnostic{}
+	}
+	s.answers[path] = append(s.answers[path], protocol.Diagnostic{
+		Range:    protocol.Range{Start: protocol.Position{Line: uint32(line)}, End: protocol.Position{Line: uint32(line + 1)}},
+		Severity: protocol.DiagnosticSeverityInformation, Source: "agentls", Code: "answer", Message: answer,
+	})
+	s.mu.Unlock()
+	s.publishPending(ctx, path)
+}
+
+// liveAnswers returns a file's answers whose AI? line is still there.
+func (s *Server) liveAnswers(path, text string) []protocol.Diagnostic {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.answers[path]) == 0 {
+		return nil
+	}
+	lines := strings.Split(text, "\n")
+	kept := s.answers[path][:0]
+	for _, d := range s.answers[path] {
+		if l := int(d.Range.Start.Line); l < len(lines) && strings.Contains(lines[l], "AI?") {
+			kept = append(kept, d)
+		}
+	}
+	s.answers[path] = kept
+	return append([]protocol.Diagnostic(nil), kept...)
+}
+
+func (s *Server) hasAnswers(path string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.answers[path]) > 0
 }

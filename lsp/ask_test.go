@@ -192,3 +192,34 @@ func TestFixDiagnosticAction(t *testing.T) {
 		t.Errorf("the model was asked %q", user)
 	}
 }
+
+// TestAIQuestion: an AI? comment is answered by a read-only turn: the
+// answer shows as an Information diagnostic on the comment's line until
+// the comment goes, and nothing is edited.
+func TestAIQuestion(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	srv := modeltest.New(modeltest.Text("Settings are read once, at start-up.", 50))
+	defer srv.Close()
+	root := writeFiles(t, files)
+	e := lsptest.StartWith(t, root, lsptest.Neovim07(), map[string]any{"model": "m", "baseUrl": srv.URL}, nil)
+	e.OpenFile("a.go", "go")
+	question := "package p\n\n// when are settings read? AI?\ntype Config struct{}\n"
+	e.Type("a.go", question)
+	action := findAction(e.CodeActions("a.go", protocol.Range{Start: protocol.Position{Line: 2}, End: protocol.Position{Line: 2}}), "Agent: answer")
+	if action == nil || action.Title != "Agent: answer — when are settings read?" {
+		t.Fatalf("action = %+v", action)
+	}
+	e.RunCodeAction(*action)
+	e.Await("the answer", func() bool {
+		ds := e.DiagnosticsLocked("a.go")
+		return len(ds) == 1 && ds[0].Severity == protocol.DiagnosticSeverityInformation && ds[0].Range.Start.Line == 2 && ds[0].Message == "Settings are read once, at start-up."
+	})
+	if e.Buffer("a.go") != question {
+		t.Error("answering a question changed the file")
+	}
+	if sys := srv.Requests()[0].Body.Messages[0].Content; strings.Contains(sys, "## patch") || !strings.Contains(sys, "## read") {
+		t.Error("a question's turn was offered edit tools")
+	}
+	e.Type("a.go", files["a.go"]) // the question is gone: so is the answer
+	e.Await("answer cleared", func() bool { return len(e.DiagnosticsLocked("a.go")) == 0 })
+}

@@ -154,7 +154,8 @@ func (s *Server) queue(ctx context.Context, changes []*edits.FileChange) int {
 	return n
 }
 
-// publishPending shows a file's pending hunks where they now stand.
+// publishPending shows a file's pending hunks where they now stand, and
+// the answers to its AI? questions.
 func (s *Server) publishPending(ctx context.Context, path string) {
 	s.mu.Lock()
 	root, enc := s.root, s.encoding
@@ -184,6 +185,7 @@ func (s *Server) publishPending(ctx context.Context, path string) {
 		}
 		diags = append(diags, d)
 	}
+	diags = append(diags, s.liveAnswers(path, text)...)
 	s.conn.Notify(ctx, protocol.MethodTextDocumentPublishDiagnostics, &protocol.PublishDiagnosticsParams{URI: s.fileURI(path), Diagnostics: diags})
 }
 

@@ -71,7 +71,8 @@ type Server struct {
 	scratch  string           // files made for the user to read, removed on exit
 	tasks    map[string]*task // running tasks by progress token
 	nextTask int
-	nextTurn int // agent turns started
+	nextTurn int                              // agent turns started
+	answers  map[string][]protocol.Diagnostic // AI? answers by file
 
 	exited chan struct{}
 	once   sync.Once
