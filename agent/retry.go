@@ -16,18 +16,14 @@ import (
 // a bounded number of times. A stream that breaks after it began is not
 // retried here: its text was already seen by the caller.
 type retryTransport struct {
-	base     http.RoundTripper
-	retries  int           // attempts after the first
-	backoff  time.Duration // the first wait; doubled each time
-	maxWait  time.Duration // no single wait is longer
-	attempts func(n int)   // called with each attempt's number, for tests and logs
+	base    http.RoundTripper
+	retries int           // attempts after the first
+	backoff time.Duration // the first wait; doubled each time
+	maxWait time.Duration // no single wait is longer
 }
 
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	for attempt := 0; ; attempt++ {
-		if t.attempts != nil {
-			t.attempts(attempt)
-		}
 		if attempt > 0 && req.GetBody != nil {
 			body, err := req.GetBody()
 			if err != nil {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -20,13 +21,6 @@ import (
 )
 
 const cmdAsk = "agentls.ask"
-
-// agentTools are the tools a turn offers when the settings name none:
-// those agentls can run (shell and jobs come with their own work), read
-// included, since the prompt asks the model to read before it edits.
-func agentTools() []string {
-	return []string{"read", "save", "append", "patch", "patch_many", "apply_patch"}
-}
 
 // askArgs: the user's request, and the document (and range) it is about.
 type askArgs struct {
@@ -59,7 +53,7 @@ func (s *Server) askCommand(arg json.RawMessage) (any, error) {
 	}
 	allow := set.Tools
 	if len(allow) == 0 {
-		allow = agentTools()
+		allow = edit.TurnTools()
 	}
 	if a.AnswerLine != nil {
 		allow = []string{"read"} // a question changes nothing
@@ -150,9 +144,7 @@ func (s *Server) finishTurn(ctx context.Context, id int, sum agent.Summary, err 
 	case err != nil:
 		s.showMessage(ctx, protocol.MessageTypeError, "agentls: agent turn %d stopped: %v", id, err)
 	default:
-		if len(final) > 300 {
-			final = final[:300] + "… (the rest is in the output channel)"
-		}
+		final = clip(final, 300, "… (the rest is in the output channel)")
 		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: agent turn %d done (%d %s, %d tool %s): %s", id, sum.Steps, plural(sum.Steps, "step", "steps"), sum.ToolUses, plural(sum.ToolUses, "call", "calls"), final)
 	}
 }
@@ -173,7 +165,7 @@ func (r *editorRunner) RunTool(ctx context.Context, use tools.ToolUse) (string, 
 		return "", fmt.Errorf("there is no %s tool here", use.Tool)
 	}
 	switch {
-	case spec.Name == "read" || spec.Name == "view_anchored":
+	case edit.IsReadTool(spec.Name):
 		// Read-only: through the editor's view, unsaved buffers included.
 		r.s.mu.Lock()
 		root := r.s.root
@@ -224,9 +216,7 @@ func (s *Server) fixActions(d document, ds []protocol.Diagnostic) []protocol.Cod
 			continue
 		}
 		msg, _, _ := strings.Cut(strings.TrimSpace(dg.Message), "\n")
-		if len(msg) > 80 {
-			msg = msg[:77] + "..."
-		}
+		msg = clip(msg, 77, "...")
 		line := int(dg.Range.Start.Line)
 		around := protocol.Range{
 			Start: protocol.Position{Line: uint32(max(0, line-aiContext))},
@@ -280,4 +270,16 @@ func (s *Server) hasAnswers(path string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.answers[path]) > 0
+}
+
+// clip shortens s to at most n bytes, at a character boundary, marking
+// the cut with more.
+func clip(s string, n int, more string) string {
+	if len(s) <= n+len(more) {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + more
 }

@@ -27,19 +27,15 @@ type appliedFileJS struct {
 
 func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("apply", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	dir := fs.String("C", ".", "apply under `dir` (the workspace root)")
 	format := fs.String("format", "markdown", "tool-call `syntax`: markdown, xml or tool")
 	dryRun := fs.Bool("dry-run", false, "print a unified diff of the changes and write nothing")
 	asJSON := fs.Bool("json", false, "print the result as JSON: {\"ok\", \"files\": [{\"path\", \"action\"}], \"error\"}")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: agentls apply [-C DIR] [--format markdown|xml|tool] [--dry-run] [--json] < reply\n\n"+
-			"Runs every edit in a model reply (save, append, patch, patch_many, apply_patch,\n"+
-			"SEARCH/REPLACE blocks) and applies them\n"+
-			"all under DIR, or none: exit 0 applied, 1 refused with nothing written, 2 usage.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	f, code, ok := parseReplyFlags(fs, args, format, stderr)
+	usage := "usage: agentls apply [-C DIR] [--format markdown|xml|tool] [--dry-run] [--json] < reply\n\n" +
+		"Runs every edit in a model reply (save, append, patch, patch_many, apply_patch,\n" +
+		"SEARCH/REPLACE blocks) and applies them\n" +
+		"all under DIR, or none: exit 0 applied, 1 refused with nothing written, 2 usage."
+	f, code, ok := parseReplyFlags(fs, args, format, usage, stderr)
 	if !ok {
 		return code
 	}

@@ -55,7 +55,7 @@ func runAsk(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
 		return exitUsage
 	}
-	reg, _, err := builtin.Registry().Select([]string{"read", "save", "append", "patch", "patch_many", "apply_patch"})
+	reg, _, err := builtin.Registry().Select(edit.TurnTools())
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
 		return exitFailed
@@ -104,7 +104,7 @@ func (r diskRunner) RunTool(ctx context.Context, use tools.ToolUse) (string, err
 	if !ok {
 		return "", fmt.Errorf("there is no %s tool here", use.Tool)
 	}
-	if spec.Name != "read" && spec.Name != "view_anchored" && !edit.IsEditTool(spec.Name) {
+	if !edit.IsReadTool(spec.Name) && !edit.IsEditTool(spec.Name) {
 		return "", fmt.Errorf("the %s tool is not available in agentls ask yet", spec.Name)
 	}
 	b := &edit.Batch{Root: r.root, Source: edit.DiskSource{Root: r.root}}

@@ -123,12 +123,9 @@ func parseFlags(fs *flag.FlagSet, args []string, usage string, stderr io.Writer)
 	return exitOK, true
 }
 
-func parseReplyFlags(fs *flag.FlagSet, args []string, format *string, stderr io.Writer) (f tools.Format, code int, ok bool) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return "", exitOK, false
-		}
-		return "", exitUsage, false
+func parseReplyFlags(fs *flag.FlagSet, args []string, format *string, usage string, stderr io.Writer) (f tools.Format, code int, ok bool) {
+	if code, ok := parseFlags(fs, args, usage, stderr); !ok {
+		return "", code, false
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "agentls %s: unexpected argument %q (the reply is read from stdin)\n", fs.Name(), fs.Arg(0))

@@ -28,18 +28,14 @@ type blockJSON struct {
 
 func runParse(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("parse", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	format := fs.String("format", "markdown", "tool-call `syntax`: markdown, xml or tool")
 	streaming := fs.Bool("streaming", false, "treat the reply as still streaming: print only what more text cannot change")
 	blocks := fs.Bool("blocks", false, "print the fenced code blocks instead of the tool uses")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: agentls parse [--format markdown|xml|tool] [--streaming] [--blocks] < reply\n\n"+
-			"Prints the tool uses in a model reply as JSON:\n"+
-			"  [{\"tool\", \"args\", \"kwargs\", \"content\", \"call_id\", \"start\"}]\n"+
-			"or, with --blocks, its fenced blocks: [{\"lang\", \"content\"}].\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	f, code, ok := parseReplyFlags(fs, args, format, stderr)
+	usage := "usage: agentls parse [--format markdown|xml|tool] [--streaming] [--blocks] < reply\n\n" +
+		"Prints the tool uses in a model reply as JSON:\n" +
+		"  [{\"tool\", \"args\", \"kwargs\", \"content\", \"call_id\", \"start\"}]\n" +
+		"or, with --blocks, its fenced blocks: [{\"lang\", \"content\"}]."
+	f, code, ok := parseReplyFlags(fs, args, format, usage, stderr)
 	if !ok {
 		return code
 	}

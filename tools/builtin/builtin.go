@@ -247,8 +247,7 @@ func viewAnchored() *tools.ToolSpec {
 		Instructions: `An anchor names a line by its content and its neighbours, not its number, so it stays valid when lines are added or removed elsewhere in the file. Give a line range as "start_line"/"end_line" to view part of a large file.`,
 		Parameters: []tools.Parameter{
 			pathParam("file to view"),
-			{Name: "start_line", Type: "integer", Description: "First line to show (1-based)."},
-			{Name: "end_line", Type: "integer", Description: "Last line to show (inclusive)."},
+			startLine(), endLine(),
 		},
 		Hints:             []string{"read-only"},
 		DisabledByDefault: true,
@@ -292,8 +291,7 @@ func read() *tools.ToolSpec {
 		Instructions: `Give one path after the block type, or several paths one per line in the block. Files are shown with line numbers, including changes not yet saved in the editor; folders are listed. Use start_line/end_line to read part of one large file. Read a file before you patch it.`,
 		Parameters: []tools.Parameter{
 			{Name: "path", Type: "string", Required: true, Description: "The file or folder to read, relative to the workspace root."},
-			{Name: "start_line", Type: "integer", Description: "First line to show (1-based)."},
-			{Name: "end_line", Type: "integer", Description: "Last line to show (inclusive)."},
+			startLine(), endLine(),
 		},
 		Hints:             []string{"read-only"},
 		DisabledByDefault: true,
@@ -329,4 +327,13 @@ kill-session SESSION; list-sessions.`,
 			}},
 		},
 	}
+}
+
+// startLine and endLine are the line-range parameters of the viewing tools.
+func startLine() tools.Parameter {
+	return tools.Parameter{Name: "start_line", Type: "integer", Description: "First line to show (1-based)."}
+}
+
+func endLine() tools.Parameter {
+	return tools.Parameter{Name: "end_line", Type: "integer", Description: "Last line to show (inclusive)."}
 }

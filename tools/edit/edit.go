@@ -42,6 +42,19 @@ func IsEditTool(name string) bool {
 	return false
 }
 
+// IsReadTool reports whether a tool only reads through a Batch (read,
+// view_anchored): it runs with no edit to apply.
+func IsReadTool(name string) bool {
+	return name == "read" || name == "view_anchored"
+}
+
+// TurnTools are the tools an agent turn offers when the user names none:
+// those a Batch runs, read included (the prompt asks the model to read
+// before it edits). Shell and jobs come with their own package.
+func TurnTools() []string {
+	return []string{"read", "save", "append", "patch", "patch_many", "apply_patch"}
+}
+
 // Run runs one edit tool use and returns the message for the model. On
 // error the batch is left as it was.
 func (b *Batch) Run(ctx context.Context, spec *tools.ToolSpec, use tools.ToolUse) (string, error) {
