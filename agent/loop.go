@@ -31,7 +31,7 @@ type Limits struct {
 type Event struct {
 	Step int
 	Kind EventKind
-	Text string         // Text: the streamed text; ToolDone: the output
+	Text string         // Text: the streamed text; Reply: the reply as kept; ToolDone: the output
 	Use  *tools.ToolUse // ToolStart, ToolDone
 	Err  error          // ToolDone: the tool's error
 }
@@ -41,6 +41,10 @@ type EventKind int
 
 const (
 	EventText EventKind = iota
+	// EventReply: the step's reply as the conversation keeps it, after
+	// the stream ended or was cut after its first tool call (the Text
+	// events may have shown a little more).
+	EventReply
 	EventToolStart
 	EventToolDone
 )
@@ -107,14 +111,18 @@ func (t *Turn) Run(ctx context.Context, req Request) (Summary, error) {
 		}
 		sum.Messages = append(sum.Messages, reply)
 		t.log(reply)
+		t.observe(Event{Step: step, Kind: EventReply, Text: reply.Content})
 		sum.Final = reply.Content
 		if len(uses) == 0 && len(problems) == 0 {
 			return sum, nil
 		}
-		results := t.runTools(ctx, step, uses, problems, reply)
+		results, stop := t.runTools(ctx, step, uses, problems, reply)
 		t.log(results...)
 		sum.Messages = append(sum.Messages, results...)
 		sum.ToolUses += len(uses)
+		if stop != nil {
+			return sum, stop
+		}
 	}
 }
 
@@ -178,7 +186,10 @@ func (t *Turn) streamStep(ctx context.Context, step int, msgs []openai.ChatCompl
 
 // runTools runs the uses of one reply and returns the messages that tell
 // the model their results, and what could not be read as a call.
-func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, problems []tools.Problem, reply openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
+//
+// A tool that returns tools.ErrStopTurn (the user chose "Stop turn") ends
+// the turn: the calls after it are not run, and the error is returned.
+func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, problems []tools.Problem, reply openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error) {
 	var out []openai.ChatCompletionMessage
 	result := func(callID, text string) {
 		if callID != "" && t.Format == tools.FormatTool {
@@ -195,7 +206,11 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 		output, err := t.Runner.RunTool(ctx, *use)
 		t.observe(Event{Step: step, Kind: EventToolDone, Use: use, Text: output, Err: err})
 		text := fmt.Sprintf("Result of %s:\n%s", DescribeUse(*use), output)
-		if err != nil {
+		switch {
+		case errors.Is(err, tools.ErrStopTurn):
+			result(use.CallID, fmt.Sprintf("The user stopped the turn at %s; it was not run.", DescribeUse(*use)))
+			return out, fmt.Errorf("%s: %w", DescribeUse(*use), err)
+		case err != nil:
 			text = fmt.Sprintf("Error from %s: %v\nNothing was changed by this call; correct it and call again.", DescribeUse(*use), err)
 		}
 		result(use.CallID, text)
@@ -218,7 +233,7 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 	if len(reply.ToolCalls) == 0 && len(unread) > 0 {
 		result("", "These tool calls could not be read, so nothing was run:\n- "+strings.Join(unread, "\n- ")+"\nWrite them again.")
 	}
-	return out
+	return out, nil
 }
 
 // DescribeUse names a tool use for people and models: the tool and its

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -51,10 +53,14 @@ func TestTurnStopsAtFirstToolCall(t *testing.T) {
 	defer srv.Close()
 	runner := &recordingRunner{}
 	var events []EventKind
+	var replies []string
 	turn := newTurn(t, srv, tools.FormatMarkdown, runner)
 	turn.Observe = func(e Event) {
 		if e.Kind != EventText {
 			events = append(events, e.Kind)
+		}
+		if e.Kind == EventReply {
+			replies = append(replies, e.Text)
 		}
 	}
 	sum, err := turn.Run(context.Background(), Request{Prompt: "save hello in a.txt", Root: "/w"})
@@ -64,8 +70,13 @@ func TestTurnStopsAtFirstToolCall(t *testing.T) {
 	if len(runner.uses) != 1 || runner.uses[0].Tool != "save" || runner.uses[0].Args[0] != "a.txt" || runner.uses[0].Content != "hello" {
 		t.Fatalf("tool uses = %+v", runner.uses)
 	}
-	if sum.Steps != 2 || sum.ToolUses != 1 || sum.Final != "Saved a.txt." || len(events) != 2 {
+	wantEvents := []EventKind{EventReply, EventToolStart, EventToolDone, EventReply}
+	if sum.Steps != 2 || sum.ToolUses != 1 || sum.Final != "Saved a.txt." || !slices.Equal(events, wantEvents) {
 		t.Errorf("summary = %+v, events %v", sum, events)
+	}
+	// The reply kept is cut after its first call; the streamed text went on.
+	if len(replies) != 2 || replies[0] != "Saving.\n```save a.txt\nhello\n```" || replies[1] != "Saved a.txt." {
+		t.Errorf("replies = %q", replies)
 	}
 	reqs := srv.Requests()
 	if len(reqs) != 2 {
@@ -96,6 +107,26 @@ func TestTurnToolErrorGoesToModel(t *testing.T) {
 	last := srv.Requests()[1].Body.Messages[3].Content
 	if !strings.Contains(last, "Error from patch a.go: hunk 1: ORIGINAL not found") || !strings.Contains(last, "Nothing was changed") {
 		t.Errorf("the model was told %q", last)
+	}
+}
+
+// TestTurnStopTurn: a tool whose user chose "Stop turn" ends the turn
+// with tools.ErrStopTurn; the model is not called again.
+func TestTurnStopTurn(t *testing.T) {
+	srv := modeltest.New(
+		modeltest.Text("```shell\ngo test ./...\n```\n", 100),
+		modeltest.Text("never asked", 100),
+	)
+	defer srv.Close()
+	runner := &recordingRunner{answer: func(tools.ToolUse) (string, error) {
+		return "", fmt.Errorf("go test ./...: %w", tools.ErrStopTurn)
+	}}
+	sum, err := newTurn(t, srv, tools.FormatMarkdown, runner).Run(context.Background(), Request{Prompt: "x"})
+	if !errors.Is(err, tools.ErrStopTurn) || sum.Steps != 1 || len(srv.Requests()) != 1 {
+		t.Fatalf("summary %+v, err %v, %d model calls", sum, err, len(srv.Requests()))
+	}
+	if last := sum.Messages[len(sum.Messages)-1].Content; !strings.Contains(last, "The user stopped the turn at shell") {
+		t.Errorf("the log ends with %q", last)
 	}
 }
 

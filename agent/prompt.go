@@ -22,6 +22,16 @@ type Request struct {
 	// Diagnostics are the problems the editor shows in the selection (or
 	// the one the user asked to fix).
 	Diagnostics []Diagnostic
+	// History is the conversation the request continues (a chat
+	// document's earlier exchanges), oldest first.
+	History []ChatMessage
+}
+
+// A ChatMessage is one earlier message of a conversation.
+type ChatMessage struct {
+	// Role is "user" or "assistant".
+	Role    string
+	Content string
 }
 
 // A Selection is a span of a file the user pointed at.
@@ -101,10 +111,15 @@ func UserMessage(req Request) string {
 
 // Messages returns the opening messages of a turn.
 func Messages(reg *tools.Registry, format tools.Format, req Request) []openai.ChatCompletionMessage {
-	return []openai.ChatCompletionMessage{
-		{Role: openai.ChatMessageRoleSystem, Content: SystemPrompt(reg, format, req)},
-		{Role: openai.ChatMessageRoleUser, Content: UserMessage(req)},
+	msgs := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: SystemPrompt(reg, format, req)}}
+	for _, m := range req.History {
+		role := openai.ChatMessageRoleUser
+		if m.Role == "assistant" {
+			role = openai.ChatMessageRoleAssistant
+		}
+		msgs = append(msgs, openai.ChatCompletionMessage{Role: role, Content: m.Content})
 	}
+	return append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: UserMessage(req)})
 }
 
 // NativeTools returns the tools as native tool definitions, for the tool

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -65,5 +66,22 @@ func TestUserMessageFence(t *testing.T) {
 	msg := UserMessage(Request{Prompt: "explain", Selection: &Selection{Path: "README.md", StartLine: 1, EndLine: 3, Language: "markdown", Text: "```go\nx := 1\n```\n"}})
 	if !strings.Contains(msg, "````markdown\n```go\nx := 1\n```\n````\n") {
 		t.Errorf("message = %q", msg)
+	}
+}
+
+// TestMessagesHistory: a chat's earlier exchanges come between the system
+// prompt and the new request, in order and with their roles.
+func TestMessagesHistory(t *testing.T) {
+	req := Request{Prompt: "and now b", Root: "/w", History: []ChatMessage{
+		{Role: "user", Content: "rename a"}, {Role: "assistant", Content: "Renamed a."},
+	}}
+	msgs := Messages(builtin.Registry(), tools.FormatMarkdown, req)
+	var got []string
+	for _, m := range msgs[1:] {
+		got = append(got, m.Role+": "+m.Content)
+	}
+	want := []string{"user: rename a", "assistant: Renamed a.", "user: " + UserMessage(req)}
+	if !slices.Equal(got, want) || msgs[0].Role != "system" {
+		t.Errorf("messages = %q", got)
 	}
 }

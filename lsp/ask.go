@@ -46,34 +46,70 @@ func (s *Server) askCommand(arg json.RawMessage) (any, error) {
 	if strings.TrimSpace(a.Prompt) == "" {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agentls.ask needs a prompt")
 	}
+	req, err := s.agentRequest(a)
+	if err != nil {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+	}
+	plan := turnPlan{req: req, readOnly: a.AnswerLine != nil}
+	if req.Selection != nil {
+		plan.home, plan.homeLine = req.Selection.Path, req.Selection.StartLine-1
+	}
+	if a.AnswerLine != nil && req.Selection != nil {
+		line := *a.AnswerLine
+		plan.done = func(ctx context.Context, sum agent.Summary, err error) {
+			if err == nil {
+				s.addAnswer(ctx, req.Selection.Path, line, strings.TrimSpace(sum.Final))
+			}
+		}
+	}
+	id, err := s.startTurn(plan)
+	if err != nil {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+	}
+	return map[string]int{"turn": id}, nil
+}
+
+// A turnPlan is what an agent turn is started with.
+type turnPlan struct {
+	req      agent.Request
+	readOnly bool   // the turn may only read (an AI? question)
+	home     string // the file the turn is about, where its approvals show ("" for none)
+	homeLine int
+	// observe, if set, is told of each event too (a chat document
+	// streams the reply with it).
+	observe func(ctx context.Context, e agent.Event)
+	// done, if set, runs when the turn ended, before the user is told.
+	done func(ctx context.Context, sum agent.Summary, err error)
+}
+
+// startTurn starts an agent turn as a task (progress, cancel) and returns
+// its id at once. It fails at once when no model is configured.
+func (s *Server) startTurn(plan turnPlan) (int, error) {
 	set := s.currentSettings()
 	model, err := agent.NewModel(agent.ModelConfig{Model: set.Model, BaseURL: set.BaseURL, APIKeyEnv: set.APIKeyEnv}, os.Getenv)
 	if err != nil {
-		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+		return 0, err
 	}
 	allow := set.Tools
 	if len(allow) == 0 {
 		allow = edit.TurnTools()
 	}
-	if a.AnswerLine != nil {
+	if plan.readOnly {
 		allow = []string{"read"} // a question changes nothing
 	}
 	reg, _, err := builtin.Registry().Select(allow)
 	if err != nil {
-		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+		return 0, err
 	}
 	format, _ := tools.ParseFormat(set.ToolFormat) // validated when set
-	req, err := s.agentRequest(a)
-	if err != nil {
-		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
-	}
 	s.mu.Lock()
 	s.nextTurn++
 	id := s.nextTurn
 	s.mu.Unlock()
+	req := plan.req
 	s.goTask(fmt.Sprintf("agentls: agent turn %d", id), func(ctx context.Context, t *task) {
 		turn := &agent.Turn{Model: model, Registry: reg, Format: format, Limits: agent.Limits{MaxSteps: set.MaxSteps},
-			Runner: &editorRunner{s: s, t: t, reg: reg, label: fmt.Sprintf("agent turn %d", id)}}
+			Runner: &editorRunner{s: s, t: t, reg: reg, label: fmt.Sprintf("agent turn %d", id), home: plan.home, homeLine: plan.homeLine}}
 		if f, err := agent.OpenLog(os.Getenv, req.Root, id, time.Now()); err != nil {
 			s.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agentls: agent turn %d is not logged: %v", id, err))
 		} else {
@@ -85,14 +121,17 @@ func (s *Server) askCommand(arg json.RawMessage) (any, error) {
 			if e.Kind == agent.EventToolStart {
 				t.report(ctx, fmt.Sprintf("step %d: %s", e.Step, agent.DescribeUse(*e.Use)))
 			}
+			if plan.observe != nil {
+				plan.observe(ctx, e)
+			}
 		}
 		sum, err := turn.Run(ctx, req)
-		s.finishTurn(ctx, id, sum, err)
-		if err == nil && a.AnswerLine != nil && req.Selection != nil {
-			s.addAnswer(context.WithoutCancel(ctx), req.Selection.Path, *a.AnswerLine, strings.TrimSpace(sum.Final))
+		if plan.done != nil {
+			plan.done(context.WithoutCancel(ctx), sum, err)
 		}
+		s.finishTurn(ctx, id, sum, err)
 	})
-	return map[string]int{"turn": id}, nil
+	return id, nil
 }
 
 // agentRequest gathers what the editor knows around a request: the open
@@ -157,6 +196,10 @@ type editorRunner struct {
 	t     *task
 	reg   *tools.Registry
 	label string
+	// home is the file (relative) and line the turn is about, where its
+	// approvals show as diagnostics; "" for none.
+	home     string
+	homeLine int
 }
 
 func (r *editorRunner) RunTool(ctx context.Context, use tools.ToolUse) (string, error) {
@@ -245,7 +288,7 @@ func (s *Server) addAnswer(ctx context.Context, path string, line int, answer st
 		Severity: protocol.DiagnosticSeverityInformation, Source: "agentls", Code: "answer", Message: answer,
 	})
 	s.mu.Unlock()
-	s.publishPending(ctx, path)
+	s.publishDiagnostics(ctx, path)
 }
 
 // liveAnswers returns a file's answers whose AI? line is still there.

@@ -19,6 +19,12 @@ func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) (an
 	if !ok {
 		return actions, nil
 	}
+	actions = append(actions, s.approvalActions(d, p.Range)...)
+	if chat := s.chatActions(d); chat != nil {
+		// A chat holds the agent's own calls, already run: offering to
+		// apply them again would only confuse.
+		return append(actions, chat...), nil
+	}
 	actions = append(actions, s.reviewActions(d, p.Range)...)
 	actions = append(actions, s.aiCommentActions(d, p.Range)...)
 	actions = append(actions, s.fixActions(d, p.Context.Diagnostics)...)

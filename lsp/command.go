@@ -59,6 +59,12 @@ func (s *Server) executeCommand(ctx context.Context, p *executeCommandParams) (a
 		return s.askCommand(arg)
 	case cmdReviewDiff:
 		return s.reviewDiffCommand(arg)
+	case cmdChatOpen:
+		return s.chatOpenCommand(ctx, arg)
+	case cmdChatSend:
+		return s.chatSendCommand(arg)
+	case cmdApprove, cmdDeny:
+		return s.approveCommand(p.Command == cmdApprove, arg)
 	}
 	return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "unknown command "+p.Command)
 }

@@ -27,23 +27,32 @@ type settings struct {
 	ToolFormat       string   `json:"toolFormat"`
 	Tools            []string `json:"tools"`
 	ApplyMode        string   `json:"applyMode"`
-	ShellTimeout     int      `json:"shellTimeout"` // seconds
-	CommandAllowlist []string `json:"commandAllowlist"`
-	ApprovalPolicy   string   `json:"approvalPolicy"`
-	MaxSteps         int      `json:"maxSteps"`
+	ShellTimeout     int      `json:"shellTimeout"`     // seconds
+	CommandAllowlist []string `json:"commandAllowlist"` // command patterns that run without asking ("go test", "make")
+	CommandDenylist  []string `json:"commandDenylist"`  // command patterns that never run
+	// ApprovalPolicy says what happens to an agent's command that is
+	// neither allowed nor denied: "ask" the user, "deny" it, or "allow" it.
+	ApprovalPolicy  string   `json:"approvalPolicy"`
+	ApprovalTimeout int      `json:"approvalTimeout"` // seconds an approval waits before it counts as a denial
+	ErrorFormats    []string `json:"errorFormats"`    // extra errorformat lines for command output
+	MaxSteps        int      `json:"maxSteps"`
+	// SaveDocuments is set by editor plugins that implement the
+	// agentls/saveDocuments request (save these buffers).
+	SaveDocuments bool `json:"saveDocuments"`
 }
 
 // defaultSettings are the settings before the client says anything.
 func defaultSettings() settings {
 	return settings{
-		Model:          os.Getenv("AGENTLS_MODEL"),
-		BaseURL:        os.Getenv("OPENAI_BASE_URL"),
-		APIKeyEnv:      "OPENAI_API_KEY",
-		ToolFormat:     string(tools.FormatMarkdown),
-		ApplyMode:      "apply",
-		ShellTimeout:   1200,
-		ApprovalPolicy: "ask",
-		MaxSteps:       30,
+		Model:           os.Getenv("AGENTLS_MODEL"),
+		BaseURL:         os.Getenv("OPENAI_BASE_URL"),
+		APIKeyEnv:       "OPENAI_API_KEY",
+		ToolFormat:      string(tools.FormatMarkdown),
+		ApplyMode:       "apply",
+		ShellTimeout:    1200,
+		ApprovalPolicy:  "ask",
+		ApprovalTimeout: 300,
+		MaxSteps:        30,
 	}
 }
 
@@ -117,7 +126,16 @@ func (cur settings) apply(raw json.RawMessage) (settings, []string) {
 		return ""
 	})
 	set("commandAllowlist", &next.CommandAllowlist, nil)
-	set("approvalPolicy", &next.ApprovalPolicy, oneOf(&next.ApprovalPolicy, "ask", "allowlist", "never"))
+	set("commandDenylist", &next.CommandDenylist, nil)
+	set("approvalPolicy", &next.ApprovalPolicy, oneOf(&next.ApprovalPolicy, "ask", "deny", "allow"))
+	set("approvalTimeout", &next.ApprovalTimeout, func() string {
+		if next.ApprovalTimeout <= 0 {
+			return "it must be a positive number of seconds"
+		}
+		return ""
+	})
+	set("errorFormats", &next.ErrorFormats, nil)
+	set("saveDocuments", &next.SaveDocuments, nil)
 	set("maxSteps", &next.MaxSteps, func() string {
 		if next.MaxSteps <= 0 {
 			return "it must be positive"
@@ -130,7 +148,7 @@ func (cur settings) apply(raw json.RawMessage) (settings, []string) {
 	}
 	sort.Strings(unknown)
 	for _, k := range unknown {
-		problems = append(problems, fmt.Sprintf("agentls.%s: unknown setting (known: model, baseUrl, apiKeyEnv, toolFormat, tools, applyMode, shellTimeout, commandAllowlist, approvalPolicy, maxSteps)", k))
+		problems = append(problems, fmt.Sprintf("agentls.%s: unknown setting (known: model, baseUrl, apiKeyEnv, toolFormat, tools, applyMode, shellTimeout, commandAllowlist, commandDenylist, approvalPolicy, approvalTimeout, errorFormats, maxSteps, saveDocuments)", k))
 	}
 	return next, problems
 }

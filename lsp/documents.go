@@ -170,7 +170,7 @@ func (s *Server) didChange(_ context.Context, p *didChangeParams) (any, error) {
 	s.docs.signal()
 	if rel, err := s.relPath(*d); err == nil && (len(s.review.inFile(rel)) > 0 || s.hasAnswers(rel)) {
 		// Pending hunks move with the user's edits, or turn into conflicts.
-		s.goBackground("republish pending", func(ctx context.Context) { s.publishPending(ctx, rel) })
+		s.goBackground("republish pending", func(ctx context.Context) { s.publishDiagnostics(ctx, rel) })
 	}
 	return nil, nil
 }

@@ -36,7 +36,10 @@ type clientCapabilities struct {
 	} `json:"workspace"`
 	Window struct {
 		WorkDoneProgress bool `json:"workDoneProgress"`
-		ShowDocument     struct {
+		// ShowMessage is present when the client answers
+		// window/showMessageRequest (Helix does not).
+		ShowMessage  *json.RawMessage `json:"showMessage"`
+		ShowDocument struct {
 			Support bool `json:"support"`
 		} `json:"showDocument"`
 	} `json:"window"`

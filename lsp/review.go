@@ -149,44 +149,9 @@ func (s *Server) queue(ctx context.Context, changes []*edits.FileChange) int {
 		}
 	}
 	for _, p := range s.review.files() {
-		s.publishPending(ctx, p)
+		s.publishDiagnostics(ctx, p)
 	}
 	return n
-}
-
-// publishPending shows a file's pending hunks where they now stand, and
-// the answers to its AI? questions.
-func (s *Server) publishPending(ctx context.Context, path string) {
-	s.mu.Lock()
-	root, enc := s.root, s.encoding
-	s.mu.Unlock()
-	src := editorSource{s: s, disk: edit.DiskSource{Root: root}}
-	text, _, _, _ := src.Read(ctx, path)
-	m := edits.NewMapper(text)
-	diags := []protocol.Diagnostic{}
-	for _, h := range s.review.inFile(path) {
-		d := protocol.Diagnostic{Severity: protocol.DiagnosticSeverityHint, Source: "agentls", Code: pendingCode}
-		switch {
-		case h.create:
-			d.Message = fmt.Sprintf("agent edit %d (pending): create this file (%d lines)", h.id, len(splitKeep(h.content)))
-		case h.remove:
-			d.Message = fmt.Sprintf("agent edit %d (pending): delete this file", h.id)
-		default:
-			es, err := edits.ResolveHunks(text, []edits.Hunk{h.hunk})
-			if err != nil {
-				d.Severity = protocol.DiagnosticSeverityWarning
-				d.Message = fmt.Sprintf("agent edit %d (pending) conflicts with your changes: reject it, or undo your change to accept it", h.id)
-				break
-			}
-			sl, sc, _ := m.Position(es[0].Start, enc)
-			el, ec, _ := m.Position(es[0].End, enc)
-			d.Range = protocol.Range{Start: protocol.Position{Line: uint32(sl), Character: uint32(sc)}, End: protocol.Position{Line: uint32(el), Character: uint32(ec)}}
-			d.Message = fmt.Sprintf("agent edit %d (pending): %s", h.id, describe(h.hunk))
-		}
-		diags = append(diags, d)
-	}
-	diags = append(diags, s.liveAnswers(path, text)...)
-	s.conn.Notify(ctx, protocol.MethodTextDocumentPublishDiagnostics, &protocol.PublishDiagnosticsParams{URI: s.fileURI(path), Diagnostics: diags})
 }
 
 func describe(h edits.Hunk) string {
@@ -232,7 +197,7 @@ func (s *Server) resolveReview(ctx context.Context, accept bool, a reviewArgs) {
 	}
 	defer func() {
 		for p := range touched {
-			s.publishPending(ctx, p)
+			s.publishDiagnostics(ctx, p)
 		}
 	}()
 	if !accept {

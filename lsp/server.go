@@ -65,14 +65,17 @@ type Server struct {
 	// pendingProblems are settings problems found before initialized.
 	pendingProblems []string
 
-	docs     *documents
-	journal  journal
-	review   review
-	scratch  string           // files made for the user to read, removed on exit
-	tasks    map[string]*task // running tasks by progress token
-	nextTask int
-	nextTurn int                              // agent turns started
-	answers  map[string][]protocol.Diagnostic // AI? answers by file
+	docs      *documents
+	journal   journal
+	review    review
+	scratch   string           // files made for the user to read, removed on exit
+	tasks     map[string]*task // running tasks by progress token
+	nextTask  int
+	nextTurn  int                              // agent turns started
+	answers   map[string][]protocol.Diagnostic // AI? answers by file
+	approvals approvals                        // commands waiting for the user
+	problems  commandProblems                  // diagnostics from commands and jobs
+	chats     chatsRunning                     // chat documents being answered
 
 	exited chan struct{}
 	once   sync.Once

@@ -52,7 +52,7 @@ func Neovim07() Profile {
 			// it announces resource operations.
 			"workspaceEdit": map[string]any{"resourceOperations": []string{"rename", "create", "delete"}},
 		},
-		"window": map[string]any{"workDoneProgress": true},
+		"window": map[string]any{"workDoneProgress": true, "showMessage": map[string]any{"messageActionItem": map[string]any{"additionalPropertiesSupport": false}}},
 	}, SkipsNewerBuffers: true}
 }
 
@@ -64,7 +64,7 @@ func VSCode() Profile {
 			"workspaceEdit": map[string]any{"documentChanges": true, "resourceOperations": []string{"create", "rename", "delete"}, "changeAnnotationSupport": map[string]any{"groupsOnLabel": true}},
 			"configuration": true,
 		},
-		"window": map[string]any{"workDoneProgress": true, "showDocument": map[string]any{"support": true}},
+		"window": map[string]any{"workDoneProgress": true, "showDocument": map[string]any{"support": true}, "showMessage": map[string]any{"messageActionItem": map[string]any{"additionalPropertiesSupport": true}}},
 	}}
 }
 
@@ -84,6 +84,13 @@ func (p Profile) showsDocuments() bool {
 	w, _ := p.Capabilities["window"].(map[string]any)
 	sd, _ := w["showDocument"].(map[string]any)
 	return sd["support"] == true
+}
+
+// hasButtons reports whether the profile answers window/showMessageRequest.
+func (p Profile) hasButtons() bool {
+	w, _ := p.Capabilities["window"].(map[string]any)
+	_, ok := w["showMessage"]
+	return ok
 }
 
 // Profiles returns every profile, for tests that run under each.
@@ -119,6 +126,15 @@ type Editor struct {
 	RejectEdits bool
 	// BeforeApply, if set, runs before an edit is applied (to race it).
 	BeforeApply func()
+	// ChooseAction, if set, is the user pressing a button of a
+	// window/showMessageRequest: it returns the title ("" dismisses it).
+	// Unset, requests are dismissed.
+	ChooseAction func(protocol.ShowMessageRequestParams) string
+	requests     []protocol.ShowMessageRequestParams
+	// SavesDocuments makes the editor implement agentls/saveDocuments, as
+	// the agentls editor plugins do (start it with initializationOptions
+	// {"saveDocuments": true} so the server knows).
+	SavesDocuments bool
 
 	serverDone  chan error
 	initOptions any
@@ -324,6 +340,11 @@ func (e *Editor) Buffer(rel string) string {
 func (e *Editor) BufferIfOpen(rel string) (string, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	return e.BufferIfOpenLocked(rel)
+}
+
+// BufferIfOpenLocked is BufferIfOpen inside an Await condition.
+func (e *Editor) BufferIfOpenLocked(rel string) (string, bool) {
 	if b, ok := e.buffers[rel]; ok {
 		return b.text, true
 	}
@@ -394,6 +415,9 @@ func (e *Editor) EditVersion(rel string) (v *int32, ok bool) {
 	v, ok = e.editVersions[rel]
 	return v, ok
 }
+
+// MessageRequestsLocked returns the window/showMessageRequests received.
+func (e *Editor) MessageRequestsLocked() []protocol.ShowMessageRequestParams { return e.requests }
 
 // ShownLocked returns the documents the server asked to show, in order;
 // for use inside an Await condition.
@@ -530,6 +554,48 @@ func (e *Editor) answer(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		return reply(ctx, map[string]bool{"success": true}, nil)
 	case protocol.MethodWorkspaceConfiguration:
 		return reply(ctx, []any{e.settings}, nil)
+	case "agentls/saveDocuments":
+		if !e.SavesDocuments {
+			return reply(ctx, nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "agentls/saveDocuments"))
+		}
+		var p struct {
+			URIs []protocol.DocumentURI `json:"uris"`
+		}
+		json.Unmarshal(req.Params(), &p)
+		var saved []protocol.DocumentURI
+		for _, u := range p.URIs {
+			rel := e.rel(u)
+			e.mu.Lock()
+			b, ok := e.buffers[rel]
+			var text string
+			if ok {
+				text = b.text
+			}
+			e.mu.Unlock()
+			if !ok || os.WriteFile(filepath.Join(e.Root, filepath.FromSlash(rel)), []byte(text), 0o644) != nil {
+				continue
+			}
+			saved = append(saved, u)
+			e.conn.Notify(ctx, protocol.MethodTextDocumentDidSave, map[string]any{"textDocument": map[string]any{"uri": u}})
+		}
+		return reply(ctx, map[string]any{"saved": saved}, nil)
+	case protocol.MethodWindowShowMessageRequest:
+		if !e.profile.hasButtons() {
+			return reply(ctx, nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "window/showMessageRequest"))
+		}
+		var p protocol.ShowMessageRequestParams
+		json.Unmarshal(req.Params(), &p)
+		e.mu.Lock()
+		e.requests = append(e.requests, p)
+		choose := e.ChooseAction
+		e.signal()
+		e.mu.Unlock()
+		if choose != nil {
+			if title := choose(p); title != "" {
+				return reply(ctx, protocol.MessageActionItem{Title: title}, nil)
+			}
+		}
+		return reply(ctx, nil, nil)
 	}
 	return reply(ctx, nil, nil)
 }

@@ -1,0 +1,265 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/tools"
+)
+
+// Approvals: an agent's command that needs the user's yes. Every client
+// can answer with the agentls.approve / agentls.deny commands and with
+// code actions on a pending-approval diagnostic (Helix has nothing else);
+// clients that support window/showMessageRequest also get buttons. The
+// first answer wins; no answer within approvalTimeout is a denial.
+
+const (
+	cmdApprove   = "agentls.approve"
+	cmdDeny      = "agentls.deny"
+	approvalCode = "pending-approval"
+)
+
+// approvalArgs pick a pending approval (0: the oldest) and how to answer.
+type approvalArgs struct {
+	Request int  `json:"request"`
+	Always  bool `json:"always,omitempty"` // approve, and allow the pattern from now on
+	Stop    bool `json:"stop,omitempty"`   // deny, and stop the turn
+}
+
+// An approval is one question waiting for the user.
+type approval struct {
+	id     int
+	q      tools.Question
+	who    string // "agent turn 3"
+	path   string // the file whose diagnostics show it ("" for none)
+	line   int
+	answer chan tools.Answer // buffered: the first answer wins
+}
+
+// approvals are the questions waiting, oldest first.
+type approvals struct {
+	mu      sync.Mutex
+	next    int
+	pending []*approval
+}
+
+func (a *approvals) add(ap *approval) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.next++
+	ap.id = a.next
+	ap.answer = make(chan tools.Answer, 1)
+	a.pending = append(a.pending, ap)
+}
+
+// get returns the approval with id, or the oldest for 0.
+func (a *approvals) get(id int) (*approval, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, ap := range a.pending {
+		if id == 0 || ap.id == id {
+			return ap, true
+		}
+	}
+	return nil, false
+}
+
+func (a *approvals) remove(ap *approval) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.pending = slices.DeleteFunc(a.pending, func(p *approval) bool { return p == ap })
+}
+
+func (a *approvals) inFile(path string) []*approval {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []*approval
+	for _, ap := range a.pending {
+		if ap.path == path {
+			out = append(out, ap)
+		}
+	}
+	return out
+}
+
+// answer delivers an answer unless one was given already.
+func (ap *approval) deliver(ans tools.Answer) bool {
+	select {
+	case ap.answer <- ans:
+		return true
+	default:
+		return false
+	}
+}
+
+// confirm asks the user q on behalf of who, showing the question on
+// path:line where a client has no buttons. It returns when the user
+// answers, the approval times out (Skip), or ctx ends.
+func (s *Server) confirm(ctx context.Context, who, path string, line int, q tools.Question) (tools.Answer, error) {
+	set := s.currentSettings()
+	switch set.ApprovalPolicy {
+	case "allow":
+		return tools.Run, nil
+	case "deny":
+		return tools.Skip, nil
+	}
+	ap := &approval{q: q, who: who, path: path, line: line}
+	s.approvals.add(ap)
+	defer func() {
+		s.approvals.remove(ap)
+		if ap.path != "" {
+			s.publishDiagnostics(context.WithoutCancel(ctx), ap.path)
+		}
+	}()
+	if ap.path != "" {
+		s.publishDiagnostics(ctx, ap.path)
+	}
+	s.mu.Lock()
+	buttons := s.caps.Window.ShowMessage != nil
+	s.mu.Unlock()
+	askCtx, stopAsking := context.WithCancel(ctx)
+	defer stopAsking()
+	if buttons {
+		go s.askWithButtons(askCtx, ap)
+	} else {
+		where := ""
+		if ap.path != "" {
+			where = fmt.Sprintf(" with the code actions on %s:%d, or", ap.path, ap.line+1)
+		}
+		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s asks to run `%s` (%s): approve or deny it%s with the commands %s / %s {\"request\": %d}",
+			who, ap.q.Action, ap.q.Reason, where, cmdApprove, cmdDeny, ap.id)
+	}
+	timeout := time.Duration(set.ApprovalTimeout) * time.Second
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case ans := <-ap.answer:
+		return ans, nil
+	case <-timer.C:
+		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: nobody answered within %s whether to run `%s`: it was not run", timeout, ap.q.Action)
+		return tools.Skip, nil
+	case <-ctx.Done():
+		return tools.Skip, ctx.Err()
+	}
+}
+
+// The buttons of an approval request.
+const (
+	buttonRun  = "Run"
+	buttonSkip = "Skip"
+	buttonStop = "Stop turn"
+)
+
+func alwaysButton(pattern string) string { return fmt.Sprintf("Always run `%s`", pattern) }
+
+// askWithButtons asks with window/showMessageRequest and delivers the
+// answer; a dismissed request (null) is Skip. It gives up quietly when ctx
+// ends (the question was answered another way).
+func (s *Server) askWithButtons(ctx context.Context, ap *approval) {
+	actions := []protocol.MessageActionItem{{Title: buttonRun}}
+	if ap.q.Pattern != "" {
+		actions = append(actions, protocol.MessageActionItem{Title: alwaysButton(ap.q.Pattern)})
+	}
+	actions = append(actions, protocol.MessageActionItem{Title: buttonSkip}, protocol.MessageActionItem{Title: buttonStop})
+	params := &protocol.ShowMessageRequestParams{
+		Type:    protocol.MessageTypeWarning,
+		Message: fmt.Sprintf("agentls: %s asks to run `%s` (%s)", ap.who, ap.q.Action, ap.q.Reason),
+		Actions: actions,
+	}
+	var picked *protocol.MessageActionItem
+	if _, err := s.conn.Call(ctx, protocol.MethodWindowShowMessageRequest, params, &picked); err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("window/showMessageRequest failed; the approval waits for agentls.approve or a code action", "err", err)
+		}
+		return
+	}
+	ans := tools.Skip
+	if picked != nil {
+		switch picked.Title {
+		case buttonRun:
+			ans = tools.Run
+		case buttonStop:
+			ans = tools.StopTurn
+		case alwaysButton(ap.q.Pattern):
+			ans = tools.Always
+		}
+	}
+	ap.deliver(ans)
+}
+
+// approveCommand answers a pending approval: agentls.approve or
+// agentls.deny {request?, always?, stop?}.
+func (s *Server) approveCommand(approve bool, arg json.RawMessage) (any, error) {
+	var a approvalArgs
+	if len(arg) > 0 && string(arg) != "null" {
+		if err := json.Unmarshal(arg, &a); err != nil {
+			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agentls.approve and agentls.deny take {request?, always?, stop?}: "+err.Error())
+		}
+	}
+	ap, ok := s.approvals.get(a.Request)
+	if !ok {
+		if a.Request == 0 {
+			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "no command is waiting for approval")
+		}
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("no command waits for approval as request %d (it was answered or timed out)", a.Request))
+	}
+	ans := tools.Skip
+	switch {
+	case approve && a.Always && ap.q.Pattern != "":
+		ans = tools.Always
+	case approve:
+		ans = tools.Run
+	case a.Stop:
+		ans = tools.StopTurn
+	}
+	if !ap.deliver(ans) {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("request %d was answered already", ap.id))
+	}
+	return map[string]any{"request": ap.id, "answer": ans.String()}, nil
+}
+
+// approvalDiagnostics show a file's waiting approvals.
+func (s *Server) approvalDiagnostics(path string) []protocol.Diagnostic {
+	var out []protocol.Diagnostic
+	for _, ap := range s.approvals.inFile(path) {
+		out = append(out, protocol.Diagnostic{
+			Range:    protocol.Range{Start: protocol.Position{Line: uint32(ap.line)}, End: protocol.Position{Line: uint32(ap.line + 1)}},
+			Severity: protocol.DiagnosticSeverityWarning, Source: "agentls", Code: approvalCode,
+			Message: fmt.Sprintf("%s asks to run `%s` (%s): approve or deny it with a code action (request %d)", ap.who, ap.q.Action, ap.q.Reason, ap.id),
+		})
+	}
+	return out
+}
+
+// approvalActions are Approve / Always / Deny / Stop code actions for the
+// approvals shown on lines of r.
+func (s *Server) approvalActions(d document, r protocol.Range) []protocol.CodeAction {
+	rel, err := s.relPath(d)
+	if err != nil {
+		return nil
+	}
+	var actions []protocol.CodeAction
+	for _, ap := range s.approvals.inFile(rel) {
+		if uint32(ap.line) < r.Start.Line || uint32(ap.line) > r.End.Line {
+			continue
+		}
+		add := func(title, command string, a approvalArgs) {
+			actions = append(actions, protocol.CodeAction{Title: title, Kind: protocol.QuickFix,
+				Command: &protocol.Command{Title: title, Command: command, Arguments: []any{a}}})
+		}
+		add(fmt.Sprintf("Approve: run `%s`", clip(ap.q.Action, 60, "…")), cmdApprove, approvalArgs{Request: ap.id})
+		if ap.q.Pattern != "" {
+			add(fmt.Sprintf("Approve, and always run `%s`", ap.q.Pattern), cmdApprove, approvalArgs{Request: ap.id, Always: true})
+		}
+		add(fmt.Sprintf("Deny: skip `%s`", clip(ap.q.Action, 60, "…")), cmdDeny, approvalArgs{Request: ap.id})
+		add("Deny, and stop the agent's turn", cmdDeny, approvalArgs{Request: ap.id, Stop: true})
+	}
+	return actions
+}

@@ -1,0 +1,407 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/edits"
+)
+
+// Chat documents: a Markdown file per conversation under .agentls/chat/.
+// The user writes under the last "## You" heading and sends it ("Send to
+// agent", agentls.chat.send); the agent's reply streams into the document
+// under "## Agent" as edits, with each tool's result quoted under its
+// call; a new "## You" heading ends it. The document is the conversation:
+// sending again reads every exchange in it as the history, so a chat
+// resumes from its file, in any editor, after any restart.
+
+const (
+	cmdChatOpen = "agentls.chat.open"
+	cmdChatSend = "agentls.chat.send"
+	chatFolder  = ".agentls/chat"
+	youHeading  = "## You"
+	agentHead   = "## Agent"
+)
+
+type chatOpenArgs struct {
+	Name string `json:"name"`
+}
+
+type chatSendArgs struct {
+	URI protocol.DocumentURI `json:"uri"`
+}
+
+const chatTemplate = `# agentls chat
+
+<!-- Write to the agent under the last "## You" heading, then run the code
+action "Send to agent" (or the command agentls.chat.send). The agent's reply
+appears below it; this file is the conversation. -->
+
+` + youHeading + `
+
+`
+
+var chatNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// isChat reports whether a workspace path is a chat document.
+func isChat(rel string) bool {
+	return path.Dir(rel) == chatFolder && strings.HasSuffix(rel, ".md")
+}
+
+// chatOpenCommand creates the chat document (if new) and shows it.
+func (s *Server) chatOpenCommand(ctx context.Context, arg json.RawMessage) (any, error) {
+	var a chatOpenArgs
+	if len(arg) > 0 && string(arg) != "null" {
+		if err := json.Unmarshal(arg, &a); err != nil {
+			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agentls.chat.open takes {name?}: "+err.Error())
+		}
+	}
+	name := strings.TrimSuffix(a.Name, ".md")
+	if name == "" {
+		name = "chat"
+	}
+	if !chatNameRE.MatchString(name) {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("chat name %q: use letters, digits, '.', '_' and '-'", a.Name))
+	}
+	s.mu.Lock()
+	root := s.root
+	showDocs := s.caps.Window.ShowDocument.Support
+	s.mu.Unlock()
+	if root == "" {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "no workspace folder: open a folder first")
+	}
+	rel := chatFolder + "/" + name + ".md"
+	file := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return nil, fmt.Errorf("chat %s: %w", rel, err)
+	}
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	switch {
+	case err == nil:
+		_, err = f.WriteString(chatTemplate)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, fmt.Errorf("chat %s: %w", rel, err)
+		}
+	case !os.IsExist(err):
+		return nil, fmt.Errorf("chat %s: %w", rel, err)
+	}
+	u := s.fileURI(rel)
+	if showDocs {
+		s.goBackground("show chat", func(ctx context.Context) {
+			var res struct{}
+			if _, err := s.conn.Call(ctx, "window/showDocument", map[string]any{"uri": u, "takeFocus": true}, &res); err != nil {
+				s.log.Warn("window/showDocument failed", "err", err)
+			}
+		})
+	} else {
+		s.goBackground("tell chat", func(ctx context.Context) {
+			s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: your chat is %s: open it, write under the last %q heading, and run the code action \"Send to agent\"", rel, youHeading)
+		})
+	}
+	return map[string]any{"uri": u, "path": rel}, nil
+}
+
+// chatActions offer "Send to agent" anywhere in a chat document.
+func (s *Server) chatActions(d document) []protocol.CodeAction {
+	rel, err := s.relPath(d)
+	if err != nil || !isChat(rel) {
+		return nil
+	}
+	title := "Send to agent"
+	return []protocol.CodeAction{{Title: title, Kind: protocol.Source,
+		Command: &protocol.Command{Title: title, Command: cmdChatSend, Arguments: []any{chatSendArgs{URI: d.uri}}}}}
+}
+
+// parseChat reads a chat document: the earlier exchanges as history, and
+// the text under the last "## You" heading as the new message. Headings
+// inside fenced code are text.
+func parseChat(text string) (history []agent.ChatMessage, prompt string) {
+	type section struct {
+		role string
+		body strings.Builder
+	}
+	var sections []*section
+	var cur *section
+	fence := ""
+	for _, line := range strings.SplitAfter(text, "\n") {
+		bare := strings.TrimRight(line, "\r\n")
+		if fence == "" && strings.HasPrefix(bare, "```") {
+			fence = bare[:len(bare)-len(strings.TrimLeft(bare, "`"))]
+		} else if fence != "" && strings.HasPrefix(bare, fence) && strings.TrimLeft(bare, "`") == "" {
+			fence = ""
+		}
+		if fence == "" {
+			switch strings.TrimSpace(bare) {
+			case youHeading:
+				cur = &section{role: "user"}
+				sections = append(sections, cur)
+				continue
+			case agentHead:
+				cur = &section{role: "assistant"}
+				sections = append(sections, cur)
+				continue
+			}
+		}
+		if cur != nil {
+			cur.body.WriteString(line)
+		}
+	}
+	if len(sections) == 0 || sections[len(sections)-1].role != "user" {
+		return nil, ""
+	}
+	for _, sec := range sections[:len(sections)-1] {
+		if body := strings.TrimSpace(sec.body.String()); body != "" {
+			history = append(history, agent.ChatMessage{Role: sec.role, Content: body})
+		}
+	}
+	return history, strings.TrimSpace(sections[len(sections)-1].body.String())
+}
+
+// chatSendCommand sends the last message of a chat document to the agent
+// and streams the reply into the document.
+func (s *Server) chatSendCommand(arg json.RawMessage) (any, error) {
+	var a chatSendArgs
+	if err := json.Unmarshal(arg, &a); err != nil || a.URI == "" {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agentls.chat.send takes {uri} of a chat document")
+	}
+	rel, err := s.relPathOfURI(a.URI)
+	if err != nil || !isChat(rel) {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("%s is not a chat document (%s/*.md): open one with %s", a.URI, chatFolder, cmdChatOpen))
+	}
+	text, err := s.chatText(rel)
+	if err != nil {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+	}
+	history, prompt := parseChat(text)
+	if prompt == "" {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("nothing to send: write your message under the last %q heading of %s", youHeading, rel))
+	}
+	if !s.chats.begin(rel) {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, fmt.Sprintf("the agent is already answering in %s: wait, or cancel it (agentls.cancel)", rel))
+	}
+	req, err := s.agentRequest(askArgs{Prompt: prompt})
+	if err != nil {
+		s.chats.end(rel)
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+	}
+	req.History = history
+	w := &chatWriter{s: s, rel: rel}
+	id, err := s.startTurn(turnPlan{req: req, home: rel, homeLine: strings.Count(text, "\n"),
+		observe: w.observe,
+		done: func(ctx context.Context, sum agent.Summary, err error) {
+			defer s.chats.end(rel)
+			w.finish(ctx, err)
+		},
+	})
+	if err != nil {
+		s.chats.end(rel)
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+	}
+	return map[string]int{"turn": id}, nil
+}
+
+// chatText is a chat document's text: the open buffer, else the file.
+func (s *Server) chatText(rel string) (string, error) {
+	s.mu.Lock()
+	root := s.root
+	s.mu.Unlock()
+	file := cleanFile(filepath.Join(root, filepath.FromSlash(rel)))
+	if d, ok := s.docs.byFile(file); ok {
+		return d.text(), nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("chat %s: %w", rel, err)
+	}
+	return string(data), nil
+}
+
+// chatsRunning are the chat documents the agent is answering in: one
+// turn per document at a time.
+type chatsRunning struct {
+	mu      sync.Mutex
+	running map[string]bool
+}
+
+func (c *chatsRunning) begin(rel string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.running[rel] {
+		return false
+	}
+	if c.running == nil {
+		c.running = map[string]bool{}
+	}
+	c.running[rel] = true
+	return true
+}
+
+func (c *chatsRunning) end(rel string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.running, rel)
+}
+
+// A chatWriter streams a turn into its chat document. Text is sent a line
+// at a time; when a step's reply is settled (cut after its first tool
+// call), what was shown beyond it is taken back.
+type chatWriter struct {
+	s       *Server
+	rel     string
+	started bool
+	pending strings.Builder // streamed, not yet written
+	shown   strings.Builder // this step's text written so far
+}
+
+// resultLines is how much of a tool's result the document quotes.
+const resultLines = 12
+
+func (w *chatWriter) observe(ctx context.Context, e agent.Event) {
+	if !w.started {
+		w.started = true
+		w.write(ctx, "\n"+agentHead+"\n\n")
+	}
+	switch e.Kind {
+	case agent.EventText:
+		w.pending.WriteString(e.Text)
+		if strings.Contains(e.Text, "\n") {
+			w.flush(ctx)
+		}
+	case agent.EventReply:
+		w.flush(ctx)
+		if shown := w.shown.String(); shown != e.Text {
+			w.replaceTail(ctx, shown, e.Text)
+		}
+		w.shown.Reset()
+	case agent.EventToolDone:
+		out := e.Text
+		if e.Err != nil {
+			out = "Error: " + e.Err.Error()
+		}
+		w.write(ctx, "\n\n"+quote(fmt.Sprintf("**Result of %s:**\n%s", agent.DescribeUse(*e.Use), clipLines(strings.TrimSpace(out), resultLines)))+"\n\n")
+	}
+}
+
+// finish ends the reply and opens the user's next turn.
+func (w *chatWriter) finish(ctx context.Context, err error) {
+	w.flush(ctx)
+	if !w.started {
+		w.write(ctx, "\n"+agentHead+"\n\n")
+	}
+	end := "\n\n" + youHeading + "\n\n"
+	if err != nil {
+		end = "\n\n" + quote("agentls: the turn stopped: "+err.Error()) + end
+	}
+	w.write(ctx, end)
+}
+
+func (w *chatWriter) flush(ctx context.Context) {
+	if w.pending.Len() == 0 {
+		return
+	}
+	text := w.pending.String()
+	w.pending.Reset()
+	w.shown.WriteString(text)
+	w.write(ctx, text)
+}
+
+func (w *chatWriter) write(ctx context.Context, text string) {
+	w.edit(ctx, func(cur string) string { return cur + text })
+}
+
+// replaceTail puts want where the document ends with shown; if the user
+// changed the end meanwhile, the settled reply is appended instead.
+func (w *chatWriter) replaceTail(ctx context.Context, shown, want string) {
+	w.edit(ctx, func(cur string) string {
+		if strings.HasSuffix(cur, shown) {
+			return cur[:len(cur)-len(shown)] + want
+		}
+		return cur + "\n\n" + want
+	})
+}
+
+// edit changes the chat document: through the editor when it is open (a
+// versioned edit, computed again if the user typed meanwhile), else on
+// disk — the file is agentls's own.
+func (w *chatWriter) edit(ctx context.Context, change func(cur string) string) {
+	ctx = context.WithoutCancel(ctx) // a cancelled turn still ends its reply
+	s := w.s
+	s.mu.Lock()
+	root := s.root
+	s.mu.Unlock()
+	file := cleanFile(filepath.Join(root, filepath.FromSlash(w.rel)))
+	for attempt := 0; attempt < 3; attempt++ {
+		d, open := s.docs.byFile(file)
+		if !open {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				s.log.Warn("chat: read", "file", file, "err", err)
+				return
+			}
+			if err := os.WriteFile(file, []byte(change(string(data))), 0o644); err != nil {
+				s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot write the chat %s: %v", w.rel, err)
+			}
+			return
+		}
+		cur := d.text()
+		next := change(cur)
+		if next == cur {
+			return
+		}
+		var cs edits.Changeset
+		cs.Write(w.rel, cur, true, d.version, next)
+		we, err := s.workspaceEditFor(&cs)
+		if err != nil {
+			s.log.Warn("chat: edit", "err", err)
+			return
+		}
+		res, err := s.applyEdit(ctx, "agentls: chat", we)
+		if err != nil {
+			s.log.Warn("chat: the editor did not answer", "err", err)
+			return
+		}
+		if res.Applied {
+			s.docs.waitVersionsPast(ctx, map[string]int32{file: d.version}, false, time.Second)
+			return
+		}
+		s.docs.waitVersionsPast(ctx, map[string]int32{file: d.version}, true, 500*time.Millisecond)
+	}
+	s.log.Warn("chat: the editor kept refusing the reply's text", "file", w.rel)
+}
+
+// quote makes text a Markdown block quote.
+func quote(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if l == "" {
+			lines[i] = ">"
+		} else {
+			lines[i] = "> " + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// clipLines keeps the first n lines of text, saying how many were cut.
+func clipLines(text string, n int) string {
+	lines := strings.Split(text, "\n")
+	if len(lines) <= n {
+		return text
+	}
+	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n… (%d more lines)", len(lines)-n)
+}

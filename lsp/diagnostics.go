@@ -1,0 +1,120 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/tools/edit"
+)
+
+// publishDiagnostics shows everything agentls has to say about a file, in
+// one notification (a server's diagnostics for a file replace each other):
+// its pending review hunks where they now stand, the answers to its AI?
+// questions, the approvals waiting on it, and the problems the last run of
+// each command found in it.
+func (s *Server) publishDiagnostics(ctx context.Context, path string) {
+	s.mu.Lock()
+	root, enc := s.root, s.encoding
+	s.mu.Unlock()
+	src := editorSource{s: s, disk: edit.DiskSource{Root: root}}
+	text, _, _, _ := src.Read(ctx, path)
+	diags := []protocol.Diagnostic{}
+	diags = append(diags, s.pendingDiagnostics(path, text, enc)...)
+	diags = append(diags, s.liveAnswers(path, text)...)
+	diags = append(diags, s.approvalDiagnostics(path)...)
+	diags = append(diags, s.commandDiagnostics(path)...)
+	s.conn.Notify(ctx, protocol.MethodTextDocumentPublishDiagnostics, &protocol.PublishDiagnosticsParams{URI: s.fileURI(path), Diagnostics: diags})
+}
+
+// pendingDiagnostics are Hint diagnostics on a file's pending review hunks,
+// where they resolve in text now.
+func (s *Server) pendingDiagnostics(path, text string, enc edits.Encoding) []protocol.Diagnostic {
+	pending := s.review.inFile(path)
+	if len(pending) == 0 {
+		return nil
+	}
+	m := edits.NewMapper(text)
+	var diags []protocol.Diagnostic
+	for _, h := range pending {
+		d := protocol.Diagnostic{Severity: protocol.DiagnosticSeverityHint, Source: "agentls", Code: pendingCode}
+		switch {
+		case h.create:
+			d.Message = fmt.Sprintf("agent edit %d (pending): create this file (%d lines)", h.id, len(splitKeep(h.content)))
+		case h.remove:
+			d.Message = fmt.Sprintf("agent edit %d (pending): delete this file", h.id)
+		default:
+			es, err := edits.ResolveHunks(text, []edits.Hunk{h.hunk})
+			if err != nil {
+				d.Severity = protocol.DiagnosticSeverityWarning
+				d.Message = fmt.Sprintf("agent edit %d (pending) conflicts with your changes: reject it, or undo your change to accept it", h.id)
+				break
+			}
+			sl, sc, _ := m.Position(es[0].Start, enc)
+			el, ec, _ := m.Position(es[0].End, enc)
+			d.Range = protocol.Range{Start: protocol.Position{Line: uint32(sl), Character: uint32(sc)}, End: protocol.Position{Line: uint32(el), Character: uint32(ec)}}
+			d.Message = fmt.Sprintf("agent edit %d (pending): %s", h.id, describe(h.hunk))
+		}
+		diags = append(diags, d)
+	}
+	return diags
+}
+
+// commandProblems holds, per command, the diagnostics its last run found,
+// by file: the next run of the same command replaces them all.
+type commandProblems struct {
+	mu    sync.Mutex
+	byCmd map[string]map[string][]protocol.Diagnostic // command → file → diagnostics
+}
+
+// replace sets a command's diagnostics and returns every file whose
+// diagnostics changed (the ones it had and the ones it has now).
+func (c *commandProblems) replace(command string, byFile map[string][]protocol.Diagnostic) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byCmd == nil {
+		c.byCmd = map[string]map[string][]protocol.Diagnostic{}
+	}
+	touched := map[string]bool{}
+	for f := range c.byCmd[command] {
+		touched[f] = true
+	}
+	for f := range byFile {
+		touched[f] = true
+	}
+	if len(byFile) == 0 {
+		delete(c.byCmd, command)
+	} else {
+		c.byCmd[command] = byFile
+	}
+	files := make([]string, 0, len(touched))
+	for f := range touched {
+		files = append(files, f)
+	}
+	slices.Sort(files)
+	return files
+}
+
+// inFile returns a file's diagnostics from every command, in command order.
+func (c *commandProblems) inFile(path string) []protocol.Diagnostic {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cmds := make([]string, 0, len(c.byCmd))
+	for cmd := range c.byCmd {
+		cmds = append(cmds, cmd)
+	}
+	slices.Sort(cmds)
+	var out []protocol.Diagnostic
+	for _, cmd := range cmds {
+		out = append(out, c.byCmd[cmd][path]...)
+	}
+	return out
+}
+
+func (s *Server) commandDiagnostics(path string) []protocol.Diagnostic {
+	return s.problems.inFile(path)
+}
