@@ -108,6 +108,34 @@ func TestAskCancel(t *testing.T) {
 	})
 	e.Cancel(token)
 	e.Await("cancelled", func() bool { return e.HasMessageLocked("agentls: agent turn 1 cancelled after 1 step") })
+
+	// agentls.cancel {turn} stops that turn only.
+	srv2 := modeltest.New(
+		modeltest.Reply{Chunks: []modeltest.Chunk{{Text: "Let me think"}}, Stall: true},
+		modeltest.Reply{Chunks: []modeltest.Chunk{{Text: "Me too"}}, Stall: true},
+	)
+	defer srv2.Close()
+	e.ChangeSettings(map[string]any{"agentls": map[string]any{"model": "m", "baseUrl": srv2.URL}})
+	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "think"})
+	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "think too"})
+	e.Await("both turns running", func() bool {
+		n := 0
+		for _, ev := range e.ProgressLocked() {
+			if ev.Kind == "begin" && (ev.Title == "agentls: agent turn 2" || ev.Title == "agentls: agent turn 3") {
+				n++
+			}
+		}
+		return n == 2
+	})
+	if err := e.ExecuteCommand("agentls.cancel", map[string]any{"turn": 3}); err != nil {
+		t.Fatal(err)
+	}
+	e.Await("turn 3 cancelled", func() bool { return e.HasMessageLocked("agentls: agent turn 3 cancelled") })
+	if e.HasMessage("agent turn 2 cancelled") {
+		t.Error("agentls.cancel {turn: 3} cancelled turn 2")
+	}
+	e.ExecuteCommand("agentls.cancel", map[string]any{"turn": 2})
+	e.Await("turn 2 cancelled", func() bool { return e.HasMessageLocked("agentls: agent turn 2 cancelled") })
 }
 
 // TestAskReadsBuffers: the read tool shows the model the editor's buffer,

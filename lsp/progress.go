@@ -30,18 +30,24 @@ type progressParams struct {
 type task struct {
 	s      *Server
 	token  string // "" when the client has no work-done progress
+	turn   int    // the agent turn it runs, if any
 	cancel context.CancelFunc
 }
 
 // goTask runs fn in the background as a task titled title.
 func (s *Server) goTask(title string, fn func(ctx context.Context, t *task)) {
+	s.goTurnTask(0, title, fn)
+}
+
+// goTurnTask runs an agent turn (or, for turn 0, other work) as a task.
+func (s *Server) goTurnTask(turn int, title string, fn func(ctx context.Context, t *task)) {
 	s.goBackground(title, func(ctx context.Context) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		s.mu.Lock()
 		s.nextTask++
 		id := fmt.Sprintf("agentls-%d", s.nextTask)
-		t := &task{s: s, cancel: cancel}
+		t := &task{s: s, turn: turn, cancel: cancel}
 		s.tasks[id] = t
 		progress := s.caps.Window.WorkDoneProgress
 		s.mu.Unlock()
@@ -88,14 +94,14 @@ func (t *task) notify(ctx context.Context, value any) {
 	}
 }
 
-// cancelTasks cancels the task with a token, or every task for "". It
-// reports how many it cancelled.
-func (s *Server) cancelTasks(token string) int {
+// cancelTasks cancels the task with a token, or running a turn, or every
+// task when both are zero. It reports how many it cancelled.
+func (s *Server) cancelTasks(token string, turn int) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0
 	for id, t := range s.tasks {
-		if token == "" || token == id {
+		if (token == "" && turn == 0) || token == id || (turn != 0 && t.turn == turn) {
 			t.cancel()
 			n++
 		}
@@ -109,7 +115,7 @@ func (s *Server) workDoneProgressCancel(_ context.Context, p *struct {
 }) (any, error) {
 	var token string
 	if json.Unmarshal(p.Token, &token) == nil && token != "" {
-		s.cancelTasks(token)
+		s.cancelTasks(token, 0)
 	}
 	return nil, nil
 }
@@ -118,13 +124,14 @@ func (s *Server) workDoneProgressCancel(_ context.Context, p *struct {
 func (s *Server) cancelCommand(ctx context.Context, arg json.RawMessage) (any, error) {
 	var a struct {
 		Token string `json:"token"`
+		Turn  int    `json:"turn"`
 	}
 	if len(arg) > 0 && string(arg) != "null" {
 		if err := json.Unmarshal(arg, &a); err != nil {
-			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agentls.cancel takes {token?}: "+err.Error())
+			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agentls.cancel takes {turn?} or {token?}: "+err.Error())
 		}
 	}
-	n := s.cancelTasks(a.Token)
+	n := s.cancelTasks(a.Token, a.Turn)
 	if n == 0 {
 		s.goBackground("cancel", func(ctx context.Context) {
 			s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: nothing to cancel")
