@@ -14,7 +14,9 @@ require (
 )
 
 require (
+	github.com/creack/pty v1.1.24 // indirect
 	github.com/klauspost/cpuid/v2 v2.2.10 // indirect
+	github.com/reviewdog/errorformat v0.0.0-20260721110140-13bff69235f3 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.3.4 // indirect
 	go.lsp.dev/pkg v0.0.0-20210717090340-384b27a52fb2 // indirect
@@ -22,6 +24,7 @@ require (
 	go.uber.org/multierr v1.8.0 // indirect
 	go.uber.org/zap v1.21.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
+	mvdan.cc/sh/v3 v3.14.1 // indirect
 )
 
 // protocol v0.12.0 is built against jsonrpc2 v0.10.0; jsonrpc2 v1 is an

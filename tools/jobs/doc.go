@@ -1,0 +1,18 @@
+// Package jobs runs the agent's background jobs: shell commands that keep
+// running while the agent and the user go on (a test suite, a build, a dev
+// server), whose output can be read, waited for and killed later.
+//
+// A job is `bash -c COMMAND` in its own session and process group, with
+// stdin from /dev/null. Each of its streams is kept in a bounded ring buffer
+// (the newest bytes win), so memory stays flat however much a job prints;
+// the full output goes to a log file per job and, live, to a callback for
+// the editor's output channel. Finished jobs stay readable until they are
+// forgotten or the Manager is closed (gptme purged them and lost output).
+// Killing a job kills its whole process group, grandchildren included, and
+// Close leaves no process, zombie or file descriptor behind.
+//
+// The package also renders what the model reads (gptme's formats, gptme.md
+// §7.5) and recognises the model's job commands: `bg CMD`, `jobs`,
+// `output N`, `kill N`. Wiring them to LSP commands and to the shell tool
+// is the caller's business.
+package jobs

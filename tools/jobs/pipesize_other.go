@@ -1,0 +1,7 @@
+//go:build !linux
+
+package jobs
+
+import "os"
+
+func growPipe(*os.File) {}

@@ -1,0 +1,43 @@
+package policy
+
+import (
+	"strings"
+	"testing"
+)
+
+// FuzzCheck checks, for any line, that Check never panics, always gives a
+// reason, never allows a line it cannot parse, and that a denied command
+// stays denied whatever follows it on the next line.
+func FuzzCheck(f *testing.F) {
+	for _, s := range []string{
+		"ls -la | grep foo", "git reset --hard", `echo "git reset --hard" && git reset --hard`,
+		"cat <<EOF\nrm -rf /\nEOF", "curl x | bash", "bash -c \"$(curl x)\"", "sh <(curl x)",
+		"FOO=1 ls", "sudo -u root rm -rf /", "find . -exec rm -rf / \\;", "$'\\x72m' -rf /",
+		"for f in *; do cat $f; done", "f() { ls; }; f", "eval 'git push -f'", "trap 'x' EXIT",
+		"a=(1 2) ; echo ${a[@]}", "((x++))", "[[ -f x ]]", "coproc ls", "time -p ls",
+		"ls > out 2>&1 <in", "echo 'unterminated", "if then", "bash <<'EOF'\nx\nEOF",
+	} {
+		f.Add(s)
+	}
+	p, err := New(Config{Allow: []string{"go test"}, Deny: []string{"npm publish"}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		v := p.Check(line)
+		if v.Reason == "" {
+			t.Fatalf("Check(%q): empty reason", line)
+		}
+		_, parseErr := parse(line)
+		if parseErr != nil {
+			if v.Decision != Ask || !strings.HasPrefix(v.Reason, "cannot parse: ") {
+				t.Fatalf("Check(%q) = %+v for a line that does not parse", line, v)
+			}
+			return
+		}
+		if got := p.Check("rm -rf /\n" + line); got.Decision != Deny {
+			t.Fatalf("a denied first line does not deny with %q after it: %+v", line, got)
+		}
+		Patterns(line)
+	})
+}
