@@ -4,19 +4,20 @@ go 1.26.0
 
 require (
 	github.com/aymanbagabas/go-udiff v0.4.2
+	github.com/creack/pty v1.1.24
 	github.com/google/go-cmp v0.7.0
+	github.com/reviewdog/errorformat v0.0.0-20260721110140-13bff69235f3
 	github.com/sashabaranov/go-openai v1.43.0
 	github.com/zeebo/xxh3 v1.1.0
 	go.lsp.dev/jsonrpc2 v0.10.0
 	go.lsp.dev/protocol v0.12.0
 	go.lsp.dev/uri v0.3.0
 	golang.org/x/tools v0.52.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (
-	github.com/creack/pty v1.1.24 // indirect
 	github.com/klauspost/cpuid/v2 v2.2.10 // indirect
-	github.com/reviewdog/errorformat v0.0.0-20260721110140-13bff69235f3 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.3.4 // indirect
 	go.lsp.dev/pkg v0.0.0-20210717090340-384b27a52fb2 // indirect
@@ -24,7 +25,6 @@ require (
 	go.uber.org/multierr v1.8.0 // indirect
 	go.uber.org/zap v1.21.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
-	mvdan.cc/sh/v3 v3.14.1 // indirect
 )
 
 // protocol v0.12.0 is built against jsonrpc2 v0.10.0; jsonrpc2 v1 is an

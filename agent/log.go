@@ -15,17 +15,8 @@ import (
 // diffs; the workspace part is a short hash of its path. getenv reads
 // XDG_STATE_HOME and HOME.
 func OpenLog(getenv func(string) string, root string, id int, now time.Time) (*os.File, error) {
-	state := getenv("XDG_STATE_HOME")
-	if state == "" {
-		home := getenv("HOME")
-		if home == "" {
-			return nil, fmt.Errorf("conversation log: neither XDG_STATE_HOME nor HOME is set")
-		}
-		state = filepath.Join(home, ".local", "state")
-	}
-	sum := sha256.Sum256([]byte(root))
-	dir := filepath.Join(state, "agentls", "turns", filepath.Base(root)+"-"+hex.EncodeToString(sum[:4]))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	dir, err := StateDir(getenv, "turns", root)
+	if err != nil {
 		return nil, fmt.Errorf("conversation log: %w", err)
 	}
 	name := filepath.Join(dir, fmt.Sprintf("%s-turn%d.jsonl", now.UTC().Format("20060102T150405Z"), id))
@@ -34,4 +25,25 @@ func OpenLog(getenv func(string) string, root string, id int, now time.Time) (*o
 		return nil, fmt.Errorf("conversation log: %w", err)
 	}
 	return f, nil
+}
+
+// StateDir creates and returns the folder for one kind of agentls state
+// ("turns", "runs") of a workspace: stateDir/agentls/<kind>/<workspace>,
+// where the workspace part is its base name and a short hash of its path.
+// getenv reads XDG_STATE_HOME and HOME.
+func StateDir(getenv func(string) string, kind, root string) (string, error) {
+	state := getenv("XDG_STATE_HOME")
+	if state == "" {
+		home := getenv("HOME")
+		if home == "" {
+			return "", fmt.Errorf("neither XDG_STATE_HOME nor HOME is set")
+		}
+		state = filepath.Join(home, ".local", "state")
+	}
+	sum := sha256.Sum256([]byte(root))
+	dir := filepath.Join(state, "agentls", kind, filepath.Base(root)+"-"+hex.EncodeToString(sum[:4]))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	return dir, nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/builtin"
 	"github.com/agentls/agentls/tools/edit"
+	"github.com/agentls/agentls/tools/shelltool"
 )
 
 const cmdAsk = "agentls.ask"
@@ -92,7 +93,7 @@ func (s *Server) startTurn(plan turnPlan) (int, error) {
 	}
 	allow := set.Tools
 	if len(allow) == 0 {
-		allow = edit.TurnTools()
+		allow = append(edit.TurnTools(), shelltool.TurnTools()...)
 	}
 	if plan.readOnly {
 		allow = []string{"read"} // a question changes nothing
@@ -215,6 +216,8 @@ func (r *editorRunner) RunTool(ctx context.Context, use tools.ToolUse) (string, 
 		r.s.mu.Unlock()
 		b := &edit.Batch{Root: root, Source: editorSource{s: r.s, disk: edit.DiskSource{Root: root}}}
 		return b.Run(ctx, spec, use)
+	case shelltool.IsShellTool(spec.Name):
+		return r.runShellTool(ctx, use)
 	case !edit.IsEditTool(spec.Name):
 		return "", fmt.Errorf("the %s tool is not available in agentls yet; use the edit tools", spec.Name)
 	}

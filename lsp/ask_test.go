@@ -140,7 +140,7 @@ func TestAskCancel(t *testing.T) {
 
 // TestAskReadsBuffers: the read tool shows the model the editor's buffer,
 // unsaved changes included, and the default tools are the ones agentls
-// runs.
+// runs by default.
 func TestAskReadsBuffers(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	srv := modeltest.New(
@@ -159,8 +159,8 @@ func TestAskReadsBuffers(t *testing.T) {
 		t.Errorf("the model read %q", got)
 	}
 	sys := reqs[0].Body.Messages[0].Content
-	if !strings.Contains(sys, "## read") || !strings.Contains(sys, "## patch") || strings.Contains(sys, "## shell") {
-		t.Error("the default tools are not read and the edit tools")
+	if !strings.Contains(sys, "## read") || !strings.Contains(sys, "## patch") || !strings.Contains(sys, "## shell") || strings.Contains(sys, "## view_anchored") {
+		t.Error("the default tools are not read, the edit tools and the shell tools")
 	}
 }
 

@@ -77,7 +77,6 @@ func (s *Server) chatOpenCommand(ctx context.Context, arg json.RawMessage) (any,
 	}
 	s.mu.Lock()
 	root := s.root
-	showDocs := s.caps.Window.ShowDocument.Support
 	s.mu.Unlock()
 	if root == "" {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "no workspace folder: open a folder first")
@@ -101,18 +100,11 @@ func (s *Server) chatOpenCommand(ctx context.Context, arg json.RawMessage) (any,
 		return nil, fmt.Errorf("chat %s: %w", rel, err)
 	}
 	u := s.fileURI(rel)
-	if showDocs {
-		s.goBackground("show chat", func(ctx context.Context) {
-			var res struct{}
-			if _, err := s.conn.Call(ctx, "window/showDocument", map[string]any{"uri": u, "takeFocus": true}, &res); err != nil {
-				s.log.Warn("window/showDocument failed", "err", err)
-			}
-		})
-	} else {
-		s.goBackground("tell chat", func(ctx context.Context) {
+	s.goBackground("show chat", func(ctx context.Context) {
+		if !s.showDocument(ctx, file) {
 			s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: your chat is %s: open it, write under the last %q heading, and run the code action \"Send to agent\"", rel, youHeading)
-		})
-	}
+		}
+	})
 	return map[string]any{"uri": u, "path": rel}, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 )
 
 // Calls and notifications to the client: our own proxy (the library's
@@ -34,4 +35,33 @@ func (s *Server) applyEdit(ctx context.Context, label string, we workspaceEdit) 
 		return res, fmt.Errorf("workspace/applyEdit: %w", err)
 	}
 	return res, nil
+}
+
+// showDocumentParams and showDocumentResult are LSP 3.16's; the library
+// has no types for them.
+type showDocumentParams struct {
+	URI       protocol.DocumentURI `json:"uri"`
+	TakeFocus bool                 `json:"takeFocus,omitempty"`
+}
+
+type showDocumentResult struct {
+	Success bool `json:"success"`
+}
+
+// showDocument asks the editor to open a file, where it can; it reports
+// whether the editor did.
+func (s *Server) showDocument(ctx context.Context, file string) bool {
+	s.mu.Lock()
+	supported := s.caps.Window.ShowDocument.Support
+	s.mu.Unlock()
+	if !supported {
+		return false
+	}
+	var res showDocumentResult
+	_, err := s.conn.Call(ctx, "window/showDocument", &showDocumentParams{URI: protocol.DocumentURI(uri.File(file)), TakeFocus: true}, &res)
+	if err != nil || !res.Success {
+		s.log.Warn("showDocument failed", "err", err, "success", res.Success)
+		return false
+	}
+	return true
 }

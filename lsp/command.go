@@ -63,6 +63,8 @@ func (s *Server) executeCommand(ctx context.Context, p *executeCommandParams) (a
 		return s.chatOpenCommand(ctx, arg)
 	case cmdChatSend:
 		return s.chatSendCommand(arg)
+	case cmdRun, cmdJobsList, cmdJobsOutput, cmdJobsKill:
+		return s.jobCommand(p.Command, arg)
 	case cmdApprove, cmdDeny:
 		return s.approveCommand(p.Command == cmdApprove, arg)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/builtin"
+	"github.com/agentls/agentls/tools/policy"
 )
 
 // settings are the server's options (section "agentls"), from
@@ -125,8 +126,18 @@ func (cur settings) apply(raw json.RawMessage) (settings, []string) {
 		}
 		return ""
 	})
-	set("commandAllowlist", &next.CommandAllowlist, nil)
-	set("commandDenylist", &next.CommandDenylist, nil)
+	set("commandAllowlist", &next.CommandAllowlist, func() string {
+		if _, err := policy.New(policy.Config{Allow: next.CommandAllowlist}); err != nil {
+			return err.Error()
+		}
+		return ""
+	})
+	set("commandDenylist", &next.CommandDenylist, func() string {
+		if _, err := policy.New(policy.Config{Deny: next.CommandDenylist}); err != nil {
+			return err.Error()
+		}
+		return ""
+	})
 	set("approvalPolicy", &next.ApprovalPolicy, oneOf(&next.ApprovalPolicy, "ask", "deny", "allow"))
 	set("approvalTimeout", &next.ApprovalTimeout, func() string {
 		if next.ApprovalTimeout <= 0 {
@@ -160,6 +171,7 @@ func (s *Server) configure(raw json.RawMessage, from string) {
 	next, problems := s.settings.apply(raw)
 	s.settings = next
 	s.mu.Unlock()
+	s.configureHost()
 	if len(problems) > 0 {
 		s.goBackground("report settings", func(ctx context.Context) {
 			for _, p := range problems {

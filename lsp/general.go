@@ -10,11 +10,12 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/tools"
 )
 
 // Commands are the workspace/executeCommand commands the server offers.
 func commandNames() []string {
-	return []string{cmdApplyReply, cmdUndo, cmdRedo, cmdReviewAccept, cmdReviewReject, cmdReviewDiff, cmdCancel, cmdAsk, cmdApprove, cmdDeny, cmdChatOpen, cmdChatSend}
+	return []string{cmdApplyReply, cmdUndo, cmdRedo, cmdReviewAccept, cmdReviewReject, cmdReviewDiff, cmdCancel, cmdAsk, cmdApprove, cmdDeny, cmdChatOpen, cmdChatSend, cmdRun, cmdJobsList, cmdJobsOutput, cmdJobsKill}
 }
 
 func (s *Server) initialize(_ context.Context, p *initializeParams) (any, error) {
@@ -45,14 +46,29 @@ func (s *Server) initialize(_ context.Context, p *initializeParams) (any, error)
 		encoding, s.encoding = "utf-8", edits.UTF8
 	}
 	s.state = stateInitializing
-	// Settings given with initialize are reported once initialized (a
-	// message before the initialize reply would break the handshake).
+	// The workspace's own settings file first, then the editor's, which
+	// override it. Problems are reported once initialized (a message
+	// before the initialize reply would break the handshake).
+	if root != "" {
+		raw, err := tools.ReadSettings(root)
+		if err != nil {
+			s.pendingProblems = append(s.pendingProblems, err.Error())
+		} else if raw != nil {
+			next, problems := s.settings.apply(raw)
+			s.settings = next
+			for _, p := range problems {
+				s.pendingProblems = append(s.pendingProblems, tools.SettingsFile+": "+p)
+			}
+		}
+	}
 	if len(p.InitOptions) > 0 {
 		raw := p.InitOptions
 		next, problems := s.settings.apply(raw)
 		s.settings = next
 		if len(problems) > 0 {
-			s.pendingProblems = append(s.pendingProblems, problems...)
+			for _, p := range problems {
+				s.pendingProblems = append(s.pendingProblems, "initializationOptions: "+p)
+			}
 		}
 	}
 	s.log.Info("initialize", "client", p.ClientInfo.Name, "clientVersion", p.ClientInfo.Version, "root", root, "encoding", encoding)

@@ -10,7 +10,6 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/tools/edit"
@@ -24,17 +23,6 @@ const cmdReviewDiff = "agentls.review.diff"
 // without showDocument get the file's path in a message, and every editor
 // gets the diff in its output channel: plain LSP has no other way to show
 // a document the server made.
-
-// showDocumentParams and showDocumentResult are LSP 3.16's; the library
-// has no types for them.
-type showDocumentParams struct {
-	URI       protocol.DocumentURI `json:"uri"`
-	TakeFocus bool                 `json:"takeFocus,omitempty"`
-}
-
-type showDocumentResult struct {
-	Success bool `json:"success"`
-}
 
 func (s *Server) reviewDiffCommand(arg json.RawMessage) (any, error) {
 	a := reviewArgs{All: true}
@@ -64,16 +52,8 @@ func (s *Server) showReviewDiff(ctx context.Context, a reviewArgs) {
 		s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot write the diff: %v (it is in the output channel)", err)
 		return
 	}
-	s.mu.Lock()
-	canShow := s.caps.Window.ShowDocument.Support
-	s.mu.Unlock()
-	if canShow {
-		var res showDocumentResult
-		_, err := s.conn.Call(ctx, "window/showDocument", &showDocumentParams{URI: protocol.DocumentURI(uri.File(name)), TakeFocus: true}, &res)
-		if err == nil && res.Success {
-			return
-		}
-		s.log.Warn("showDocument failed", "err", err, "success", res.Success)
+	if s.showDocument(ctx, name) {
+		return
 	}
 	s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: the diff of %d pending %s is in %s", len(hs), plural(len(hs), "edit", "edits"), name)
 }

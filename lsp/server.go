@@ -23,6 +23,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/tools/shelltool"
 )
 
 // Options configure a server.
@@ -76,6 +77,8 @@ type Server struct {
 	approvals approvals                        // commands waiting for the user
 	problems  commandProblems                  // diagnostics from commands and jobs
 	chats     chatsRunning                     // chat documents being answered
+	host      *shelltool.Host                  // the tools' processes; started on first use
+	output    *outputChannel                   // commands' output to the client's log
 
 	exited chan struct{}
 	once   sync.Once
@@ -94,6 +97,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (clean boo
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.ctx = ctx
+	s.output = s.newOutputChannel()
 	h, canceller := jsonrpc2.CancelHandler(jsonrpc2.AsyncHandler(jsonrpc2.ReplyHandler(s.handle)))
 	s.conn.Go(ctx, s.track(cancelRequests(h, canceller)))
 	select {
@@ -104,9 +108,11 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (clean boo
 		// handlers may still be queued: let them run first.
 		s.waitHandlers(2 * time.Second)
 	}
-	cancel() // stop background work tied to the connection
+	cancel()      // stop background work tied to the connection
+	s.closeHost() // every process the tools started dies with the server
 	s.conn.Close()
 	s.wg.Wait()
+	s.output.close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.scratch != "" {
@@ -220,7 +226,7 @@ func (s *Server) dispatch(ctx context.Context, method string, params json.RawMes
 		s.mu.Unlock()
 		s.goBackground("settings", func(ctx context.Context) {
 			for _, p := range problems {
-				s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: initializationOptions: %s", p)
+				s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s", p)
 			}
 			s.pullConfiguration(ctx)
 		})

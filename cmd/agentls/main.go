@@ -8,6 +8,9 @@
 //	agentls anchors apply FILE < ops.json
 //	agentls apply [-C DIR] [--format markdown|xml|tool] [--dry-run] [--json] < reply.md
 //	agentls parse [--format markdown|xml|tool] [--streaming] [--blocks] < reply.md
+//	agentls policy [-C DIR] 'COMMAND LINE'
+//	agentls ask [-C DIR] PROMPT
+//	agentls demo
 //	agentls version
 //
 // See the README for every subcommand. Exit codes: 0 done, 1 refused or
@@ -62,6 +65,7 @@ func commands() []command {
 		{"apply", "apply the edits in a model reply read from stdin to the files, all or nothing", runApply},
 		{"ask", "run one agent turn from the terminal against the files (needs a model)", runAsk},
 		{"demo", "a scripted agent turn with a fake model in a temporary workspace (no key, no network)", runDemo},
+		{"policy", "print whether a command line would run, need approval, or be refused (JSON)", runPolicy},
 		{"serve", "run the language server (the default): on stdio, or --listen ADDR", runServe},
 		{"parse", "print the tool uses (or fenced blocks) in a model reply read from stdin, as JSON", runParse},
 		{"version", "print the version", runVersion},

@@ -137,6 +137,7 @@ type Editor struct {
 	SavesDocuments bool
 
 	serverDone  chan error
+	stop        func()
 	initOptions any
 	settings    any
 }
@@ -165,20 +166,25 @@ func StartWith(t testing.TB, root string, profile Profile, initOptions, settings
 	}()
 	e.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(clientEnd))
 	e.conn.Go(ctx, e.handle) // every path of handle replies, hooked ones later
-	t.Cleanup(func() {
+	e.stop = sync.OnceFunc(func() {
 		e.conn.Call(context.Background(), protocol.MethodShutdown, nil, nil)
 		e.conn.Notify(context.Background(), protocol.MethodExit, nil)
 		select {
 		case <-e.serverDone:
-		case <-time.After(5 * time.Second):
+		case <-time.After(10 * time.Second):
 			t.Error("the server did not exit after shutdown and exit")
 		}
 		cancel()
 		e.conn.Close()
 	})
+	t.Cleanup(e.stop)
 	e.initialize()
 	return e
 }
+
+// Shutdown shuts the server down (shutdown, exit) and waits until it has
+// ended, as the test's end would.
+func (e *Editor) Shutdown() { e.stop() }
 
 func (e *Editor) initialize() {
 	var res struct {

@@ -1,0 +1,93 @@
+package lsp_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentls/agentls/agent/modeltest"
+)
+
+// TestNeovimPlugin runs the Neovim plugin (editors/nvim) in headless
+// Neovim (Debian's 0.7.2 in CI), set up by an init.lua the way a user
+// would, with the built server on PATH and the fake model behind
+// OPENAI_BASE_URL: :AgentApply on a reply buffer and :undo, :AgentAsk and
+// :AgentUndo, a selection's range, agentls/saveDocuments (the handler
+// called directly, then sent by the server before an agent's command),
+// progress, the output buffer and :help agentls
+// (testdata/nvim/plugin_commands.lua).
+func TestNeovimPlugin(t *testing.T) {
+	nvim := requireNvim(t)
+	binDir := t.TempDir()
+	if out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, "agentls"), "../cmd/agentls").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	// A copy of the plugin: the test builds its help tags, which the
+	// repository does not keep.
+	plugin := t.TempDir()
+	if err := os.CopyFS(plugin, os.DirFS("../editors/nvim")); err != nil {
+		t.Fatal(err)
+	}
+	srv := modeltest.New(
+		modeltest.Text("Renaming.\n```patch b.go\n<<<<<<< ORIGINAL\nvar c Config\n=======\nvar c Settings\n>>>>>>> UPDATED\n```\n\n", 16),
+		modeltest.Text("Renamed Config to Settings.", 16),
+		modeltest.Text("Looked at the selection.", 16),
+		modeltest.Text("```shell\ncat d.go\n```\n\n", 16),
+		modeltest.Text("Saw the typed line.", 16),
+	)
+	defer srv.Close()
+	root := writeFiles(t, map[string]string{
+		".git/HEAD": "ref: refs/heads/main\n",
+		"a.go":      "package p\n\n// Config holds settings — 😀 ok.\ntype Config struct{}\n",
+		"b.go":      "package p\n\nvar c Config\n",
+		"c.go":      "package p\n",
+		"d.go":      "package p\n",
+	})
+	root, _ = filepath.EvalSymlinks(root)
+	reply := "Renaming Config.\n\n```patch_many\n=== PATH: a.go ===\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n\n=== PATH: b.go ===\n<<<<<<< ORIGINAL\nvar c Config\n=======\nvar c Settings\n>>>>>>> UPDATED\n```\n"
+	initLua := filepath.Join(t.TempDir(), "init.lua")
+	setup := fmt.Sprintf("vim.opt.runtimepath:prepend(%q)\nrequire('agentls').setup({ settings = { maxSteps = 5, commandAllowlist = { 'cat' } } })\n", plugin)
+	if err := os.WriteFile(initLua, []byte(setup), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script, _ := filepath.Abs("testdata/nvim/plugin_commands.lua")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, nvim, "--headless", "-u", initLua, "-i", "NONE", "-c", "luafile "+script)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(),
+		"PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"AGENTLS_ROOT="+root, "AGENTLS_PLUGIN="+plugin, "AGENTLS_REPLY="+reply,
+		"OPENAI_BASE_URL="+srv.URL, "AGENTLS_MODEL=test-model", "OPENAI_API_KEY=test-key",
+		"XDG_STATE_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(), "XDG_DATA_HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "OK") {
+		t.Fatalf("neovim: %v\n%s", err, out)
+	}
+	// The asks went to the fake model: the prompt as given; then the
+	// characterwise selection, exactly.
+	reqs := srv.Requests()
+	if len(reqs) != 5 {
+		t.Fatalf("%d model calls, want 5", len(reqs))
+	}
+	asked := func(i int) string { return reqs[i].Body.Messages[len(reqs[i].Body.Messages)-1].Content }
+	if !strings.Contains(asked(0), "rename Config to Settings") {
+		t.Errorf("the model was asked %q", asked(0))
+	}
+	if want := "explain this\n\nSelected in a.go, lines 3-3:\n```go\n😀 ok\n```"; !strings.Contains(asked(2), want) {
+		t.Errorf("the model was asked %q, want %q in it", asked(2), want)
+	}
+	// The agent's command saw the buffer the plugin saved for it.
+	if !strings.Contains(asked(4), "// typed before the command") {
+		t.Errorf("the command's result was %q", asked(4))
+	}
+	// b.go was edited in its buffer only.
+	if got := readFile(t, root, "b.go"); got != "package p\n\nvar c Config\n" {
+		t.Errorf("b.go on disk = %q", got)
+	}
+}

@@ -1,0 +1,348 @@
+package lsp_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/agent/modeltest"
+	"github.com/agentls/agentls/lsp/lsptest"
+)
+
+// shellTurn scripts a model that runs one shell block and then says done.
+func shellTurn(script string) *modeltest.Server {
+	return modeltest.New(
+		modeltest.Text("Running it.\n```shell\n"+script+"\n```\n\n", 16),
+		modeltest.Text("Done.", 16),
+	)
+}
+
+// askAbout starts a turn about a.go's first lines, so its approvals show
+// there.
+func askAbout(t *testing.T, e *lsptest.Editor, prompt string) {
+	t.Helper()
+	r := protocol.Range{End: protocol.Position{Line: 2}}
+	if err := e.ExecuteCommand("agentls.ask", map[string]any{"prompt": prompt, "uri": "file://" + filepath.Join(e.Root, "a.go"), "range": r}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestShellApproval: a command that is not on the allowlist waits for the
+// user: buttons where the editor has them (Neovim, VS Code), a
+// pending-approval diagnostic with code actions where it has not (Helix).
+// Approved, it runs; skipped, it does not, and the model is told.
+func TestShellApproval(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	for _, p := range lsptest.Profiles() {
+		for _, approve := range []bool{true, false} {
+			name := p.Name + map[bool]string{true: "/approve", false: "/deny"}[approve]
+			t.Run(name, func(t *testing.T) {
+				srv := shellTurn("touch made")
+				defer srv.Close()
+				root := writeFiles(t, files)
+				e := lsptest.StartWith(t, root, p, map[string]any{"model": "m", "baseUrl": srv.URL}, nil)
+				e.ChooseAction = func(q protocol.ShowMessageRequestParams) string {
+					if approve {
+						return "Run"
+					}
+					return "Skip"
+				}
+				e.OpenFile("a.go", "go")
+				askAbout(t, e, "make a file")
+				if p.Name == "helix" {
+					e.Await("the pending approval", func() bool {
+						for _, d := range e.DiagnosticsLocked("a.go") {
+							if d.Code == "pending-approval" && strings.Contains(d.Message, "touch made") {
+								return true
+							}
+						}
+						return false
+					})
+					title := "Deny: skip"
+					if approve {
+						title = "Approve: run `touch made`"
+					}
+					a := findAction(e.CodeActions("a.go", protocol.Range{Start: protocol.Position{Line: 0}, End: protocol.Position{Line: 0}}), title)
+					if a == nil {
+						t.Fatalf("no %q code action", title)
+					}
+					if err := e.RunCodeAction(*a); err != nil {
+						t.Fatal(err)
+					}
+				}
+				e.Await("turn done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
+				_, err := os.Stat(filepath.Join(root, "made"))
+				if (err == nil) != approve {
+					t.Errorf("made exists: %v, approved: %v", err == nil, approve)
+				}
+				result := srv.Requests()[1].Body.Messages[3].Content
+				if approve != !strings.Contains(result, "the user declined to run `touch made`") {
+					t.Errorf("the model was told %q", result)
+				}
+				for _, d := range e.Diagnostics("a.go") {
+					if d.Code == "pending-approval" {
+						t.Errorf("the approval is still shown: %v", d)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestShellApprovalTimeout: an approval nobody answers counts as a
+// denial; agentls.approve for it then fails clearly.
+func TestShellApprovalTimeout(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	srv := shellTurn("touch made")
+	defer srv.Close()
+	root := writeFiles(t, files)
+	e := lsptest.StartWith(t, root, lsptest.Helix(), map[string]any{"model": "m", "baseUrl": srv.URL, "approvalTimeout": 1}, nil)
+	e.OpenFile("a.go", "go")
+	askAbout(t, e, "make a file")
+	e.Await("turn done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
+	if !e.HasMessage("nobody answered within 1s whether to run `touch made`") {
+		t.Errorf("messages: %v", e.Messages())
+	}
+	if _, err := os.Stat(filepath.Join(root, "made")); err == nil {
+		t.Error("an unanswered command ran")
+	}
+	if err := e.ExecuteCommand("agentls.approve", map[string]any{"request": 1}); err == nil || !strings.Contains(err.Error(), "answered or timed out") {
+		t.Errorf("late approve: %v", err)
+	}
+}
+
+// TestShellStopTurn: "Stop turn" ends the turn without running the
+// command or asking the model again.
+func TestShellStopTurn(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	srv := shellTurn("touch made")
+	defer srv.Close()
+	e := lsptest.StartWith(t, writeFiles(t, files), lsptest.VSCode(), map[string]any{"model": "m", "baseUrl": srv.URL}, nil)
+	e.ChooseAction = func(protocol.ShowMessageRequestParams) string { return "Stop turn" }
+	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "make a file"})
+	e.Await("turn stopped", func() bool { return e.HasMessageLocked("agent turn 1 stopped") })
+	if !e.HasMessage("the user stopped the turn") || len(srv.Requests()) != 1 {
+		t.Errorf("messages %v, %d model calls", e.Messages(), len(srv.Requests()))
+	}
+}
+
+// brokenModule is a Go module whose a.go does not build.
+var brokenModule = map[string]string{
+	"go.mod": "module example.com/m\n\ngo 1.21\n",
+	"a.go":   "package m\n\nfunc F() int {\n\treturn undefinedName\n}\n",
+}
+
+// TestShellDiagnostics: an agent's `go vet` that fails becomes
+// diagnostics on the right line, from the command's output; the next run
+// of the same command, after the fix, clears them.
+func TestShellDiagnostics(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not installed")
+	}
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	srv := modeltest.New(
+		modeltest.Text("```shell\ngo vet ./...\n```\n\n", 16),
+		modeltest.Text("It fails.", 16),
+		modeltest.Text("```shell\ngo vet ./...\n```\n\n", 16),
+		modeltest.Text("It passes.", 16),
+	)
+	defer srv.Close()
+	root := writeFiles(t, brokenModule)
+	e := lsptest.StartWith(t, root, lsptest.Helix(), map[string]any{"model": "m", "baseUrl": srv.URL, "commandAllowlist": []string{"go vet"}}, nil)
+	e.OpenFile("a.go", "go")
+	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "vet it"})
+	e.Await("the vet diagnostic", func() bool {
+		for _, d := range e.DiagnosticsLocked("a.go") {
+			if d.Source == "agentls: go vet" && d.Range.Start.Line == 3 && strings.Contains(d.Message, "undefinedName") {
+				return true
+			}
+		}
+		return false
+	})
+	e.Await("turn 1 done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
+	if !e.HasMessage("agentls: go vet:") {
+		t.Errorf("no summary among %v", e.Messages())
+	}
+	if err := os.WriteFile(filepath.Join(root, "a.go"), []byte("package m\n\nfunc F() int {\n\treturn 1\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.Type("a.go", "package m\n\nfunc F() int {\n\treturn 1\n}\n")
+	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "vet it again"})
+	e.Await("turn 2 done", func() bool { return e.HasMessageLocked("agent turn 2 done") })
+	e.Await("the diagnostics cleared", func() bool { return len(e.DiagnosticsLocked("a.go")) == 0 })
+}
+
+// TestSaveBeforeShell: before the agent's command runs, buffers that
+// differ from disk are saved by an editor plugin that can
+// (agentls/saveDocuments); otherwise the model and the user are told which
+// files the command did not see.
+func TestSaveBeforeShell(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	for _, saves := range []bool{true, false} {
+		t.Run(map[bool]string{true: "plugin saves", false: "no plugin"}[saves], func(t *testing.T) {
+			srv := modeltest.New(
+				modeltest.Text("```patch a.go\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n```\n\n", 16),
+				modeltest.Text("```shell\ncat a.go\n```\n\n", 16),
+				modeltest.Text("Done.", 16),
+			)
+			defer srv.Close()
+			root := writeFiles(t, files)
+			e := lsptest.StartWith(t, root, lsptest.VSCode(), map[string]any{"model": "m", "baseUrl": srv.URL, "saveDocuments": saves}, nil)
+			e.SavesDocuments = saves
+			e.OpenFile("a.go", "go")
+			e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "rename and show"})
+			e.Await("turn done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
+			result := srv.Requests()[2].Body.Messages[5].Content
+			disk, _ := os.ReadFile(filepath.Join(root, "a.go"))
+			if saves {
+				if !strings.Contains(result, "type Settings struct{}") || !strings.Contains(string(disk), "Settings") || strings.Contains(result, "unsaved") {
+					t.Errorf("saved: the command saw %q; disk %q", result, disk)
+				}
+				return
+			}
+			if !strings.Contains(result, "type Config struct{}") || !strings.Contains(result, "Note: a.go has unsaved changes") || !e.HasMessage("a.go has unsaved changes") {
+				t.Errorf("not saved: the command saw %q; messages %v", result, e.Messages())
+			}
+		})
+	}
+}
+
+// TestRunJobs: agentls.run starts a job shown as progress whose output
+// becomes diagnostics; jobs.list, jobs.output and jobs.kill manage jobs;
+// the progress's cancel button kills one; and every process dies with the
+// server.
+func TestRunJobs(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not installed")
+	}
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	root := writeFiles(t, brokenModule)
+	e := lsptest.Start(t, root, lsptest.VSCode())
+	e.OpenFile("a.go", "go")
+	if err := e.ExecuteCommand("agentls.run", map[string]any{"command": "go build ./..."}); err != nil {
+		t.Fatal(err)
+	}
+	e.Await("the build diagnostic", func() bool {
+		for _, d := range e.DiagnosticsLocked("a.go") {
+			if d.Source == "agentls: go build" && d.Range.Start.Line == 3 {
+				return true
+			}
+		}
+		return false
+	})
+	e.Await("the job's progress ended", func() bool {
+		for _, ev := range e.ProgressLocked() {
+			if ev.Kind == "end" {
+				return true
+			}
+		}
+		return false
+	})
+	e.Await("the summary", func() bool { return e.HasMessageLocked("agentls: job 1: go build") })
+
+	// A job whose progress is cancelled is killed.
+	e.ExecuteCommand("agentls.run", map[string]any{"command": "echo $$ > pid2; sleep 300"})
+	var token string
+	e.Await("job 2's progress", func() bool {
+		for _, ev := range e.ProgressLocked() {
+			if ev.Kind == "begin" && strings.HasPrefix(ev.Title, "agentls: job 2") {
+				token = ev.Token
+				return true
+			}
+		}
+		return false
+	})
+	pid2 := waitPid(t, filepath.Join(root, "pid2"))
+	e.Cancel(token)
+	waitGone(t, pid2)
+
+	// One killed with agentls.jobs.kill, one left running for the exit.
+	e.ExecuteCommand("agentls.run", map[string]any{"command": "echo $$ > pid3; echo started; sleep 300"})
+	e.ExecuteCommand("agentls.run", map[string]any{"command": "echo $$ > pid4; sleep 300"})
+	pid3, pid4 := waitPid(t, filepath.Join(root, "pid3")), waitPid(t, filepath.Join(root, "pid4"))
+	if err := e.ExecuteCommand("agentls.jobs.output", map[string]any{"job": 3}); err != nil {
+		t.Errorf("jobs.output: %v", err)
+	}
+	if err := e.ExecuteCommand("agentls.jobs.output", map[string]any{"job": 99}); err == nil {
+		t.Error("jobs.output of no job did not fail")
+	}
+	if err := e.ExecuteCommand("agentls.jobs.list", nil); err != nil {
+		t.Errorf("jobs.list: %v", err)
+	}
+	e.ExecuteCommand("agentls.jobs.kill", map[string]any{"job": 3})
+	waitGone(t, pid3)
+	e.Await("the output channel has job 3's output", func() bool {
+		for _, l := range e.LogsLocked() {
+			if l == "[job 3] started" {
+				return true
+			}
+		}
+		return false
+	})
+	e.Shutdown()
+	waitGone(t, pid4)
+}
+
+// waitPid reads the pid a job wrote to file.
+func waitPid(t *testing.T, file string) int {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		data, err := os.ReadFile(file)
+		if pid, perr := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && perr == nil {
+			return pid
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no pid in %s", file)
+	return 0
+}
+
+// waitGone waits until process pid no longer exists.
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if err := syscall.Kill(pid, 0); err != nil {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Errorf("process %d is still alive", pid)
+}
+
+// TestWorkspaceSettings: the workspace's .agentls/settings.json extends
+// the allowlist (the command runs unasked); a broken one is reported.
+func TestWorkspaceSettings(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	srv := shellTurn("touch made")
+	defer srv.Close()
+	withSettings := map[string]string{".agentls/settings.json": `{"commandAllowlist": ["touch"]}`}
+	for k, v := range files {
+		withSettings[k] = v
+	}
+	root := writeFiles(t, withSettings)
+	e := lsptest.StartWith(t, root, lsptest.VSCode(), map[string]any{"model": "m", "baseUrl": srv.URL}, nil)
+	e.ChooseAction = func(protocol.ShowMessageRequestParams) string {
+		t.Error("asked about an allowlisted command")
+		return ""
+	}
+	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "make a file"})
+	e.Await("turn done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
+	if _, err := os.Stat(filepath.Join(root, "made")); err != nil {
+		t.Errorf("the allowlisted command did not run: %v", err)
+	}
+
+	broken := writeFiles(t, map[string]string{".agentls/settings.json": `{"commandAllowlist": ["a && b"], "nope": 1}`})
+	e2 := lsptest.Start(t, broken, lsptest.Helix())
+	e2.Await("the problems reported", func() bool {
+		return e2.HasMessageLocked(".agentls/settings.json: agentls.commandAllowlist") && e2.HasMessageLocked(".agentls/settings.json: agentls.nope: unknown setting")
+	})
+}

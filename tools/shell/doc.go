@@ -1,0 +1,25 @@
+// Package shell runs the agent's shell commands in one persistent bash per
+// workspace, so that `cd` and `export` carry over from one command to the
+// next, and renders what they did as the text the model reads.
+//
+// It follows gptme's shell tool (research/gptme.md §7.1–7.2) and fixes its
+// weak spots:
+//
+//   - The end of a command is a line carrying a fresh random sentinel, the
+//     exit status and the shell's directory, printed on both stdout and
+//     stderr; both pipes are read concurrently until their sentinel, so
+//     there is no polling and no output arriving late into the next
+//     command. Output that happens to look like a sentinel cannot end a
+//     command early.
+//   - A script is split with a real shell parser (mvdan.cc/sh) into its
+//     top-level statements; they run in order and the first non-zero exit
+//     stops the rest, which are reported as not run.
+//   - Every command's stdin is /dev/null, so nothing waits for input.
+//   - A timeout, a cancelled context or Close kills the shell's whole
+//     process group (SIGTERM, then SIGKILL after a grace period),
+//     grandchildren included; the shell then restarts in the directory it
+//     was in, and the message says that exported variables were lost.
+//   - Output streams live to a callback and in full to a log file per
+//     command, while a Result keeps only a bounded head and tail of each
+//     stream, so a command printing gigabytes holds memory flat.
+package shell

@@ -1,0 +1,164 @@
+package shell
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// process is one bash and the two goroutines reading its output.
+type process struct {
+	cmd     *exec.Cmd
+	stdin   *os.File // we write scripts here
+	stdout  *demux
+	stderr  *demux
+	pipes   [2]*os.File   // read ends of stdout and stderr, closed when both readers end
+	exited  chan struct{} // closed once bash has been waited for
+	readers chan struct{} // closed once both readers have ended
+}
+
+// startProcess starts `bash --noprofile --norc` in dir, as the leader of
+// a new session (so of a new process group, which is how everything it
+// starts can be killed at once; and without a controlling terminal, so a
+// command that opens /dev/tty fails at once instead of stopping the
+// process group).
+func startProcess(dir string, env []string, output func(int, string, []byte)) (*process, error) {
+	var files []*os.File // every end, closed on failure
+	pipe := func() (r, w *os.File, err error) {
+		r, w, err = os.Pipe()
+		if err == nil {
+			files = append(files, r, w)
+		}
+		return r, w, err
+	}
+	closeAll := func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	inR, inW, err := pipe()
+	if err != nil {
+		return nil, fmt.Errorf("start shell in %s: %w", dir, err)
+	}
+	outR, outW, err := pipe()
+	if err != nil {
+		closeAll()
+		return nil, fmt.Errorf("start shell in %s: %w", dir, err)
+	}
+	errR, errW, err := pipe()
+	if err != nil {
+		closeAll()
+		return nil, fmt.Errorf("start shell in %s: %w", dir, err)
+	}
+	cmd := exec.Command("bash", "--noprofile", "--norc")
+	cmd.Dir = dir
+	cmd.Env = env
+	// *os.File values go to the child as they are: no copying goroutines
+	// inside exec, so Wait never waits for a grandchild's pipe.
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		closeAll()
+		return nil, fmt.Errorf("start shell in %s: %w", dir, err)
+	}
+	// The child has its copies; ours would keep the pipes open forever.
+	inR.Close()
+	outW.Close()
+	errW.Close()
+
+	p := &process{
+		cmd:     cmd,
+		stdin:   inW,
+		stdout:  newDemux("stdout", output),
+		stderr:  newDemux("stderr", output),
+		pipes:   [2]*os.File{outR, errR},
+		exited:  make(chan struct{}),
+		readers: make(chan struct{}),
+	}
+	go func() {
+		cmd.Wait() // the exit status is read from cmd.ProcessState
+		close(p.exited)
+	}()
+	go p.stdout.run(outR)
+	go p.stderr.run(errR)
+	go func() {
+		<-p.stdout.eof
+		<-p.stderr.eof
+		outR.Close()
+		errR.Close()
+		close(p.readers)
+	}()
+	// Never blocks: the pipe is empty and far larger than the framing.
+	if _, err := inW.Write([]byte(framing)); err != nil {
+		p.kill(0)
+		return nil, fmt.Errorf("start shell in %s: %w", dir, err)
+	}
+	return p, nil
+}
+
+// alive reports whether bash is still running.
+func (p *process) alive() bool {
+	select {
+	case <-p.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// exitCode is how bash ended, once it has: its exit status, or 128 plus
+// the signal that killed it, as shells report it.
+func (p *process) exitCode() int {
+	<-p.exited
+	state := p.cmd.ProcessState
+	if status, ok := state.Sys().(syscall.WaitStatus); ok && status.Signaled() {
+		return 128 + int(status.Signal())
+	}
+	return state.ExitCode()
+}
+
+// kill ends bash and every process in its group: SIGTERM first, so
+// programs can clean up, and SIGKILL once the group has gone quiet or the
+// grace period is over. It returns when bash has been waited for and both
+// pipes are closed, so no goroutine, file or zombie of ours is left. A
+// process that left the group (setsid) and still holds a pipe cannot make
+// it hang: the pipe is closed under it after a while.
+func (p *process) kill(grace time.Duration) {
+	pgid := p.cmd.Process.Pid
+	if err := syscall.Kill(-pgid, syscall.SIGTERM); !errors.Is(err, syscall.ESRCH) {
+		// The group is gone when bash is waited for and nobody holds its
+		// pipes any more (polling the group would count zombies that our
+		// parent may never reap).
+		timer := time.NewTimer(grace)
+		select {
+		case <-p.exitedAndDrained():
+		case <-timer.C:
+		}
+		timer.Stop()
+		syscall.Kill(-pgid, syscall.SIGKILL)
+	}
+	p.stdin.Close()
+	<-p.exited
+	select {
+	case <-p.readers:
+	case <-time.After(grace):
+		p.pipes[0].Close()
+		p.pipes[1].Close()
+		<-p.readers
+	}
+}
+
+// exitedAndDrained is closed when bash has exited and both pipes have
+// reached end of file.
+func (p *process) exitedAndDrained() <-chan struct{} {
+	ch := make(chan struct{})
+	go func() {
+		<-p.exited
+		<-p.readers
+		close(ch)
+	}()
+	return ch
+}

@@ -1,0 +1,329 @@
+// Package shelltool runs the agent's shell, ipython and tmux tools for one
+// workspace. A model's shell block is split with a real shell parser,
+// checked against the command policy, put to the user where the policy
+// says so, and run in the workspace's persistent shell, or as background
+// jobs for its `bg` lines; `jobs`, `output N`, `kill N` and `wait N` manage
+// the jobs. Python code and tmux verbs run in pseudo-terminal sessions.
+// Results come back as the gptme-shaped text the model reads.
+//
+// It owns every process the tools start: Close kills them all.
+package shelltool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/jobs"
+	"github.com/agentls/agentls/tools/policy"
+	"github.com/agentls/agentls/tools/shell"
+	"github.com/agentls/agentls/tools/term"
+)
+
+// Options configure a Host.
+type Options struct {
+	// Root is the workspace folder: where the shell starts and jobs run.
+	Root string
+	// LogDir, if set, holds the full output of every command and job
+	// (commands/ and jobs/ below it).
+	LogDir string
+	// Timeout bounds one shell command (0: shell.DefaultTimeout).
+	Timeout time.Duration
+	// Policy extends the built-in command rules.
+	Policy policy.Config
+	// Limits are how much output the model reads per command.
+	Limits shell.Limits
+	// Output, if set, gets output live: source is "cmd N" or "job N".
+	// It must not block long.
+	Output func(source string, p []byte)
+	// Finished, if set, is told when a command or job ends, to turn its
+	// output into diagnostics. It runs on its own goroutine for jobs.
+	Finished func(Finished)
+	// JobStarted, if set, is told of every job started (to show it as
+	// progress).
+	JobStarted func(jobs.Info)
+	// BeforeRun, if set, runs before the agent's commands: it brings the
+	// disk in step with the editor where it can, and returns a note for
+	// the model about what it could not ("" for none).
+	BeforeRun func(ctx context.Context) string
+}
+
+// Finished is a command or job that ended.
+type Finished struct {
+	Command  string
+	Dir      string // where it ran
+	ExitCode int
+	Output   string // stdout then stderr, as kept in memory
+	Job      int    // the job's id; 0 for a shell command
+	LogPath  string
+}
+
+// A Host runs the tools of one workspace. Its methods are safe for
+// concurrent use; shell commands run one at a time.
+type Host struct {
+	opts  Options
+	jobs  *jobs.Manager
+	terms *term.Manager
+
+	mu     sync.Mutex
+	policy *policy.Policy
+	// remembered are the patterns the user said "Always" for: they
+	// outlive a change of configuration.
+	remembered []string
+	shell      *shell.Session // started on first use
+	closed     bool
+	// always holds what the user chose "Always" for outside the command
+	// policy: "ipython", "tmux".
+	always map[string]bool
+}
+
+// New returns a Host; no process starts until a tool needs one.
+func New(opts Options) (*Host, error) {
+	p, err := policy.New(opts.Policy)
+	if err != nil {
+		return nil, fmt.Errorf("command policy: %w", err)
+	}
+	h := &Host{opts: opts, policy: p, always: map[string]bool{}}
+	jobLogs := ""
+	if opts.LogDir != "" {
+		jobLogs = filepath.Join(opts.LogDir, "jobs")
+	}
+	h.jobs = jobs.NewManager(jobs.Options{
+		Dir:    opts.Root,
+		LogDir: jobLogs,
+		Output: func(id int, _ string, p []byte) {
+			if opts.Output != nil {
+				opts.Output(fmt.Sprintf("job %d", id), p)
+			}
+		},
+		Exited: h.jobExited,
+	})
+	h.terms = term.NewManager(term.Options{Dir: opts.Root})
+	return h, nil
+}
+
+// Policy is the command policy, with what the user allowed meanwhile.
+func (h *Host) Policy() *policy.Policy {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.policy
+}
+
+// SetPolicy replaces the configured rules (the user changed settings);
+// what the user allowed with "Always" stays allowed.
+func (h *Host) SetPolicy(cfg policy.Config) error {
+	p, err := policy.New(cfg)
+	if err != nil {
+		return fmt.Errorf("command policy: %w", err)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, pat := range h.remembered {
+		p.Remember(pat)
+	}
+	h.policy = p
+	return nil
+}
+
+// remember allows a pattern from now on.
+func (h *Host) remember(pattern string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if err := h.policy.Remember(pattern); err != nil {
+		return err
+	}
+	h.remembered = append(h.remembered, pattern)
+	return nil
+}
+
+// Jobs are the workspace's background jobs.
+func (h *Host) Jobs() *jobs.Manager { return h.jobs }
+
+// Close kills every process the host started and waits for them.
+func (h *Host) Close() error {
+	h.mu.Lock()
+	sh := h.shell
+	h.shell, h.closed = nil, true
+	h.mu.Unlock()
+	var errs []error
+	if sh != nil {
+		errs = append(errs, sh.Close())
+	}
+	errs = append(errs, h.jobs.Close(), h.terms.Close())
+	return errors.Join(errs...)
+}
+
+// TurnTools are the tools this package runs, for an agent turn's default
+// tool list (ipython only where python3 is installed).
+func TurnTools() []string { return []string{"shell", "ipython", "tmux"} }
+
+// IsShellTool reports whether a tool is one this package runs.
+func IsShellTool(name string) bool {
+	return name == "shell" || name == "ipython" || name == "tmux"
+}
+
+// RunTool runs a shell, ipython or tmux call; c asks the user when the
+// policy says to (nil: nothing that needs asking runs). An error is the
+// tool's failure for the model; tools.ErrStopTurn (wrapped) means the
+// user stopped the turn.
+func (h *Host) RunTool(ctx context.Context, use tools.ToolUse, c tools.Confirmer) (string, error) {
+	switch use.Tool {
+	case "shell":
+		return h.runShell(ctx, toolText(use, "command"), c)
+	case "ipython":
+		return h.runPython(ctx, toolText(use, "code"), c)
+	case "tmux":
+		return h.runTmux(ctx, toolText(use, "commands"), c)
+	}
+	return "", fmt.Errorf("%s is not a shell tool", use.Tool)
+}
+
+// toolText is a call's input: its block content, else the named argument.
+func toolText(use tools.ToolUse, name string) string {
+	if strings.TrimSpace(use.Content) != "" {
+		return use.Content
+	}
+	if v, ok := use.Kwargs[name].(string); ok {
+		return v
+	}
+	return strings.Join(use.Args, " ")
+}
+
+// session returns the shell, starting it on first use.
+func (h *Host) session(ctx context.Context) (*shell.Session, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, shell.ErrClosed
+	}
+	if h.shell != nil {
+		return h.shell, nil
+	}
+	logs := ""
+	if h.opts.LogDir != "" {
+		logs = filepath.Join(h.opts.LogDir, "commands")
+	}
+	sh, err := shell.Start(ctx, shell.Options{
+		Dir: h.opts.Root, Timeout: h.opts.Timeout, LogDir: logs,
+		Output: func(cmd int, _ string, p []byte) {
+			if h.opts.Output != nil {
+				h.opts.Output(fmt.Sprintf("cmd %d", cmd), p)
+			}
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("start the shell: %w", err)
+	}
+	h.shell = sh
+	return sh, nil
+}
+
+// ask puts a question to the user and says what to do with the answer:
+// run or not; a refusal comes back as the error the model reads.
+func ask(ctx context.Context, c tools.Confirmer, q tools.Question) (tools.Answer, error) {
+	if c == nil {
+		return tools.Skip, fmt.Errorf("`%s` needs the user's approval (%s), and nobody can be asked here; add it to the command allowlist, or do without it", q.Action, q.Reason)
+	}
+	ans, err := c.Confirm(ctx, q)
+	if err != nil {
+		return tools.Skip, err
+	}
+	switch ans {
+	case tools.Skip:
+		return ans, fmt.Errorf("the user declined to run `%s`; do without it, or ask the user", q.Action)
+	case tools.StopTurn:
+		return ans, fmt.Errorf("`%s`: %w", q.Action, tools.ErrStopTurn)
+	}
+	return ans, nil
+}
+
+// runPython runs code in the workspace's Python session.
+func (h *Host) runPython(ctx context.Context, code string, c tools.Confirmer) (string, error) {
+	if strings.TrimSpace(code) == "" {
+		return "", errors.New("no code to run")
+	}
+	if err := h.askOnce(ctx, c, "ipython", tools.Question{Action: clipLine(code), Reason: "Python code runs with your permissions", Pattern: "ipython"}); err != nil {
+		return "", err
+	}
+	repl, err := h.terms.Python(ctx)
+	if err != nil {
+		return "", fmt.Errorf("start python: %w", err)
+	}
+	out, err := repl.Run(ctx, code)
+	if err != nil {
+		return out, fmt.Errorf("python: %w", err)
+	}
+	if strings.TrimSpace(out) == "" {
+		return "Executed code block (no output).", nil
+	}
+	return "Executed code block.\n```stdout\n" + strings.TrimRight(out, "\n") + "\n```", nil
+}
+
+// runTmux runs tmux verbs on the workspace's terminal sessions; verbs that
+// start or type into programs need approval.
+func (h *Host) runTmux(ctx context.Context, body string, c tools.Confirmer) (string, error) {
+	if tmuxWrites(body) {
+		if err := h.askOnce(ctx, c, "tmux", tools.Question{Action: clipLine(body), Reason: "it starts or types into a terminal program", Pattern: "tmux"}); err != nil {
+			return "", err
+		}
+	}
+	return h.terms.Tmux(ctx, body), nil
+}
+
+// tmuxWrites reports whether a tmux body starts a program or sends keys.
+func tmuxWrites(body string) bool {
+	for _, line := range strings.FieldsFunc(body, func(r rune) bool { return r == '\n' || r == ';' }) {
+		verb, _, _ := strings.Cut(strings.TrimSpace(line), " ")
+		switch verb {
+		case "", "inspect-pane", "list-sessions", "wait", "kill-session":
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// askOnce asks unless the user said "Always" for kind before.
+func (h *Host) askOnce(ctx context.Context, c tools.Confirmer, kind string, q tools.Question) error {
+	h.mu.Lock()
+	always := h.always[kind]
+	h.mu.Unlock()
+	if always {
+		return nil
+	}
+	ans, err := ask(ctx, c, q)
+	if err != nil {
+		return err
+	}
+	if ans == tools.Always {
+		h.mu.Lock()
+		h.always[kind] = true
+		h.mu.Unlock()
+	}
+	return nil
+}
+
+// clipLine shortens a command for a question: its first line, at most 200
+// bytes, saying how much more there is.
+func clipLine(s string) string {
+	s = strings.TrimSpace(s)
+	first, rest, multi := strings.Cut(s, "\n")
+	more := ""
+	if multi {
+		more = fmt.Sprintf(" … (+%d lines)", strings.Count(rest, "\n")+1)
+	}
+	if len(first) > 200 {
+		n := 200
+		for n > 0 && !utf8.RuneStart(first[n]) {
+			n--
+		}
+		first = first[:n] + "…"
+	}
+	return first + more
+}

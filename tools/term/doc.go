@@ -1,0 +1,17 @@
+// Package term runs interactive programs in pseudo-terminals and reads them
+// the way a person would: as a screen.
+//
+// A Manager starts sessions (`bash -c CMD` in a pty, each in its own
+// session and process group, named agentls_1, agentls_2, ...), types text
+// and tmux key names into them, and reads their output through Terminal, a
+// small VT model: progress bars redrawn with \r, `clear`, cursor movement
+// and full-screen programs read as their final screen, with escape
+// sequences gone. On top of that sit the two model-facing tools of
+// DESIGN.md §8: the tmux tool's verbs (Manager.Tmux, gptme's behaviour
+// without needing tmux) and the ipython tool's persistent Python
+// interpreter (Manager.Python).
+//
+// Every process a Manager starts dies with it: Kill and Close signal the
+// whole process group and every process left in the terminal's session,
+// reap the child, and close the pty.
+package term
