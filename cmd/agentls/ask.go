@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -16,9 +17,10 @@ import (
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/builtin"
 	"github.com/agentls/agentls/tools/edit"
+	"github.com/agentls/agentls/tools/shelltool"
 )
 
-func runAsk(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+func runAsk(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ask", flag.ContinueOnError)
 	dir := fs.String("C", ".", "work under `dir` (the workspace root)")
 	model := fs.String("model", "", "the `model` (default $AGENTLS_MODEL)")
@@ -29,7 +31,9 @@ func runAsk(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	if code, ok := parseFlags(fs, args, "usage: agentls ask [-C DIR] [--model M] [--base-url URL] [--format F] PROMPT...\n\n"+
 		"Runs one agent turn from the terminal against the files under DIR: the model's\n"+
 		"text streams to stdout; each of its edit calls is applied to disk atomically\n"+
-		"(all of a call's files, or none). Exit 0 done, 1 the turn failed, 2 usage.", stderr); !ok {
+		"(all of a call's files, or none); its shell commands run in DIR, asking you\n"+
+		"first on the terminal unless DIR's "+tools.SettingsFile+" allows them (without a\n"+
+		"terminal they are refused). Exit 0 done, 1 the turn failed, 2 usage.", stderr); !ok {
 		return code
 	}
 	prompt := strings.Join(fs.Args(), " ")
@@ -55,12 +59,27 @@ func runAsk(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
 		return exitUsage
 	}
-	reg, _, err := builtin.Registry().Select(edit.TurnTools())
+	reg, _, err := builtin.Registry().Select(append(edit.TurnTools(), shelltool.TurnTools()...))
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
 		return exitFailed
 	}
-	turn := &agent.Turn{Model: m, Registry: reg, Format: f, Runner: diskRunner{root: root, reg: reg}, Limits: agent.Limits{MaxSteps: *maxSteps}}
+	cfg, err := policyConfig(root)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
+		return exitUsage
+	}
+	host, err := newShellHost(root, runLogDir(root), cfg, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
+		return exitUsage
+	}
+	defer host.Close()
+	runner := diskRunner{root: root, reg: reg, host: host}
+	if isTerminal(stdin) {
+		runner.confirm = &terminalConfirmer{in: bufio.NewReader(stdin), out: stderr}
+	}
+	turn := &agent.Turn{Model: m, Registry: reg, Format: f, Runner: runner, Limits: agent.Limits{MaxSteps: *maxSteps}}
 	turn.Observe = func(e agent.Event) {
 		switch e.Kind {
 		case agent.EventText:
@@ -70,6 +89,8 @@ func runAsk(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 				fmt.Fprintf(stderr, "\n[agentls] %s failed: %v\n", e.Use.Tool, e.Err)
 			} else if e.Use.Tool == "read" {
 				fmt.Fprintf(stderr, "\n[agentls] read %s\n", strings.Join(append(e.Use.Args, strings.Fields(e.Use.Content)...), " "))
+			} else if shelltool.IsShellTool(e.Use.Tool) {
+				fmt.Fprintf(stderr, "\n[agentls] %s\n", strings.ReplaceAll(strings.TrimSpace(e.Text), "\n", "\n[agentls] "))
 			} else {
 				fmt.Fprintf(stderr, "\n[agentls] %s\n", strings.ReplaceAll(strings.TrimSpace(e.Text), "\n", "; "))
 			}
@@ -93,16 +114,22 @@ func runAsk(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 }
 
 // diskRunner runs a turn's tool calls against the files: each edit call
-// is applied atomically (all its files or none) before the next call.
+// is applied atomically (all its files or none) before the next call;
+// shell calls run in host (nil: none), asking confirm (nil: nobody).
 type diskRunner struct {
-	root string
-	reg  *tools.Registry
+	root    string
+	reg     *tools.Registry
+	host    *shelltool.Host
+	confirm tools.Confirmer
 }
 
 func (r diskRunner) RunTool(ctx context.Context, use tools.ToolUse) (string, error) {
 	spec, ok := r.reg.Get(use.Tool)
 	if !ok {
 		return "", fmt.Errorf("there is no %s tool here", use.Tool)
+	}
+	if shelltool.IsShellTool(spec.Name) && r.host != nil {
+		return r.host.RunTool(ctx, use, r.confirm)
 	}
 	if !edit.IsReadTool(spec.Name) && !edit.IsEditTool(spec.Name) {
 		return "", fmt.Errorf("the %s tool is not available in agentls ask yet", spec.Name)

@@ -18,6 +18,7 @@ import (
 	"github.com/agentls/agentls/anchored"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/builtin"
+	"github.com/agentls/agentls/tools/policy"
 )
 
 // demoWorkspace returns the demo's files, before the turn.
@@ -25,6 +26,9 @@ func demoWorkspace() map[string]string {
 	return map[string]string{
 		"config.go": "package app\n\n// Config holds the settings.\ntype Config struct {\n\tName string\n}\n\nfunc Load() Config {\n\treturn Config{Name: \"demo\"}\n}\n",
 		"main.go":   "package app\n\nfunc Run() string {\n\tvar c Config = Load()\n\treturn c.Name\n}\n",
+		"go.mod":    "module example.com/app\n\ngo 1.21\n",
+		// A test that fails, so the demo's job has problems to report.
+		"app_test.go": "package app\n\nimport \"testing\"\n\nfunc TestRun(t *testing.T) {\n\tif got := Run(); got != \"agentls\" {\n\t\tt.Errorf(\"Run() = %q, want %q\", got, \"agentls\")\n\t}\n}\n",
 	}
 }
 
@@ -33,8 +37,9 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	keep := fs.Bool("keep", false, "keep the demo's workspace (its path is printed)")
 	if code, ok := parseFlags(fs, args, "usage: agentls demo [--keep]\n\n"+
 		"Runs a scripted agent turn against a temporary workspace with a fake model\n"+
-		"(no key, no network): a two-file patch_many, an anchored edit, then an undo,\n"+
-		"printing each step.", stderr); !ok {
+		"(no key, no network): a two-file patch_many, an anchored edit, `go test` as a\n"+
+		"background job whose failure becomes diagnostics, then an undo, printing each\n"+
+		"step.", stderr); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {
@@ -77,11 +82,18 @@ func demo(ctx context.Context, out io.Writer, keep bool) error {
 	if err != nil {
 		return err
 	}
-	reg, _, err := builtin.Registry().Select([]string{"read", "patch_many", "patch", "view_anchored", "patch_anchored"})
+	reg, _, err := builtin.Registry().Select([]string{"read", "patch_many", "patch", "view_anchored", "patch_anchored", "shell"})
 	if err != nil {
 		return err
 	}
-	turn := &agent.Turn{Model: m, Registry: reg, Format: tools.FormatMarkdown, Runner: diskRunner{root: root, reg: reg}}
+	// The demo's workspace allows `go test`, as a project would in its
+	// .agentls/settings.json; the job's problems print as diagnostics.
+	host, err := newShellHost(root, filepath.Join(root, ".agentls", "logs"), policy.Config{Allow: []string{"go test"}}, out)
+	if err != nil {
+		return err
+	}
+	defer host.Close()
+	turn := &agent.Turn{Model: m, Registry: reg, Format: tools.FormatMarkdown, Runner: diskRunner{root: root, reg: reg, host: host}}
 	turn.Observe = func(e agent.Event) {
 		switch e.Kind {
 		case agent.EventText:
@@ -117,7 +129,8 @@ func demo(ctx context.Context, out io.Writer, keep bool) error {
 	}
 	// Undo: in an editor, agentls.turn.undo sends the inverse as one
 	// WorkspaceEdit; here the files are put back as they were.
-	for name, text := range demoFiles {
+	for _, name := range []string{"config.go", "main.go"} {
+		text := demoFiles[name]
 		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
 			return err
 		}
@@ -154,6 +167,9 @@ func demoScript() ([]modeltest.Reply, error) {
 			"=== PATH: main.go ===\n<<<<<<< ORIGINAL\n\tvar c Config = Load()\n=======\n\tvar c Settings = Load()\n>>>>>>> UPDATED\n```\n\n", 16),
 		modeltest.Text("Now a doc comment on Load; I'll look at the anchors first.\n\n```view_anchored config.go\n```\n\n", 16),
 		modeltest.Text("```patch_anchored config.go\n"+string(ops)+"\n```\n\n", 16),
-		modeltest.Text("Done: Config is now Settings, and Load is documented.", 16),
+		modeltest.Text("Now the tests, as a background job.\n\n```shell\nbg go test ./...\n```\n\n", 16),
+		modeltest.Text("```shell\nwait 1 300\n```\n\n", 16),
+		modeltest.Text("Done: Config is now Settings, and Load is documented. `go test` fails in app_test.go: "+
+			"TestRun wants Run() to return \"agentls\", and it returns \"demo\"; that is for you to decide.", 16),
 	}, nil
 }

@@ -6,7 +6,8 @@ import (
 )
 
 // TestDemo runs agentls demo: a scripted turn with the fake model that
-// must patch two files, edit by anchor, and undo, with no key or network.
+// must patch two files, edit by anchor, run a failing `go test` job whose
+// problems print as diagnostics, and undo, with no key or network.
 func TestDemo(t *testing.T) {
 	stdout, stderr, code := runCLI(t, "", "demo")
 	if code != exitOK {
@@ -17,13 +18,16 @@ func TestDemo(t *testing.T) {
 		"Anchored patch applied to config.go (1 operation)",
 		"+// Load returns the default settings.",
 		"-\tvar c Config = Load()\n+\tvar c Settings = Load()",
+		"Started background job **#1**: `go test ./...`",
+		"[agentls] go test: 1 failure in app_test.go",
+		"[agentls]   app_test.go:7: error: TestRun: Run() = \"demo\", want \"agentls\"",
 		"== undo",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the demo's output lacks %q", want)
 		}
 	}
-	if strings.Contains(stdout, "error:") {
+	if strings.Contains(stdout, "\nerror:") {
 		t.Errorf("a step failed:\n%s", stdout)
 	}
 }

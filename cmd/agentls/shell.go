@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/diagnose"
+	"github.com/agentls/agentls/tools/policy"
+	"github.com/agentls/agentls/tools/shelltool"
+)
+
+// runLogDir is where a terminal turn keeps its commands' full output: the
+// state folder, one folder per run ("" if there is none).
+func runLogDir(root string) string {
+	dir, err := agent.StateDir(os.Getenv, "runs", root)
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, fmt.Sprintf("%s-%d", time.Now().UTC().Format("20060102T150405Z"), os.Getpid()))
+}
+
+// newShellHost gives a terminal turn the shell tools: commands run under
+// root with the workspace's policy, their output kept in logDir; when one
+// ends, the problems its output names are printed (the terminal's
+// diagnostics).
+func newShellHost(root, logDir string, cfg policy.Config, stderr io.Writer) (*shelltool.Host, error) {
+	var mu sync.Mutex
+	return shelltool.New(shelltool.Options{
+		Root:   root,
+		LogDir: logDir,
+		Policy: cfg,
+		Finished: func(f shelltool.Finished) {
+			diags, _ := diagnose.Parse(f.Command, f.Output, diagnose.Options{Dir: f.Dir, Root: root})
+			if len(diags) == 0 && len(diagnose.Presets(f.Command)) == 0 {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(stderr, "[agentls] %s\n", diagnose.Summary(f.Command, diags, f.ExitCode))
+			for _, d := range diags {
+				rel, _ := filepath.Rel(root, d.Path)
+				first, _, _ := strings.Cut(d.Message, "\n")
+				at := fmt.Sprintf("%s:%d", rel, d.Line)
+				if d.Col > 0 {
+					at += fmt.Sprintf(":%d", d.Col)
+				}
+				fmt.Fprintf(stderr, "[agentls]   %s: %s: %s\n", at, d.Severity, first)
+			}
+		},
+	})
+}
+
+// terminalConfirmer asks on the terminal: the question on stderr, the
+// answer a line of stdin.
+type terminalConfirmer struct {
+	mu  sync.Mutex
+	in  *bufio.Reader
+	out io.Writer
+}
+
+func (c *terminalConfirmer) Confirm(ctx context.Context, q tools.Question) (tools.Answer, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	always := ""
+	if q.Pattern != "" {
+		always = fmt.Sprintf(", [a]lways `%s`", q.Pattern)
+	}
+	for {
+		fmt.Fprintf(c.out, "\n[agentls] run `%s`? (%s)\n[agentls] [y]es%s, [n]o, [s]top the turn: ", q.Action, q.Reason, always)
+		line, err := c.in.ReadString('\n')
+		if ctx.Err() != nil {
+			return tools.Skip, ctx.Err()
+		}
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "y", "yes":
+			return tools.Run, nil
+		case "a", "always":
+			if q.Pattern != "" {
+				return tools.Always, nil
+			}
+		case "s", "stop":
+			return tools.StopTurn, nil
+		case "n", "no":
+			return tools.Skip, nil
+		}
+		if err != nil { // end of input: nobody to ask
+			return tools.Skip, nil
+		}
+	}
+}
+
+// isTerminal reports whether r is a terminal someone can answer on.
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
