@@ -346,3 +346,55 @@ func TestWorkspaceSettings(t *testing.T) {
 		return e2.HasMessageLocked(".agentls/settings.json: agentls.commandAllowlist") && e2.HasMessageLocked(".agentls/settings.json: agentls.nope: unknown setting")
 	})
 }
+
+// TestCancelDuringTools: cancelling a turn stops a running command (its
+// processes die) and a pending approval, promptly, and the turn ends
+// cancelled.
+func TestCancelDuringTools(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Run("running command", func(t *testing.T) {
+		srv := shellTurn("echo $$ > pid; sleep 300")
+		defer srv.Close()
+		root := writeFiles(t, files)
+		e := lsptest.StartWith(t, root, lsptest.VSCode(), map[string]any{"model": "m", "baseUrl": srv.URL, "approvalPolicy": "allow"}, nil)
+		e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "wait"})
+		pid := waitPid(t, filepath.Join(root, "pid"))
+		start := time.Now()
+		e.ExecuteCommand("agentls.cancel", map[string]any{"turn": 1})
+		e.Await("cancelled", func() bool { return e.HasMessageLocked("agentls: agent turn 1 cancelled") })
+		waitGone(t, pid)
+		t.Logf("cancelled in %s", time.Since(start))
+		if len(srv.Requests()) != 1 {
+			t.Errorf("the model was called again after the cancel")
+		}
+	})
+	t.Run("pending approval", func(t *testing.T) {
+		srv := shellTurn("touch made")
+		defer srv.Close()
+		root := writeFiles(t, files)
+		e := lsptest.StartWith(t, root, lsptest.Helix(), map[string]any{"model": "m", "baseUrl": srv.URL}, nil)
+		e.OpenFile("a.go", "go")
+		askAbout(t, e, "make a file")
+		e.Await("the pending approval", func() bool {
+			for _, d := range e.DiagnosticsLocked("a.go") {
+				if d.Code == "pending-approval" {
+					return true
+				}
+			}
+			return false
+		})
+		e.ExecuteCommand("agentls.cancel", nil)
+		e.Await("cancelled", func() bool { return e.HasMessageLocked("agentls: agent turn 1 cancelled") })
+		e.Await("the approval gone", func() bool {
+			for _, d := range e.DiagnosticsLocked("a.go") {
+				if d.Code == "pending-approval" {
+					return false
+				}
+			}
+			return true
+		})
+		if _, err := os.Stat(filepath.Join(root, "made")); err == nil {
+			t.Error("the command ran after the cancel")
+		}
+	})
+}
