@@ -87,8 +87,6 @@ vim.lsp.handlers['workspace/applyEdit'] = function(...)
     typed = true
     vim.api.nvim_buf_set_lines(a, 0, 1, false, { 'package p // typed' })
   end
-  local args = {...}
-  io.stderr:write('DEBUG ' .. vim.inspect(args[2].edit.documentChanges[1].textDocument) .. ' ' .. vim.inspect(vim.lsp.util.buf_versions) .. '\n')
   return apply_edit(...)
 end
 done = client.request_sync('workspace/executeCommand', action.command, 10000, reply)
