@@ -203,6 +203,16 @@ func TestTurnModelFailureAndCancel(t *testing.T) {
 	if time.Since(start) > 5*time.Second {
 		t.Error("cancelling took more than a second or so")
 	}
+
+	// A stream cut inside a tool block: the half block is not run, and
+	// the turn ends saying the stream was cut.
+	cut := modeltest.New(modeltest.Reply{Chunks: []modeltest.Chunk{{Text: "```patch a.go\n<<<<<<< ORIGINAL\nx\n=="}}, Cut: true})
+	defer cut.Close()
+	runner := &recordingRunner{}
+	_, err = newTurn(t, cut, tools.FormatMarkdown, runner).Run(context.Background(), Request{Prompt: "x"})
+	if !errors.As(err, &e) || e.Kind != StreamCut || len(runner.uses) != 0 {
+		t.Errorf("cut inside a block: err %v, tool uses %v", err, runner.uses)
+	}
 }
 
 // TestTurnLog: the conversation is logged as it grows, one JSON message
