@@ -26,3 +26,27 @@ func TestFindAIComments(t *testing.T) {
 		t.Errorf("range 2-3: %v", got)
 	}
 }
+
+func TestSelectionComment(t *testing.T) {
+	tests := []struct {
+		text     string
+		markdown bool
+		want     string
+		line     int
+	}{
+		{"func f() {\n\t// handle the error\n\t// and log it\n\tg()\n}", false, "handle the error and log it", 1},
+		{"# retry three times\nx = fetch()", false, "retry three times", 0},
+		{"#include <stdio.h>\nint x;", false, "", -1},
+		{"-- add an index\nSELECT 1;", false, "add an index", 0},
+		{"/* make it faster */\nloop()", false, "make it faster", 0},
+		{"# Title\ntext", true, "", -1},
+		{"<!-- shorten this -->\ntext", true, "shorten this", 0},
+		{"x := 1\ny := 2", false, "", -1},
+	}
+	for _, tt := range tests {
+		got, line := selectionComment(tt.text, tt.markdown)
+		if got != tt.want || (got != "" && line != tt.line) {
+			t.Errorf("selectionComment(%q) = %q, %d; want %q, %d", tt.text, got, line, tt.want, tt.line)
+		}
+	}
+}

@@ -251,3 +251,31 @@ func TestAIQuestion(t *testing.T) {
 	e.Type("a.go", files["a.go"]) // the question is gone: so is the answer
 	e.Await("answer cleared", func() bool { return len(e.DiagnosticsLocked("a.go")) == 0 })
 }
+
+// TestAskSelectionAction: a selection holding a plain comment is offered
+// as "Ask agent: <comment>"; the turn gets the comment as its request and
+// the selection as the code it is about.
+func TestAskSelectionAction(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	srv := modeltest.New(modeltest.Text("It is a struct with no fields.", 50))
+	defer srv.Close()
+	root := writeFiles(t, files)
+	e := lsptest.StartWith(t, root, lsptest.Helix(), map[string]any{"model": "m", "baseUrl": srv.URL}, nil)
+	e.OpenFile("a.go", "go")
+	sel := protocol.Range{Start: protocol.Position{Line: 2}, End: protocol.Position{Line: 3, Character: 20}}
+	action := findAction(e.CodeActions("a.go", sel), "Ask agent: ")
+	if action == nil || action.Title != "Ask agent: Config holds settings." {
+		t.Fatalf("action = %+v", action)
+	}
+	if none := findAction(e.CodeActions("a.go", protocol.Range{Start: protocol.Position{Line: 3}, End: protocol.Position{Line: 3}}), "Ask agent"); none != nil {
+		t.Errorf("an empty selection got %q", none.Title)
+	}
+	if err := e.RunCodeAction(*action); err != nil {
+		t.Fatal(err)
+	}
+	e.Await("done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
+	user := srv.Requests()[0].Body.Messages[1].Content
+	if !strings.HasPrefix(user, "Config holds settings.\n\n(This is the request in the comment on line 3 of a.go") || !strings.Contains(user, "type Config struct{}") {
+		t.Errorf("the model was asked %q", user)
+	}
+}

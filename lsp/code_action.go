@@ -27,6 +27,7 @@ func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) (an
 	}
 	actions = append(actions, s.reviewActions(d, p.Range)...)
 	actions = append(actions, s.aiCommentActions(d, p.Range)...)
+	actions = append(actions, s.askActions(d, p.Range)...)
 	actions = append(actions, s.fixActions(d, p.Context.Diagnostics)...)
 	if rel, err := s.relPath(d); err == nil {
 		if e := s.journal.lastTouching(rel); e != nil {
