@@ -39,40 +39,55 @@ func TestNeovimHeadless(t *testing.T) {
 	}
 }
 
-// TestNeovimReadmeSetup runs the README's Neovim set-up as init.lua with
-// the built binary on PATH: one server per project, attached to every
-// buffer of it (testdata/nvim/readme.lua).
+// TestNeovimReadmeSetup runs each of the README's Neovim set-ups (the
+// plugin's, with the clone's path for ~/src/agentls, and the plain-LSP
+// one) as init.lua with the built binary on PATH: one server per project,
+// attached to every buffer of it (testdata/nvim/readme.lua).
 func TestNeovimReadmeSetup(t *testing.T) {
 	nvim := requireNvim(t)
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, after, ok := strings.Cut(string(readme), "**Neovim**")
-	_, block, ok2 := strings.Cut(after, "```lua\n")
-	block, _, ok3 := strings.Cut(block, "```")
-	if !ok || !ok2 || !ok3 {
-		t.Fatal("no Neovim lua block in the README")
+	_, section, ok := strings.Cut(string(readme), "**Neovim**")
+	section, _, _ = strings.Cut(section, "**Helix**")
+	var blocks []string
+	for rest := section; ; {
+		_, after, found := strings.Cut(rest, "```lua\n")
+		if !found {
+			break
+		}
+		block, tail, _ := strings.Cut(after, "```")
+		blocks, rest = append(blocks, block), tail
 	}
+	if !ok || len(blocks) != 2 {
+		t.Fatalf("want the plugin's and the plain Lua blocks in the README's Neovim section, found %d", len(blocks))
+	}
+	clone, _ := filepath.Abs("..")
+	blocks[0] = strings.ReplaceAll(blocks[0], "~/src/agentls", clone)
 	binDir := t.TempDir()
 	if out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, "agentls"), "../cmd/agentls").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	root := writeFiles(t, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "a.go": "package p\n", "b.go": "package p\n"})
-	root, _ = filepath.EvalSymlinks(root)
-	initLua := filepath.Join(t.TempDir(), "init.lua")
-	if err := os.WriteFile(initLua, []byte(block), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	script, _ := filepath.Abs("testdata/nvim/readme.lua")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, nvim, "--headless", "-u", initLua, "-i", "NONE", "-c", "luafile "+script)
-	cmd.Dir = t.TempDir() // not the project: the root must come from .git
-	cmd.Env = append(os.Environ(), "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"), "AGENTLS_ROOT="+root, "XDG_STATE_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir())
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "OK") {
-		t.Fatalf("neovim: %v\n%s", err, out)
+	for i, block := range blocks {
+		t.Run([]string{"plugin", "plain"}[i], func(t *testing.T) {
+			root := writeFiles(t, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "a.go": "package p\n", "b.go": "package p\n"})
+			root, _ = filepath.EvalSymlinks(root)
+			initLua := filepath.Join(t.TempDir(), "init.lua")
+			if err := os.WriteFile(initLua, []byte(block), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			script, _ := filepath.Abs("testdata/nvim/readme.lua")
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, nvim, "--headless", "-u", initLua, "-i", "NONE", "-c", "luafile "+script)
+			cmd.Dir = t.TempDir() // not the project: the root must come from .git
+			cmd.Env = append(os.Environ(), "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"), "AGENTLS_ROOT="+root, "XDG_STATE_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir())
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "OK") {
+				t.Fatalf("neovim: %v\n%s", err, out)
+			}
+		})
 	}
 }
 
