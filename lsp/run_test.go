@@ -398,3 +398,15 @@ func TestCancelDuringTools(t *testing.T) {
 		}
 	})
 }
+
+// TestClientDeath: when the editor dies without shutdown, the server ends
+// and takes its jobs with it.
+func TestClientDeath(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	root := writeFiles(t, files)
+	e := lsptest.Start(t, root, lsptest.Helix())
+	e.ExecuteCommand("agentls.run", map[string]any{"command": "echo $$ > pid; sleep 300"})
+	pid := waitPid(t, filepath.Join(root, "pid"))
+	e.Die()
+	waitGone(t, pid)
+}

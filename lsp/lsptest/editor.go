@@ -177,7 +177,7 @@ func StartWith(t testing.TB, root string, profile Profile, initOptions, settings
 		cancel()
 		e.conn.Close()
 	})
-	t.Cleanup(e.stop)
+	t.Cleanup(func() { e.stop() })
 	e.initialize()
 	return e
 }
@@ -185,6 +185,18 @@ func StartWith(t testing.TB, root string, profile Profile, initOptions, settings
 // Shutdown shuts the server down (shutdown, exit) and waits until it has
 // ended, as the test's end would.
 func (e *Editor) Shutdown() { e.stop() }
+
+// Die closes the connection without shutdown or exit, as an editor that
+// crashed would, and waits until the server has ended.
+func (e *Editor) Die() {
+	e.stop = sync.OnceFunc(func() {})
+	e.conn.Close()
+	select {
+	case <-e.serverDone:
+	case <-time.After(10 * time.Second):
+		e.t.Error("the server did not end after its client died")
+	}
+}
 
 func (e *Editor) initialize() {
 	var res struct {
