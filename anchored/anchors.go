@@ -150,6 +150,10 @@ func (t *Table) index(lines []Line, final bool) [][]int {
 	slots := t.slots
 	t.gidx = resize(t.gidx, n) // each line's group, for gathering repeats
 	gidx := t.gidx
+	if cap(t.groups) < n {
+		// At most one group a line: grown once, not by doubling.
+		t.groups = make([]group, 0, n)
+	}
 	groups := t.groups[:0]
 	defer func() { t.groups = groups[:0] }()
 	var mixed []uint64
