@@ -233,7 +233,16 @@ func plural(n int, one, many string) string {
 // skipped changes are rebased onto the buffers as they now are and sent
 // once more; what is skipped again is reported, so the user knows which
 // files lack their part.
+//
+// Only editors known to skip do this check: others (eglot) may send their
+// didChange late, and a late echo must not be taken for a skip.
 func (s *Server) recoverSkipped(ctx context.Context, changes []*edits.FileChange) []*edits.FileChange {
+	s.mu.Lock()
+	skips := s.quirks.skipsNewerBuffers
+	s.mu.Unlock()
+	if !skips {
+		return changes
+	}
 	made, skipped := s.splitSkipped(changes)
 	if len(skipped) == 0 {
 		return made

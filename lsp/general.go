@@ -98,8 +98,12 @@ type quirks struct {
 	// the empty line a new buffer has, so the file gains a trailing blank
 	// line; the edit must replace that line (range 0:0–1:0).
 	createdFileToLine1 bool
+	// skipsNewerBuffers: Neovim skips a document edit whose buffer is
+	// newer than the edit's version and still answers applied: true
+	// (recoverSkipped).
+	skipsNewerBuffers bool
 }
 
 func quirksOf(client string) quirks {
-	return quirks{createdFileToLine1: client == "Neovim"}
+	return quirks{createdFileToLine1: client == "Neovim", skipsNewerBuffers: client == "Neovim"}
 }

@@ -1,0 +1,78 @@
+package lsp_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestEmacsEglot drives a real Emacs (Debian's 28.2 with elpa-eglot 1.9,
+// or an Emacs with eglot built in) in batch mode against the built server,
+// through editors/emacs/agentls.el: a reply typed into a Markdown buffer is
+// applied with agentls-apply-reply across two buffers, undone with
+// agentls-undo, and a reply that creates a file opens its buffer
+// (testdata/emacs/apply.el). It is skipped where Emacs or eglot is
+// missing, unless AGENTLS_REQUIRE_EMACS is set.
+func TestEmacsEglot(t *testing.T) {
+	emacs, eglotArgs := requireEmacs(t)
+	bin := filepath.Join(t.TempDir(), "agentls")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/agentls").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	root := writeFiles(t, map[string]string{
+		"a.go":     "package p\n\n// Config holds settings.\ntype Config struct{}\n",
+		"b.go":     "package p\n\nvar c Config\n",
+		"reply.md": "# A reply\n\n",
+	})
+	reply := "Renaming Config.\n\n```patch_many\n=== PATH: a.go ===\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n\n=== PATH: b.go ===\n<<<<<<< ORIGINAL\nvar c Config\n=======\nvar c Settings\n>>>>>>> UPDATED\n```\n"
+	config, _ := filepath.Abs("../editors/emacs/agentls.el")
+	script, _ := filepath.Abs("testdata/emacs/apply.el")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	args := append([]string{"--batch", "-Q"}, eglotArgs...)
+	args = append(args, "-l", config, "-l", script)
+	cmd := exec.CommandContext(ctx, emacs, args...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "AGENTLS_BIN="+bin, "AGENTLS_ROOT="+root, "AGENTLS_REPLY="+reply,
+		"HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "\nOK\n") {
+		t.Fatalf("emacs: %v\n%s", err, out)
+	}
+	// The edits went to the buffers; the files on disk are untouched.
+	if data, _ := os.ReadFile(filepath.Join(root, "a.go")); !strings.Contains(string(data), "type Config struct{}") {
+		t.Errorf("a.go on disk = %q", data)
+	}
+}
+
+// requireEmacs returns emacs's path and the arguments that load eglot:
+// Emacs 29 and newer have it built in; Debian's elpa-eglot for Emacs 28
+// lives under /usr/share/emacs/site-lisp/elpa, which -Q leaves off the
+// load-path. Where either is missing the test is skipped, unless
+// AGENTLS_REQUIRE_EMACS is set.
+func requireEmacs(t *testing.T) (string, []string) {
+	t.Helper()
+	skip := func(why string) {
+		if os.Getenv("AGENTLS_REQUIRE_EMACS") != "" {
+			t.Fatal(why + " but AGENTLS_REQUIRE_EMACS is set")
+		}
+		t.Skip(why)
+	}
+	emacs, err := exec.LookPath("emacs")
+	if err != nil {
+		skip("emacs is not installed")
+	}
+	out, err := exec.Command(emacs, "--batch", "-Q", "--eval", `(princ (or (locate-library "eglot") ""))`).Output()
+	if err == nil && strings.TrimSpace(string(out)) != "" {
+		return emacs, []string{"-l", "eglot"}
+	}
+	dirs, _ := filepath.Glob("/usr/share/emacs/site-lisp/elpa/eglot-*")
+	if len(dirs) == 0 {
+		skip("eglot is not installed (apt-get install elpa-eglot, or Emacs 29+)")
+	}
+	return emacs, []string{"-L", dirs[len(dirs)-1], "-l", "eglot"}
+}
