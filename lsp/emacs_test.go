@@ -49,6 +49,56 @@ func TestEmacsEglot(t *testing.T) {
 	}
 }
 
+// TestEmacsReadmeSetup runs the README's Emacs block as a user's init.el
+// (a fresh HOME, no -Q: eglot comes from the system's packages, as it does
+// for a user), with the clone's path for ~/src/agentls and the built
+// binary on PATH: a Markdown file of a project starts agentls, and a
+// reply in it applies (testdata/emacs/readme.el).
+func TestEmacsReadmeSetup(t *testing.T) {
+	emacs, _ := requireEmacs(t)
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "**Emacs**")
+	_, block, ok2 := strings.Cut(section, "```elisp\n")
+	block, _, ok3 := strings.Cut(block, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("no elisp block in the README's Emacs section")
+	}
+	clone, _ := filepath.Abs("..")
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".emacs.d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".emacs.d", "init.el"), []byte(strings.ReplaceAll(block, "~/src/agentls", clone)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	binDir := t.TempDir()
+	if out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, "agentls"), "../cmd/agentls").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	root := writeFiles(t, map[string]string{
+		".git/HEAD": "ref: refs/heads/main\n",
+		"a.go":      "package p\n\n// Config holds settings.\ntype Config struct{}\n",
+		"reply.md":  "# A reply\n\n",
+	})
+	reply := "```patch a.go\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n```\n"
+	script, _ := filepath.Abs("testdata/emacs/readme.el")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	// --batch loads no init file by itself: -l loads the user's, as an
+	// interactive start would.
+	cmd := exec.CommandContext(ctx, emacs, "--batch", "-l", filepath.Join(home, ".emacs.d", "init.el"), "-l", script)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "HOME="+home, "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"AGENTLS_ROOT="+root, "AGENTLS_REPLY="+reply, "XDG_STATE_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "\nOK\n") {
+		t.Fatalf("emacs: %v\n%s", err, out)
+	}
+}
+
 // requireEmacs returns emacs's path and the arguments that load eglot:
 // Emacs 29 and newer have it built in; Debian's elpa-eglot for Emacs 28
 // lives under /usr/share/emacs/site-lisp/elpa, which -Q leaves off the
