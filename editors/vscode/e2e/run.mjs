@@ -1,0 +1,346 @@
+// End-to-end test of the extension in a real VS Code: code-server 4.100.3
+// (VS Code 1.100.3) driven through headless Chromium with playwright-core.
+// Not run in CI. Set it up once with e2e/setup.sh, build the .vsix (npm
+// run package), then:
+//
+//   node e2e/run.mjs
+//
+// It builds agentls, serves a scripted fake OpenAI-compatible model,
+// installs the .vsix into a fresh code-server, opens a workspace, and
+// through the command palette: asks the agent (the edit lands in the open
+// editor, unsaved; the status bar shows the turn), runs a command (the
+// server's agentls/saveDocuments makes the extension save the buffer
+// first: the disk has the edit), undoes the agent's edit, and opens the
+// output channel. Environment: AGENTLS_E2E_PREFIX (where setup.sh
+// installed, default ~/.cache/agentls-e2e), CHROMIUM (default
+// /usr/bin/chromium), E2E_HEADED=1 to watch, E2E_KEEP=1 to keep the
+// temporary folders.
+
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const started = Date.now();
+const here = path.dirname(fileURLToPath(import.meta.url));
+const extDir = path.resolve(here, '..');
+const repo = path.resolve(extDir, '..', '..');
+const prefix = process.env.AGENTLS_E2E_PREFIX ?? path.join(os.homedir(), '.cache', 'agentls-e2e');
+const chromiumPath = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const codeServer = path.join(prefix, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+const require = createRequire(path.join(prefix, 'package.json'));
+
+function log(msg) {
+  console.log(`[${((Date.now() - started) / 1000).toFixed(1)}s] ${msg}`);
+}
+
+function fail(msg) {
+  throw new Error(msg);
+}
+
+async function until(what, fn, timeoutMs = 30000) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < deadline) {
+    try {
+      last = await fn();
+      if (last) {
+        return last;
+      }
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  fail(`timed out waiting for ${what} (last: ${last})`);
+}
+
+// --- The fake model: OpenAI's streaming wire format, replies in order. ---
+
+const replies = [
+  {
+    delayMs: 400,
+    text: 'Renaming.\n```patch a.go\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n```\n',
+  },
+  { delayMs: 0, text: 'Renamed Config to Settings.' },
+  { delayMs: 0, text: 'Looking.\n```shell\ncat a.go\n```\n' },
+  { delayMs: 0, text: 'Saw the file.' },
+  { delayMs: 30000, text: 'A slow reply, '.repeat(20) },
+];
+const requests = [];
+
+function startModel() {
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', async () => {
+      if (!req.url.endsWith('/chat/completions')) {
+        res.writeHead(404).end();
+        return;
+      }
+      const parsed = JSON.parse(body);
+      requests.push(parsed);
+      const reply = replies[requests.length - 1] ?? { delayMs: 0, text: 'Nothing more.' };
+      res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+      const event = (delta, finish = null) =>
+        res.write(
+          `data: ${JSON.stringify({
+            id: 'chatcmpl-e2e',
+            object: 'chat.completion.chunk',
+            created: 0,
+            model: parsed.model,
+            choices: [{ index: 0, delta, finish_reason: finish }],
+          })}\n\n`,
+        );
+      event({ role: 'assistant', content: '' });
+      const chunks = reply.text.match(/[\s\S]{1,16}/g) ?? [];
+      for (const c of chunks) {
+        if (res.destroyed) {
+          return;
+        }
+        if (reply.delayMs) {
+          await new Promise((r) => setTimeout(r, reply.delayMs / chunks.length));
+        }
+        event({ content: c });
+      }
+      event({}, 'stop');
+      res.end('data: [DONE]\n\n');
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = http.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+// --- VS Code UI through the command palette. ---
+
+async function palette(page, text) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(`>${text}`);
+  // The first entry must be the command, not a recently used other one.
+  await until(`palette entry "${text}"`, async () => {
+    const first = await page.locator('.quick-input-list .monaco-list-row').first().innerText();
+    return first.includes(text);
+  });
+  await page.keyboard.press('Enter');
+}
+
+async function inputBox(page, text) {
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(text);
+  await page.keyboard.press('Enter');
+}
+
+async function openFile(page, name) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(name);
+  await until(`quick open "${name}"`, async () =>
+    (await page.locator('.quick-input-list .monaco-list-row').first().innerText()).includes(name),
+  );
+  await page.keyboard.press('Enter');
+  await page.locator(`.tab[aria-label^="${name}"]`).first().waitFor({ state: 'visible' });
+}
+
+async function editorText(page) {
+  return (await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().innerText()).replace(
+    /\u00a0/g,
+    ' ',
+  );
+}
+
+// The extension's status-bar item (VS Code prefixes the extension id),
+// read in one step: it comes and goes.
+async function statusItemText(page) {
+  return page.evaluate(() => {
+    const item = document.getElementById('agentls.agentls.agentls.status');
+    return item && item.offsetParent !== null ? item.innerText : '';
+  });
+}
+
+// --- The run. ---
+
+async function main() {
+  if (!existsSync(codeServer)) {
+    fail(`no code-server in ${prefix}: run e2e/setup.sh`);
+  }
+  const vsix = readdirSync(extDir).find((f) => f.endsWith('.vsix'));
+  if (!vsix) {
+    fail('no .vsix in editors/vscode: run npm run package');
+  }
+  const { chromium } = require('playwright-core');
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'agentls-e2e-'));
+  const children = [];
+  let browser;
+  let model;
+  let page;
+  let csLog = '';
+  try {
+    const bin = path.join(tmp, 'bin');
+    mkdirSync(bin);
+    execFileSync('go', ['build', '-o', path.join(bin, 'agentls'), './cmd/agentls'], { cwd: repo, stdio: 'inherit' });
+    log('built agentls');
+
+    const ws = path.join(tmp, 'ws');
+    mkdirSync(path.join(ws, '.git'), { recursive: true });
+    writeFileSync(path.join(ws, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+    const original = 'package p\n\n// Config holds settings.\ntype Config struct{}\n';
+    writeFileSync(path.join(ws, 'a.go'), original);
+
+    const userData = path.join(tmp, 'user-data');
+    const extensions = path.join(tmp, 'extensions');
+    mkdirSync(path.join(userData, 'User'), { recursive: true });
+    writeFileSync(
+      path.join(userData, 'User', 'settings.json'),
+      JSON.stringify({
+        'agentls.path': path.join(bin, 'agentls'),
+        'agentls.maxSteps': 5,
+        // Lets the agent's `cat` run without asking: the settings reach the server.
+        'agentls.commandAllowlist': ['cat'],
+        'workbench.startupEditor': 'none',
+        'workbench.tips.enabled': false,
+        'security.workspace.trust.enabled': false,
+        'extensions.autoCheckUpdates': false,
+        'extensions.autoUpdate': false,
+        'telemetry.telemetryLevel': 'off',
+        'files.autoSave': 'off',
+        'window.commandCenter': false,
+      }),
+    );
+    const csArgs = ['--user-data-dir', userData, '--extensions-dir', extensions, '--config', path.join(tmp, 'code-server.yaml')];
+    writeFileSync(path.join(tmp, 'code-server.yaml'), 'auth: none\n');
+    // code-server keeps data of its own under XDG_DATA_HOME: not in $HOME.
+    const xdg = { ...process.env, XDG_DATA_HOME: path.join(tmp, 'data'), XDG_CONFIG_HOME: path.join(tmp, 'config') };
+    execFileSync('node', [codeServer, ...csArgs, '--install-extension', path.join(extDir, vsix)], { stdio: 'inherit', env: xdg });
+    log(`installed ${vsix}`);
+
+    model = await startModel();
+    const port = await freePort();
+    const env = {
+      ...xdg,
+      OPENAI_BASE_URL: `http://127.0.0.1:${model.address().port}/v1`,
+      AGENTLS_MODEL: 'e2e-model',
+      OPENAI_API_KEY: 'e2e-key',
+      XDG_STATE_HOME: path.join(tmp, 'state'),
+    };
+    const cs = spawn(
+      'node',
+      [codeServer, ...csArgs, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-workspace-trust', '--disable-update-check', ws],
+      { env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    children.push(cs);
+    cs.stdout.on('data', (d) => (csLog += d));
+    cs.stderr.on('data', (d) => (csLog += d));
+    await until('code-server', async () => {
+      const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+      return res.ok;
+    });
+    log('code-server is up');
+
+    browser = await chromium.launch({ executablePath: chromiumPath, headless: !process.env.E2E_HEADED, args: ['--no-sandbox'] });
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
+    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60000 });
+    log('workbench loaded');
+
+    await openFile(page, 'a.go');
+    await until('the extension and its server', async () => {
+      await palette(page, 'Agent: Show Output');
+      return (await page.locator('#workbench\\.parts\\.panel').innerText()).includes('msg=initialize');
+    }, 60000);
+    log('agentls output channel open');
+
+    // Ask: the edit lands in the open editor, unsaved; the status bar shows the turn.
+    await palette(page, 'Agent: Ask…');
+    await inputBox(page, 'rename Config to Settings');
+    await until('the status-bar item for the turn', async () => (await statusItemText(page)).includes('agent turn 1'), 15000);
+    log('status bar shows the turn');
+    await until('the edit in the editor', async () => (await editorText(page)).includes('type Settings struct{}'));
+    await until('the turn to end', async () => requests.length === 2 && !(await statusItemText(page)).includes('agent turn 1'));
+    if (!JSON.stringify(requests[0].messages).includes('rename Config to Settings')) {
+      fail('the model was not asked the prompt');
+    }
+    if (readFileSync(path.join(ws, 'a.go'), 'utf8') !== original) {
+      fail('the agent edit reached the disk before a save');
+    }
+    log('ask: edited in the buffer, not on disk');
+
+    // The agent runs a command: agentls/saveDocuments saves the buffer first.
+    await palette(page, 'Agent: Ask…');
+    await inputBox(page, 'show me a.go');
+    await until('a.go saved by agentls/saveDocuments', async () =>
+      readFileSync(path.join(ws, 'a.go'), 'utf8').includes('type Settings struct{}'),
+    );
+    await until('the command result to reach the model', async () => requests.length === 4);
+    if (!JSON.stringify(requests[3].messages).includes('type Settings struct{}')) {
+      fail('the agent\'s command did not see the saved buffer');
+    }
+    log('saveDocuments: the buffer was saved before the agent\'s command');
+
+    // Undo the agent's edit.
+    await palette(page, 'Agent: Undo');
+    await until('the undo in the editor', async () => (await editorText(page)).includes('type Config struct{}'));
+    log('undo: reverted');
+
+    // A job, and its output as a read-only document.
+    await palette(page, 'Agent: Run Command…');
+    await inputBox(page, 'echo e2e-job-output');
+    await page.waitForTimeout(1000);
+    await palette(page, 'Agent: Job Output…');
+    await until('the job in the quick pick', async () =>
+      (await page.locator('.quick-input-list .monaco-list-row').first().innerText()).includes('echo e2e-job-output'),
+    );
+    await page.keyboard.press('Enter');
+    await until('the job output document', async () => (await editorText(page)).includes('e2e-job-output'));
+    await page.locator('.tab[aria-label^="job-1.log"]').first().waitFor({ state: 'visible' });
+    log('jobs: output shown');
+
+    // A click on the status-bar item cancels the running turn.
+    await palette(page, 'Agent: Ask…');
+    await inputBox(page, 'take your time');
+    await until('the slow turn in the status bar', async () => (await statusItemText(page)).includes('agent turn 3'));
+    await page.locator('[id="agentls.agentls.agentls.status"]').click();
+    await until('the turn to be cancelled', async () => (await statusItemText(page)) === '', 15000);
+    log('status bar: a click cancelled the turn');
+
+    const output = await page.locator('#workbench\\.parts\\.panel').innerText();
+    if (!output.includes('agentls')) {
+      fail(`the output channel shows nothing of agentls:\n${output}`);
+    }
+    log(`OK in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+  } catch (err) {
+    console.error(err);
+    process.exitCode = 1;
+    const shot = path.join(os.tmpdir(), 'agentls-e2e-failure.png');
+    await page?.screenshot({ path: shot }).then(() => console.error(`screenshot: ${shot}`), () => {});
+    console.error(`code-server log (end):\n${csLog.slice(-3000)}`);
+  } finally {
+    await browser?.close();
+    model?.close();
+    for (const c of children) {
+      c.kill();
+    }
+    if (!process.env.E2E_KEEP) {
+      rmSync(tmp, { recursive: true, force: true });
+    } else {
+      log(`kept ${tmp}`);
+    }
+  }
+}
+
+await main();
