@@ -14,6 +14,7 @@ import (
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/builtin"
 	"github.com/agentls/agentls/tools/policy"
+	"github.com/agentls/agentls/tools/shell"
 )
 
 // settings are the server's options (section "agentls"), from
@@ -37,9 +38,23 @@ type settings struct {
 	ApprovalTimeout int      `json:"approvalTimeout"` // seconds an approval waits before it counts as a denial
 	ErrorFormats    []string `json:"errorFormats"`    // extra errorformat lines for command output
 	MaxSteps        int      `json:"maxSteps"`
+	// OutputLimits are how many bytes of the head and tail of a command's
+	// stdout and stderr the model reads (0: the default, -1: none).
+	OutputLimits outputLimits `json:"outputLimits"`
 	// SaveDocuments is set by editor plugins that implement the
 	// agentls/saveDocuments request (save these buffers).
 	SaveDocuments bool `json:"saveDocuments"`
+}
+
+type outputLimits struct {
+	StdoutHead int `json:"stdoutHead"`
+	StdoutTail int `json:"stdoutTail"`
+	StderrHead int `json:"stderrHead"`
+	StderrTail int `json:"stderrTail"`
+}
+
+func (l outputLimits) shell() shell.Limits {
+	return shell.Limits{StdoutHead: l.StdoutHead, StdoutTail: l.StdoutTail, StderrHead: l.StderrHead, StderrTail: l.StderrTail}
 }
 
 // defaultSettings are the settings before the client says anything.
@@ -147,6 +162,13 @@ func (cur settings) apply(raw json.RawMessage) (settings, []string) {
 	})
 	set("errorFormats", &next.ErrorFormats, nil)
 	set("saveDocuments", &next.SaveDocuments, nil)
+	set("outputLimits", &next.OutputLimits, func() string {
+		l := next.OutputLimits
+		if min(l.StdoutHead, l.StdoutTail, l.StderrHead, l.StderrTail) < -1 {
+			return "each limit is a number of bytes (0: the default, -1: none)"
+		}
+		return ""
+	})
 	set("maxSteps", &next.MaxSteps, func() string {
 		if next.MaxSteps <= 0 {
 			return "it must be positive"
@@ -159,7 +181,7 @@ func (cur settings) apply(raw json.RawMessage) (settings, []string) {
 	}
 	sort.Strings(unknown)
 	for _, k := range unknown {
-		problems = append(problems, fmt.Sprintf("agentls.%s: unknown setting (known: model, baseUrl, apiKeyEnv, toolFormat, tools, applyMode, shellTimeout, commandAllowlist, commandDenylist, approvalPolicy, approvalTimeout, errorFormats, maxSteps, saveDocuments)", k))
+		problems = append(problems, fmt.Sprintf("agentls.%s: unknown setting (known: model, baseUrl, apiKeyEnv, toolFormat, tools, applyMode, shellTimeout, commandAllowlist, commandDenylist, approvalPolicy, approvalTimeout, errorFormats, outputLimits, maxSteps, saveDocuments)", k))
 	}
 	return next, problems
 }

@@ -410,3 +410,19 @@ func TestClientDeath(t *testing.T) {
 	e.Die()
 	waitGone(t, pid)
 }
+
+// TestOutputLimits: the model reads the head and tail of a command's
+// output that the outputLimits setting allows, and where the rest is.
+func TestOutputLimits(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	srv := shellTurn("seq 1 10000")
+	defer srv.Close()
+	e := lsptest.StartWith(t, writeFiles(t, files), lsptest.Helix(), map[string]any{"model": "m", "baseUrl": srv.URL,
+		"approvalPolicy": "allow", "outputLimits": map[string]int{"stdoutHead": 20, "stdoutTail": 20}}, nil)
+	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "count"})
+	e.Await("turn done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
+	result := srv.Requests()[1].Body.Messages[3].Content
+	if !strings.Contains(result, "bytes cut, full output in ") || !strings.Contains(result, "\n10000") || strings.Contains(result, "\n5000\n") || len(result) > 600 {
+		t.Errorf("the model read %d bytes: %q", len(result), result)
+	}
+}

@@ -132,7 +132,10 @@ func (h *Host) runCommands(ctx context.Context, script string) (msg string, fail
 			failed = true
 		}
 	}
-	return res.Message(h.opts.Limits), failed || len(res.Skipped) > 0, err
+	h.mu.Lock()
+	limits := h.limits
+	h.mu.Unlock()
+	return res.Message(limits), failed || len(res.Skipped) > 0, err
 }
 
 // splitSteps cuts a block into shell steps and `bg` jobs, statement by

@@ -37,7 +37,8 @@ type Options struct {
 	Timeout time.Duration
 	// Policy extends the built-in command rules.
 	Policy policy.Config
-	// Limits are how much output the model reads per command.
+	// Limits are how much output the model reads per command (the zero
+	// value: shell's defaults); SetLimits changes them.
 	Limits shell.Limits
 	// Output, if set, gets output live: source is "cmd N" or "job N".
 	// It must not block long.
@@ -72,6 +73,7 @@ type Host struct {
 	terms *term.Manager
 
 	mu     sync.Mutex
+	limits shell.Limits
 	policy *policy.Policy
 	// remembered are the patterns the user said "Always" for: they
 	// outlive a change of configuration.
@@ -89,7 +91,7 @@ func New(opts Options) (*Host, error) {
 	if err != nil {
 		return nil, fmt.Errorf("command policy: %w", err)
 	}
-	h := &Host{opts: opts, policy: p, always: map[string]bool{}}
+	h := &Host{opts: opts, policy: p, limits: opts.Limits, always: map[string]bool{}}
 	jobLogs := ""
 	if opts.LogDir != "" {
 		jobLogs = filepath.Join(opts.LogDir, "jobs")
@@ -129,6 +131,15 @@ func (h *Host) SetPolicy(cfg policy.Config) error {
 	}
 	h.policy = p
 	return nil
+}
+
+// SetLimits changes how much of a command's output the model reads. The
+// shell keeps in memory what the limits at its start asked for (or its
+// defaults), so larger limits show more only from the next session.
+func (h *Host) SetLimits(l shell.Limits) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.limits = l
 }
 
 // remember allows a pattern from now on.
@@ -210,7 +221,7 @@ func (h *Host) session(ctx context.Context) (*shell.Session, error) {
 		logs = filepath.Join(h.opts.LogDir, "commands")
 	}
 	sh, err := shell.Start(ctx, shell.Options{
-		Dir: h.opts.Root, Timeout: h.opts.Timeout, LogDir: logs,
+		Dir: h.opts.Root, Timeout: h.opts.Timeout, LogDir: logs, Keep: h.limits,
 		Output: func(cmd int, _ string, p []byte) {
 			if h.opts.Output != nil {
 				h.opts.Output(fmt.Sprintf("cmd %d", cmd), p)
