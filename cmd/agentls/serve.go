@@ -26,7 +26,10 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	listen := fs.String("listen", "", "serve LSP on TCP `addr` (host:port) instead of stdio")
 	logFile := fs.String("log", "", "write the log to `file` instead of stderr")
-	if code, ok := parseFlags(fs, args, "usage: agentls [serve] [--listen ADDR] [--log FILE]\n\nRuns the language server, on stdio unless --listen is given.", stderr); !ok {
+	// Many clients pass --stdio by convention (vscode-languageclient's
+	// TransportKind.stdio does): it is the default, so it is accepted.
+	fs.Bool("stdio", true, "serve on stdio (the default; accepted because many clients pass it)")
+	if code, ok := parseFlags(fs, args, "usage: agentls [serve] [--stdio] [--listen ADDR] [--log FILE]\n\nRuns the language server, on stdio unless --listen is given.", stderr); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {

@@ -71,9 +71,10 @@ func TestServeBinary(t *testing.T) {
 		in.Write(frame(map[string]any{"jsonrpc": "2.0", "id": 4, "method": "shutdown"}))
 		in.Write(frame(map[string]any{"jsonrpc": "2.0", "id": 5, "method": "initialize", "params": map[string]any{}})) // after shutdown
 		in.Write(frame(map[string]any{"jsonrpc": "2.0", "method": "exit"}))
-		// Flags alone are serve's, as editors are configured.
+		// Flags alone are serve's, as editors are configured; --stdio,
+		// which many clients pass, is the default.
 		logFile := filepath.Join(t.TempDir(), "agentls.log")
-		cmd := exec.Command(bin, "--log", logFile)
+		cmd := exec.Command(bin, "--stdio", "--log", logFile)
 		cmd.Stdin = &in
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
