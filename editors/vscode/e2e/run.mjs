@@ -10,11 +10,17 @@
 // through the command palette: asks the agent (the edit lands in the open
 // editor, unsaved; the status bar shows the turn), runs a command (the
 // server's agentls/saveDocuments makes the extension save the buffer
-// first: the disk has the edit), undoes the agent's edit, and opens the
-// output channel. Environment: AGENTLS_E2E_PREFIX (where setup.sh
-// installed, default ~/.cache/agentls-e2e), CHROMIUM (default
-// /usr/bin/chromium), E2E_HEADED=1 to watch, E2E_KEEP=1 to keep the
-// temporary folders.
+// first: the disk has the edit), undoes the agent's edit, runs a job and
+// shows its output; answers approvals with the notification's "Run" and
+// "Skip" buttons; applies a reply pasted into an untitled document (one
+// undo reverts it); opens a chat, sends it, and sees the reply stream in;
+// finds "Agent: …" in the light bulb's menu on an AI! comment; in review
+// mode (set in .vscode/settings.json) sees the edit wait with an "Accept
+// agent edit" code action and accepts it with Review Accept…; and cancels
+// a turn from the status bar. About 45 s on 2 cores. Environment:
+// AGENTLS_E2E_PREFIX (where setup.sh installed, default
+// ~/.cache/agentls-e2e), CHROMIUM (default /usr/bin/chromium),
+// E2E_HEADED=1 to watch, E2E_KEEP=1 to keep the temporary folders.
 
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -68,6 +74,19 @@ const replies = [
   { delayMs: 0, text: 'Renamed Config to Settings.' },
   { delayMs: 0, text: 'Looking.\n```shell\ncat a.go\n```\n' },
   { delayMs: 0, text: 'Saw the file.' },
+  // Approvals: commands not on the allowlist ask through a notification.
+  { delayMs: 0, text: 'Making it.\n```shell\ntouch made.txt\n```\n' },
+  { delayMs: 0, text: 'Made it.' },
+  { delayMs: 0, text: 'Making another.\n```shell\ntouch skipped.txt\n```\n' },
+  { delayMs: 0, text: 'It was skipped.' },
+  // The chat's reply.
+  { delayMs: 300, text: 'Hello from the e2e agent.' },
+  // Review mode: the edit waits as a pending hunk.
+  {
+    delayMs: 0,
+    text: 'Renaming.\n```patch a.go\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Options struct{}\n>>>>>>> UPDATED\n```\n',
+  },
+  { delayMs: 0, text: 'Renamed Config to Options.' },
   { delayMs: 30000, text: 'A slow reply, '.repeat(20) },
 ];
 const requests = [];
@@ -130,12 +149,12 @@ async function palette(page, text) {
   const input = page.locator('.quick-input-widget input');
   await input.waitFor({ state: 'visible' });
   await input.fill(`>${text}`);
-  // The first entry must be the command, not a recently used other one.
-  await until(`palette entry "${text}"`, async () => {
-    const first = await page.locator('.quick-input-list .monaco-list-row').first().innerText();
-    return first.includes(text);
+  // The entry named exactly so, not a recently used or fuzzily matched other one.
+  const row = page.locator('.quick-input-list .monaco-list-row').filter({
+    has: page.locator('.label-name', { hasText: new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }),
   });
-  await page.keyboard.press('Enter');
+  await until(`palette entry "${text}"`, async () => (await row.count()) > 0);
+  await row.first().click();
 }
 
 async function inputBox(page, text) {
@@ -162,6 +181,61 @@ async function editorText(page) {
     /\u00a0/g,
     ' ',
   );
+}
+
+// clickNotificationButton clicks a button of the notification toast whose
+// message holds text: how VS Code shows window/showMessageRequest.
+async function clickNotificationButton(page, text, button) {
+  const toast = page.locator('.notification-toast', { hasText: text }).first();
+  await toast.waitFor({ state: 'visible', timeout: 15000 });
+  await toast.getByRole('button', { name: button, exact: true }).click();
+  await toast.waitFor({ state: 'hidden', timeout: 5000 });
+}
+
+async function goToLine(page, line) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(`:${line}`);
+  await page.keyboard.press('Enter');
+  await input.waitFor({ state: 'hidden' });
+}
+
+// codeActionMenu opens the code action menu of the cursor's line from its
+// light bulb and returns the menu's text; the menu is closed again.
+async function codeActionMenu(page, want) {
+  const bulb = page.locator('.editor-group-container.active .lightBulbWidget');
+  await until('the light bulb', async () => (await bulb.count()) > 0 && (await bulb.first().isVisible()), 15000);
+  await bulb.first().click();
+  const menu = page.locator('.action-widget');
+  await menu.first().waitFor({ state: 'visible', timeout: 10000 });
+  let text = '';
+  await until(`"${want}" in the code action menu`, async () => {
+    text = await menu.first().innerText();
+    return text.includes(want);
+  }, 10000).catch((err) => fail(`${err.message}; the menu has:\n${text}`));
+  await page.keyboard.press('Escape');
+  await menu.first().waitFor({ state: 'hidden', timeout: 5000 });
+  return text;
+}
+
+// agentlsLog is the text of the agentls output channel as VS Code logs
+// it to disk (user-data/logs/<session>/exthost*/output_logging_*/N-agentls.log):
+// the panel shows only the lines in view.
+function agentlsLog(userData) {
+  const found = [];
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) {
+        walk(p);
+      } else if (/^\d+-agentls\.log$/.test(e.name)) {
+        found.push(p);
+      }
+    }
+  };
+  walk(path.join(userData, 'logs'));
+  return found.map((f) => readFileSync(f, 'utf8')).join('\n');
 }
 
 // The extension's status-bar item (VS Code prefixes the extension id),
@@ -201,6 +275,7 @@ async function main() {
     writeFileSync(path.join(ws, '.git', 'HEAD'), 'ref: refs/heads/main\n');
     const original = 'package p\n\n// Config holds settings.\ntype Config struct{}\n';
     writeFileSync(path.join(ws, 'a.go'), original);
+    writeFileSync(path.join(ws, 'b.go'), 'package p\n\n// AI! add a String method to Config\nfunc f() {}\n');
 
     const userData = path.join(tmp, 'user-data');
     const extensions = path.join(tmp, 'extensions');
@@ -220,6 +295,9 @@ async function main() {
         'telemetry.telemetryLevel': 'off',
         'files.autoSave': 'off',
         'window.commandCenter': false,
+        // The LSP messages in the output channel's log file: the run waits
+        // on them (a settings change reaching the server).
+        'agentls.trace.server': 'messages',
       }),
     );
     const csArgs = ['--user-data-dir', userData, '--extensions-dir', extensions, '--config', path.join(tmp, 'code-server.yaml')];
@@ -310,10 +388,106 @@ async function main() {
     await page.locator('.tab[aria-label^="job-1.log"]').first().waitFor({ state: 'visible' });
     log('jobs: output shown');
 
+    // An approval: the agent's `touch` is not on the allowlist, so VS Code
+    // shows the server's window/showMessageRequest as a notification; Run.
+    await openFile(page, 'a.go');
+    await palette(page, 'Agent: Ask…');
+    await inputBox(page, 'make a file');
+    await clickNotificationButton(page, 'touch made.txt', 'Run').catch((err) =>
+      fail(`the approval notification for \`touch made.txt\` with a "Run" button: ${err.message}`),
+    );
+    await until('made.txt, created after "Run"', async () => existsSync(path.join(ws, 'made.txt')));
+    await until('the approved turn to end', async () => requests.length === 6);
+    log('approval: "Run" in the notification ran the command');
+
+    // And Skip: the command does not run, the model hears so.
+    await palette(page, 'Agent: Ask…');
+    await inputBox(page, 'make another file');
+    await clickNotificationButton(page, 'touch skipped.txt', 'Skip').catch((err) =>
+      fail(`the approval notification for \`touch skipped.txt\` with a "Skip" button: ${err.message}`),
+    );
+    await until('the skipped turn to end', async () => requests.length === 8);
+    if (existsSync(path.join(ws, 'skipped.txt'))) {
+      fail('skipped.txt was created although "Skip" was clicked');
+    }
+    log('approval: "Skip" in the notification skipped the command');
+
+    // Apply Reply: a reply pasted into an untitled document edits a.go's
+    // buffer; one undo in a.go reverts it.
+    await palette(page, 'File: New Untitled Text File');
+    await page.locator('.tab[aria-label^="Untitled-"]').first().waitFor({ state: 'visible' });
+    await page.keyboard.insertText(
+      'Here is the change:\n```patch a.go\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Applied struct{}\n>>>>>>> UPDATED\n```\n',
+    );
+    await until('the pasted reply in the untitled editor', async () => (await editorText(page)).includes('>>>>>>> UPDATED'));
+    await palette(page, 'Agent: Apply Reply');
+    await openFile(page, 'a.go');
+    await until('the applied reply in a.go\'s buffer', async () => (await editorText(page)).includes('type Applied struct{}'));
+    await page.keyboard.press('Control+z');
+    await until('one undo to revert the applied reply', async () => (await editorText(page)).includes('type Config struct{}'));
+    log('apply reply: from an untitled document into a.go; one undo reverted it');
+
+    // Review mode, from the workspace's settings.json, for the review step
+    // below: VS Code notices the file within a second or two, and the
+    // extension sends the change to the server (the chat does not mind).
+    const changes = () => agentlsLog(userData).split("'workspace/didChangeConfiguration'").length - 1;
+    const changesBefore = changes();
+    mkdirSync(path.join(ws, '.vscode'), { recursive: true });
+    writeFileSync(path.join(ws, '.vscode', 'settings.json'), JSON.stringify({ 'agentls.applyMode': 'review' }));
+
+    // The chat: Open Chat… opens .agentls/chat/e2e.md; Send Chat streams
+    // the reply into it under "## Agent".
+    await palette(page, 'Agent: Open Chat…');
+    await inputBox(page, 'e2e');
+    await page
+      .locator('.tab[aria-label^="e2e.md"]')
+      .first()
+      .waitFor({ state: 'visible', timeout: 15000 })
+      .catch(() => fail('"Agent: Open Chat…" did not open .agentls/chat/e2e.md'));
+    await until('the chat template', async () => (await editorText(page)).includes('## You'));
+    await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.insertText('say hello\n');
+    await palette(page, 'Agent: Send Chat');
+    await until('the chat reply under "## Agent"', async () => {
+      const t = await editorText(page);
+      return /## Agent[\s\S]*Hello from the e2e agent\./.test(t);
+    });
+    if (!JSON.stringify(requests[8].messages).includes('say hello')) {
+      fail('the chat message did not reach the model');
+    }
+    log('chat: the reply streamed into the chat document');
+
+    // Code actions: an AI! comment offers "Agent: …" in the light bulb's menu.
+    await openFile(page, 'b.go');
+    await goToLine(page, 3);
+    await codeActionMenu(page, 'Agent: add a String method to Config');
+    log('code actions: the light bulb offers "Agent: …" on an AI! comment');
+
+    // Review: Ask → the edit is pending (a code action accepts it); Review
+    // Accept… on all pending edits applies it.
+    await until('workspace/didChangeConfiguration after .vscode/settings.json changed', async () => changes() > changesBefore, 15000);
+    await openFile(page, 'a.go');
+    await palette(page, 'Agent: Ask…');
+    await inputBox(page, 'rename Config to Options');
+    await until('the review turn to end', async () => requests.length === 11 && !/agent turn/.test(await statusItemText(page)));
+    if (!(await editorText(page)).includes('type Config struct{}')) {
+      fail('applyMode "review" in .vscode/settings.json did not reach the server: the edit was applied at once');
+    }
+    await goToLine(page, 4);
+    await codeActionMenu(page, 'Accept agent edit');
+    await palette(page, 'Agent: Review Accept…');
+    await until('the review scope pick', async () =>
+      (await page.locator('.quick-input-list').innerText()).includes('All pending edits'),
+    );
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'All pending edits' }).first().click();
+    await until('the accepted edit in a.go', async () => (await editorText(page)).includes('type Options struct{}'));
+    log('review: the edit waited, a code action offered it, Review Accept… applied it');
+
     // A click on the status-bar item cancels the running turn.
     await palette(page, 'Agent: Ask…');
     await inputBox(page, 'take your time');
-    await until('the slow turn in the status bar', async () => (await statusItemText(page)).includes('agent turn 3'));
+    await until('the slow turn in the status bar', async () => /agent turn \d+/.test(await statusItemText(page)));
     await page.locator('[id="agentls.agentls.agentls.status"]').click();
     await until('the turn to be cancelled', async () => (await statusItemText(page)) === '', 15000);
     log('status bar: a click cancelled the turn');
