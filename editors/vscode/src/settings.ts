@@ -24,6 +24,7 @@ export const SERVER_SETTINGS = [
   'approvalPolicy',
   'approvalTimeout',
   'errorFormats',
+  'outputLimits',
   'maxSteps',
 ] as const;
 

@@ -47,6 +47,7 @@ const serverDefaults: Record<string, unknown> = {
   approvalPolicy: 'ask',
   approvalTimeout: 300,
   errorFormats: [],
+  outputLimits: {},
   maxSteps: 30,
 };
 
@@ -104,6 +105,16 @@ describe('package.json', () => {
     assert.deepEqual(props['agentls.toolFormat'].enum, ['markdown', 'xml', 'tool']);
     assert.deepEqual(props['agentls.applyMode'].enum, ['apply', 'review']);
     assert.deepEqual(props['agentls.approvalPolicy'].enum, ['ask', 'deny', 'allow']);
+  });
+
+  it('contributes every setting the server knows', () => {
+    // The server lists its settings in the warning for an unknown one.
+    const config = readFileSync(join(root, '..', '..', 'lsp', 'config.go'), 'utf8');
+    const known = /\(known: ([a-zA-Z, ]+)\)/.exec(config);
+    assert.ok(known, 'no list of known settings in lsp/config.go');
+    // saveDocuments is the extension's to set, not the user's.
+    const server = known[1].split(', ').filter((k) => k !== 'saveDocuments');
+    assert.deepEqual([...SERVER_SETTINGS].sort(), server.sort());
   });
 
   it('has no setting that holds a key', () => {
