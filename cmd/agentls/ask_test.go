@@ -54,3 +54,39 @@ func TestAskUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestAskShell: without a terminal, an allowlisted command runs (here by
+// the workspace's settings file) and one that needs approval is refused,
+// the model told why; nothing it would have done is done.
+func TestAskShell(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	srv := modeltest.New(
+		modeltest.Text("```shell\nls\n```\n\n", 6),
+		modeltest.Text("```shell\ntouch made\n```\n\n", 6),
+		modeltest.Text("```shell\nmkdir -p out\n```\n\n", 6),
+		modeltest.Text("Done.", 9),
+	)
+	defer srv.Close()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.go"), []byte("package p\n"), 0o644)
+	os.MkdirAll(filepath.Join(dir, ".agentls"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".agentls", "settings.json"), []byte(`{"commandAllowlist": ["mkdir"]}`), 0o644)
+	_, stderr, code := runCLI(t, "", "ask", "-C", dir, "--model", "m", "--base-url", srv.URL, "look around")
+	if code != exitOK {
+		t.Fatalf("exit %d\nstderr: %s", code, stderr)
+	}
+	reqs := srv.Requests()
+	if got := reqs[1].Body.Messages[3].Content; !strings.Contains(got, "a.go") {
+		t.Errorf("ls: the model read %q", got)
+	}
+	if got := reqs[2].Body.Messages[5].Content; !strings.Contains(got, "needs the user's approval") {
+		t.Errorf("touch: the model read %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "made")); err == nil {
+		t.Error("a command that needs approval ran without a terminal")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out")); err != nil {
+		t.Errorf("the settings' allowlisted mkdir did not run: %v", err)
+	}
+}
