@@ -47,3 +47,15 @@ func StateDir(getenv func(string) string, kind, root string) (string, error) {
 	}
 	return dir, nil
 }
+
+// KeptApprovals is the file that keeps a workspace's "Always" answers to
+// command approvals (shelltool.Options.AlwaysFile), in the state folder:
+// the user's trust, not the project's (a project shares its allowlist in
+// .agentls/settings.json). It is "" when there is no state folder.
+func KeptApprovals(getenv func(string) string, root string) string {
+	dir, err := StateDir(getenv, "approvals", root)
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "always.txt")
+}

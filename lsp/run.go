@@ -65,6 +65,7 @@ func (s *Server) shellHost() (*shelltool.Host, error) {
 		Finished:   s.commandFinished,
 		JobStarted: s.showJob,
 		BeforeRun:  s.syncDisk,
+		AlwaysFile: agent.KeptApprovals(os.Getenv, s.root),
 	})
 	if err != nil {
 		return nil, err

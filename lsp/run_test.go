@@ -426,3 +426,41 @@ func TestOutputLimits(t *testing.T) {
 		t.Errorf("the model read %d bytes: %q", len(result), result)
 	}
 }
+
+// TestAlwaysKept: "Always" allows the command's pattern for the rest of
+// the session and in the next one on the same workspace.
+func TestAlwaysKept(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	root := writeFiles(t, files)
+	srv := modeltest.New(
+		modeltest.Text("```shell\nmkdir -p one\n```\n\n", 16), modeltest.Text("Done.", 16),
+		modeltest.Text("```shell\nmkdir -p two\n```\n\n", 16), modeltest.Text("Done.", 16),
+	)
+	defer srv.Close()
+	e := lsptest.StartWith(t, root, lsptest.VSCode(), map[string]any{"model": "m", "baseUrl": srv.URL}, nil)
+	e.ChooseAction = func(q protocol.ShowMessageRequestParams) string {
+		for _, a := range q.Actions {
+			if a.Title == "Always run `mkdir`" {
+				return a.Title
+			}
+		}
+		t.Errorf("no Always button among %v", q.Actions)
+		return ""
+	}
+	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "make one"})
+	e.Await("turn 1 done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
+	e.Shutdown()
+
+	e2 := lsptest.StartWith(t, root, lsptest.VSCode(), map[string]any{"model": "m", "baseUrl": srv.URL}, nil)
+	e2.ChooseAction = func(q protocol.ShowMessageRequestParams) string {
+		t.Errorf("asked again: %s", q.Message)
+		return ""
+	}
+	e2.ExecuteCommand("agentls.ask", map[string]any{"prompt": "make two"})
+	e2.Await("turn 1 done", func() bool { return e2.HasMessageLocked("agent turn 1 done") })
+	for _, f := range []string{"one", "two"} {
+		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}

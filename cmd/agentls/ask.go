@@ -69,7 +69,7 @@ func runAsk(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
 		return exitUsage
 	}
-	host, err := newShellHost(root, runLogDir(root), cfg, stderr)
+	host, err := newShellHost(root, runLogDir(root), agent.KeptApprovals(os.Getenv, root), cfg, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
 		return exitUsage

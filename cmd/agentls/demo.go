@@ -88,7 +88,7 @@ func demo(ctx context.Context, out io.Writer, keep bool) error {
 	}
 	// The demo's workspace allows `go test`, as a project would in its
 	// .agentls/settings.json; the job's problems print as diagnostics.
-	host, err := newShellHost(root, filepath.Join(root, ".agentls", "logs"), policy.Config{Allow: []string{"go test"}}, out)
+	host, err := newShellHost(root, filepath.Join(root, ".agentls", "logs"), "", policy.Config{Allow: []string{"go test"}}, out)
 	if err != nil {
 		return err
 	}

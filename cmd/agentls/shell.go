@@ -29,15 +29,16 @@ func runLogDir(root string) string {
 }
 
 // newShellHost gives a terminal turn the shell tools: commands run under
-// root with the workspace's policy, their output kept in logDir; when one
-// ends, the problems its output names are printed (the terminal's
-// diagnostics).
-func newShellHost(root, logDir string, cfg policy.Config, stderr io.Writer) (*shelltool.Host, error) {
+// root with the workspace's policy, their output kept in logDir, "Always"
+// answers in always; when one ends, the problems its output names are
+// printed (the terminal's diagnostics).
+func newShellHost(root, logDir, always string, cfg policy.Config, stderr io.Writer) (*shelltool.Host, error) {
 	var mu sync.Mutex
 	return shelltool.New(shelltool.Options{
-		Root:   root,
-		LogDir: logDir,
-		Policy: cfg,
+		Root:       root,
+		LogDir:     logDir,
+		Policy:     cfg,
+		AlwaysFile: always,
 		Finished: func(f shelltool.Finished) {
 			diags, _ := diagnose.Parse(f.Command, f.Output, diagnose.Options{Dir: f.Dir, Root: root})
 			if len(diags) == 0 && len(diagnose.Presets(f.Command)) == 0 {

@@ -62,9 +62,12 @@ func (h *Host) runShell(ctx context.Context, script string, c tools.Confirmer) (
 		}
 		if ans == tools.Always {
 			for _, p := range pats {
-				if err := h.remember(p); err != nil {
+				if err := h.Remember(p); err != nil {
 					return "", fmt.Errorf("remember %q: %w", p, err)
 				}
+				// Not keeping it for next time is no reason to refuse
+				// the command the user allowed.
+				_ = h.keepAlways(p)
 			}
 		}
 	}

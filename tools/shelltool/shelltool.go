@@ -13,6 +13,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -49,6 +51,10 @@ type Options struct {
 	// JobStarted, if set, is told of every job started (to show it as
 	// progress).
 	JobStarted func(jobs.Info)
+	// AlwaysFile, if set, keeps the command patterns the user answered
+	// "Always" for, one a line: read when the Host is made, appended to on
+	// each new answer, so they hold in the next session too.
+	AlwaysFile string
 	// BeforeRun, if set, runs before the agent's commands: it brings the
 	// disk in step with the editor where it can, and returns a note for
 	// the model about what it could not ("" for none).
@@ -107,7 +113,39 @@ func New(opts Options) (*Host, error) {
 		Exited: h.jobExited,
 	})
 	h.terms = term.NewManager(term.Options{Dir: opts.Root})
+	if opts.AlwaysFile != "" {
+		data, err := os.ReadFile(opts.AlwaysFile)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("kept approvals: %w", err)
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				// Only a hand-edited line can be invalid: skipped, the
+				// command is asked about again, which is safe.
+				_ = h.Remember(line)
+			}
+		}
+	}
 	return h, nil
+}
+
+// keepAlways appends a pattern to the AlwaysFile.
+func (h *Host) keepAlways(pattern string) error {
+	if h.opts.AlwaysFile == "" {
+		return nil
+	}
+	f, err := os.OpenFile(h.opts.AlwaysFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return fmt.Errorf("keep the approval of %q: %w", pattern, err)
+	}
+	_, err = f.WriteString(pattern + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("keep the approval of %q: %w", pattern, err)
+	}
+	return nil
 }
 
 // Policy is the command policy, with what the user allowed meanwhile.
@@ -142,8 +180,9 @@ func (h *Host) SetLimits(l shell.Limits) {
 	h.limits = l
 }
 
-// remember allows a pattern from now on.
-func (h *Host) remember(pattern string) error {
+// Remember allows a command pattern from now on, as the user's "Always"
+// does (a caller restores earlier answers with it).
+func (h *Host) Remember(pattern string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if err := h.policy.Remember(pattern); err != nil {
