@@ -89,7 +89,7 @@ func (a *approvals) inFile(path string) []*approval {
 	return out
 }
 
-// answer delivers an answer unless one was given already.
+// deliver gives the approval its answer unless it has one already.
 func (ap *approval) deliver(ans tools.Answer) bool {
 	select {
 	case ap.answer <- ans:

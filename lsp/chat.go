@@ -61,7 +61,7 @@ func isChat(rel string) bool {
 }
 
 // chatOpenCommand creates the chat document (if new) and shows it.
-func (s *Server) chatOpenCommand(ctx context.Context, arg json.RawMessage) (any, error) {
+func (s *Server) chatOpenCommand(arg json.RawMessage) (any, error) {
 	var a chatOpenArgs
 	if len(arg) > 0 && string(arg) != "null" {
 		if err := json.Unmarshal(arg, &a); err != nil {

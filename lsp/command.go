@@ -60,7 +60,7 @@ func (s *Server) executeCommand(ctx context.Context, p *executeCommandParams) (a
 	case cmdReviewDiff:
 		return s.reviewDiffCommand(arg)
 	case cmdChatOpen:
-		return s.chatOpenCommand(ctx, arg)
+		return s.chatOpenCommand(arg)
 	case cmdChatSend:
 		return s.chatSendCommand(arg)
 	case cmdRun, cmdJobsList, cmdJobsOutput, cmdJobsKill:

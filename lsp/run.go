@@ -135,14 +135,22 @@ func (s *Server) commandFinished(f shelltool.Finished) {
 	}
 	source := "agentls: " + diagnose.Label(f.Command)
 	byFile := map[string][]protocol.Diagnostic{}
+	texts := map[string]*edits.Mapper{} // each file read once, as the editor holds it
 	for _, d := range diags {
 		rel, err := filepath.Rel(root, d.Path)
 		if err != nil || strings.HasPrefix(rel, "..") {
 			continue
 		}
 		rel = filepath.ToSlash(rel)
+		m, seen := texts[rel]
+		if !seen {
+			if text, _, _, err := (editorSource{s: s, disk: edit.DiskSource{Root: root}}).Read(ctx, rel); err == nil {
+				m = edits.NewMapper(text)
+			}
+			texts[rel] = m
+		}
 		byFile[rel] = append(byFile[rel], protocol.Diagnostic{
-			Range:    s.lineRange(ctx, rel, d.Line, d.Col),
+			Range:    s.lineRange(m, d.Line, d.Col),
 			Severity: protocol.DiagnosticSeverity(d.Severity),
 			Source:   source,
 			Code:     d.Code,
@@ -172,29 +180,33 @@ func (s *Server) commandFinished(f shelltool.Finished) {
 
 // lineRange is the range of a reported line (1-based) from its column
 // (1-based, in bytes; 0 for the line's first non-blank) to its end, in
-// the negotiated encoding, on the text the editor holds.
-func (s *Server) lineRange(ctx context.Context, rel string, line, col int) protocol.Range {
+// the negotiated encoding, on the file's text m (nil: unreadable, the
+// whole line).
+func (s *Server) lineRange(m *edits.Mapper, line, col int) protocol.Range {
 	if line <= 0 {
 		return protocol.Range{}
 	}
-	s.mu.Lock()
-	root, enc := s.root, s.encoding
-	s.mu.Unlock()
-	text, _, _, err := editorSource{s: s, disk: edit.DiskSource{Root: root}}.Read(ctx, rel)
 	l := uint32(line - 1)
-	if err != nil {
-		return protocol.Range{Start: protocol.Position{Line: l}, End: protocol.Position{Line: l + 1}}
+	whole := protocol.Range{Start: protocol.Position{Line: l}, End: protocol.Position{Line: l + 1}}
+	if m == nil {
+		return whole
 	}
-	m := edits.NewMapper(text)
+	text := m.Text()
 	start, err := m.Offset(line-1, 0, edits.UTF8)
 	if err != nil {
-		return protocol.Range{Start: protocol.Position{Line: l}, End: protocol.Position{Line: l + 1}}
+		return whole
 	}
-	end := start + strings.IndexByte(text[start:]+"\n", '\n')
+	end := len(text)
+	if i := strings.IndexByte(text[start:], '\n'); i >= 0 {
+		end = start + i
+	}
 	from := start + len(text[start:end]) - len(strings.TrimLeft(text[start:end], " \t"))
 	if col > 0 {
 		from = min(start+col-1, end)
 	}
+	s.mu.Lock()
+	enc := s.encoding
+	s.mu.Unlock()
 	sl, sc, _ := m.Position(from, enc)
 	el, ec, _ := m.Position(end, enc)
 	return protocol.Range{Start: protocol.Position{Line: uint32(sl), Character: uint32(sc)}, End: protocol.Position{Line: uint32(el), Character: uint32(ec)}}

@@ -3,6 +3,8 @@ package diagnose
 import (
 	"regexp"
 	"strings"
+
+	"github.com/agentls/agentls/tools/termtext"
 )
 
 // maxLineLen bounds a line handed to the parsers. errorformat reads with a
@@ -87,48 +89,12 @@ func cleanLine(line string) string {
 		line = line[i+1:]
 	}
 	if strings.IndexByte(line, 0x1b) >= 0 {
-		line = stripEscapes(line)
+		line = termtext.StripEscapes(line)
 	}
 	if len(line) > maxLineLen {
 		line = line[:maxLineLen]
 	}
 	return line
-}
-
-// stripEscapes removes ANSI CSI sequences (ESC [ ... final byte) and OSC
-// sequences (ESC ] ... BEL or ESC \).
-func stripEscapes(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); i++ {
-		if s[i] != 0x1b {
-			b.WriteByte(s[i])
-			continue
-		}
-		if i+1 >= len(s) {
-			break
-		}
-		switch s[i+1] {
-		case '[':
-			j := i + 2
-			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
-				j++
-			}
-			i = j // the final byte, skipped by the loop
-		case ']':
-			j := i + 2
-			for j < len(s) && s[j] != 0x07 && !(s[j] == 0x1b && j+1 < len(s) && s[j+1] == '\\') {
-				j++
-			}
-			if j < len(s) && s[j] == 0x1b {
-				j++
-			}
-			i = j
-		default:
-			i++ // a two-byte escape
-		}
-	}
-	return b.String()
 }
 
 // text returns the lines of seg joined for an errorformat scanner.

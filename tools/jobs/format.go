@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agentls/agentls/tools/termtext"
 )
 
 // What the model is shown of a job's output by default (gptme's sizes):
@@ -220,7 +222,7 @@ func cleanOutput(s string) string {
 	if s == "" {
 		return ""
 	}
-	s = stripEscapes(s)
+	s = termtext.StripEscapes(s)
 	if strings.Contains(s, "\r") {
 		lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
 		for k, line := range lines {
@@ -231,65 +233,5 @@ func cleanOutput(s string) string {
 		}
 		s = strings.Join(lines, "\n")
 	}
-	return trimBlankLines(s)
-}
-
-// trimBlankLines drops whitespace-only lines at both ends, keeping the
-// indentation of the first line that is not.
-func trimBlankLines(s string) string {
-	for {
-		line, rest, ok := strings.Cut(s, "\n")
-		if !ok || strings.TrimSpace(line) != "" {
-			break
-		}
-		s = rest
-	}
-	s = strings.TrimRight(s, " \t\n")
-	if strings.TrimSpace(s) == "" {
-		return ""
-	}
-	return s
-}
-
-// stripEscapes removes ANSI escape sequences: CSI (ESC [ ... final byte),
-// OSC (ESC ] ... BEL or ESC \) and two-byte escapes.
-func stripEscapes(s string) string {
-	if !strings.Contains(s, "\x1b") {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for k := 0; k < len(s); k++ {
-		if s[k] != 0x1b {
-			b.WriteByte(s[k])
-			continue
-		}
-		if k+1 >= len(s) {
-			break
-		}
-		switch s[k+1] {
-		case '[': // CSI: parameters and intermediates, then a final byte
-			k += 2
-			for k < len(s) && (s[k] < 0x40 || s[k] > 0x7e) {
-				k++
-			}
-		case ']': // OSC: a string ended by BEL or ST (ESC \)
-			k += 2
-			for k < len(s) && s[k] != 0x07 && !(s[k] == 0x1b && k+1 < len(s) && s[k+1] == '\\') {
-				k++
-			}
-			if k < len(s) && s[k] == 0x1b {
-				k++
-			}
-		default: // ESC, intermediates (ESC ( B), a final byte
-			k++
-			for k < len(s) && s[k] >= 0x20 && s[k] <= 0x2f {
-				k++
-			}
-			if k < len(s) && s[k] >= 0x80 {
-				k-- // not a final byte but a character: keep it whole
-			}
-		}
-	}
-	return b.String()
+	return termtext.TrimBlankLines(s, true, true)
 }

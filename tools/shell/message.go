@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agentls/agentls/tools/termtext"
 )
 
 // Result is what a Run did.
@@ -140,10 +142,10 @@ func (c *Command) message(l Limits) string {
 func (c *Command) render(text string, gap Gap, head, tail int) string {
 	h, t, cut := excerpt(text, gap, head, tail)
 	if cut == 0 {
-		return trimBlankLines(stripANSI(h), true, true)
+		return termtext.TrimBlankLines(stripANSI(h), true, true)
 	}
-	h = trimBlankLines(stripANSI(h), true, false)
-	t = trimBlankLines(stripANSI(t), false, true)
+	h = termtext.TrimBlankLines(stripANSI(h), true, false)
+	t = termtext.TrimBlankLines(stripANSI(t), false, true)
 	var note string
 	switch {
 	case c.LogError != nil:
@@ -274,33 +276,4 @@ func stripANSI(s string) string {
 	}
 	b.WriteString(s)
 	return b.String()
-}
-
-// trimBlankLines removes whitespace-only lines at the start and/or end,
-// keeping the indentation of the first line that stays.
-func trimBlankLines(s string, leading, trailing bool) string {
-	for leading {
-		line, rest, found := strings.Cut(s, "\n")
-		if strings.TrimSpace(line) != "" {
-			break
-		}
-		s = rest
-		if !found {
-			s = ""
-			break
-		}
-	}
-	for trailing {
-		i := strings.LastIndexByte(s, '\n')
-		if strings.TrimSpace(s[i+1:]) != "" {
-			s = strings.TrimRight(s, " \t\r")
-			break
-		}
-		if i < 0 {
-			s = ""
-			break
-		}
-		s = s[:i]
-	}
-	return s
 }
