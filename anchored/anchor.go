@@ -80,33 +80,13 @@ type Line struct {
 // SplitLines splits text into lines. A leading byte-order mark is returned
 // apart.
 func SplitLines(text string) (lines []Line, bom string) {
-	return splitLinesInto(nil, text)
-}
-
-// splitLinesInto is SplitLines reusing lines' array.
-func splitLinesInto(lines []Line, text string) ([]Line, string) {
-	bom := ""
-	if strings.HasPrefix(text, "\ufeff") {
-		bom, text = "\ufeff", text[3:]
+	var ls lineSet
+	ls.split(text)
+	lines = make([]Line, ls.Len())
+	for i := range lines {
+		lines[i] = Line{Content: ls.content(i), EOL: ls.eol(i)}
 	}
-	if n := strings.Count(text, "\n") + 1; cap(lines) < n {
-		lines = make([]Line, 0, n)
-	}
-	lines = lines[:0]
-	for len(text) > 0 {
-		i := strings.IndexByte(text, '\n')
-		if i < 0 {
-			lines = append(lines, Line{Content: text})
-			break
-		}
-		content, eol := text[:i], "\n"
-		if strings.HasSuffix(content, "\r") {
-			content, eol = content[:len(content)-1], "\r\n"
-		}
-		lines = append(lines, Line{Content: content, EOL: eol})
-		text = text[i+1:]
-	}
-	return lines, bom
+	return lines, ls.bom
 }
 
 // JoinLines is the inverse of SplitLines.
@@ -125,6 +105,64 @@ func JoinLines(lines []Line, bom string) string {
 	return b.String()
 }
 
+// A lineSet is a text cut into lines without copying it: offsets only, so
+// a 10 MB file costs the garbage collector nothing to scan and a reused
+// lineSet costs no allocation.
+type lineSet struct {
+	text  string // without the byte-order mark
+	bom   string
+	start []int // line i is text[start[i]:start[i+1]], its ending included
+}
+
+// split cuts text into lines, reusing the offsets' array.
+func (ls *lineSet) split(text string) {
+	ls.bom = ""
+	if strings.HasPrefix(text, "\ufeff") {
+		ls.bom, text = "\ufeff", text[3:]
+	}
+	ls.text = text
+	if n := strings.Count(text, "\n") + 2; cap(ls.start) < n {
+		ls.start = make([]int, 0, n) // once, not grown by doubling
+	}
+	ls.start = append(ls.start[:0], 0)
+	for at := 0; at < len(text); {
+		i := strings.IndexByte(text[at:], '\n')
+		if i < 0 {
+			at = len(text)
+		} else {
+			at += i + 1
+		}
+		ls.start = append(ls.start, at)
+	}
+}
+
+// Len returns the number of lines.
+func (ls *lineSet) Len() int { return len(ls.start) - 1 }
+
+// content returns line i without its line ending.
+func (ls *lineSet) content(i int) string {
+	a, b := ls.start[i], ls.start[i+1]
+	return ls.text[a : b-eolLen(ls.text[a:b])]
+}
+
+// eol returns line i's line ending: "\n", "\r\n" or "".
+func (ls *lineSet) eol(i int) string {
+	a, b := ls.start[i], ls.start[i+1]
+	return ls.text[b-eolLen(ls.text[a:b]) : b]
+}
+
+// eolLen is the length of the line ending that ends line (with it).
+func eolLen(line string) int {
+	n := len(line)
+	switch {
+	case n == 0 || line[n-1] != '\n':
+		return 0
+	case n >= 2 && line[n-2] == '\r':
+		return 2
+	}
+	return 1
+}
+
 // An Index holds the content hash of every line of a text, so anchors can
 // be computed, and kept up to date after an edit by rehashing only the
 // lines that changed.
@@ -136,15 +174,27 @@ type Index struct {
 // NewIndex hashes the lines.
 func NewIndex(lines []Line, opts Options) *Index {
 	ix := &Index{opts: opts}
-	ix.Reset(lines)
+	ix.hashes = make([]uint64, len(lines))
+	for i, l := range lines {
+		ix.hashes[i] = ix.opts.hash(l.Content)
+	}
 	return ix
 }
 
-// Reset rehashes the index for new lines, reusing its memory.
-func (ix *Index) Reset(lines []Line) {
-	ix.hashes = resize(ix.hashes, len(lines))
-	for i, l := range lines {
-		ix.hashes[i] = ix.opts.hash(l.Content)
+// reset rehashes the index for a new text, reusing its memory.
+func (ix *Index) reset(ls *lineSet) {
+	n := ls.Len()
+	ix.hashes = resize(ix.hashes, n)
+	if ix.opts.hashLine != nil {
+		for i := range n {
+			ix.hashes[i] = ix.opts.hashLine(ls.content(i))
+		}
+		return
+	}
+	text, start := ls.text, ls.start
+	for i := range n {
+		a, b := start[i], start[i+1]
+		ix.hashes[i] = xxh3.HashString(text[a : b-eolLen(text[a:b])])
 	}
 }
 
@@ -177,8 +227,6 @@ func (ix *Index) Update(first, removed int, added []string) {
 // digest is a line's anchor digest.
 type digest [2]uint64
 
-func (ix *Index) digest(i int) digest { return ix.digestR(i, 1) }
-
 // maxRadius is how far a repeated line's context is widened before lines
 // that are still alike are told apart by an ordinal.
 const maxRadius = 8
@@ -187,7 +235,7 @@ const maxRadius = 8
 // values past the ends). Radius 1 is every line's anchor; repeated lines
 // use a wider one (see Anchors).
 func (ix *Index) digestR(i, r int) digest {
-	var buf [(2*maxRadius + 1) * 8]byte
+	var buf [(2*maxRadius+1)*8 + 1]byte
 	b := buf[:(2*r+1)*8]
 	for k := -r; k <= r; k++ {
 		h := uint64(edgeHash)

@@ -2,6 +2,8 @@ package anchored
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -338,6 +340,42 @@ func TestIncrementalIndexMatchesFresh(t *testing.T) {
 	for i := range want.Len() {
 		if got.Token(i) != want.Token(i) {
 			t.Errorf("line %d: incremental %s, fresh %s", i+1, got.Token(i), want.Token(i))
+		}
+	}
+}
+
+// TestEveryAnchorNamesItsLine renders random texts of few distinct lines
+// (long runs, repeated contexts), with short anchors and with a line hash
+// that collides for most lines: every anchor not marked ambiguous must
+// name exactly its own line, and every ambiguous one must be refused.
+func TestEveryAnchorNamesItsLine(t *testing.T) {
+	weak := func(s string) uint64 { return uint64(len(s) % 3) }
+	r := rand.New(rand.NewPCG(1, 2))
+	for trial := range 40 {
+		var b strings.Builder
+		for range 1 + r.IntN(80) {
+			fmt.Fprintf(&b, "l%d\n", r.IntN(1+r.IntN(4)))
+		}
+		text := b.String()
+		for _, opts := range []Options{{}, {Width: 1}, {Width: 2, hashLine: weak}, {hashLine: weak}} {
+			v, err := View(text, 0, 0, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines, _ := SplitLines(text)
+			for i, l := range v {
+				res, err := Apply(text, []Op{{Anchor: l.Anchor, Op: "delete"}}, opts)
+				if strings.HasSuffix(l.Anchor, "?") {
+					if err == nil {
+						t.Fatalf("trial %d %+v: ambiguous anchor %s of line %d accepted", trial, opts, l.Anchor, i+1)
+					}
+					continue
+				}
+				want := JoinLines(slices.Delete(slices.Clone(lines), i, i+1), "")
+				if err != nil || res.Text != want {
+					t.Fatalf("trial %d %+v: anchor %s of line %d: %v\n%q\nwant %q", trial, opts, l.Anchor, i+1, err, res.Text, want)
+				}
+			}
 		}
 	}
 }

@@ -1,39 +1,134 @@
 package anchored
 
-import "strconv"
+import (
+	"encoding/binary"
+	"math/bits"
+	"slices"
+	"strconv"
 
-// A Table holds the anchor of every line of a text, compactly: tokens are
-// written out only for the lines shown or looked up.
+	"github.com/zeebo/xxh3"
+)
+
+// A Table holds the anchor of every line of a text, compactly: the top 64
+// bits of each line's digest, and the rare exceptions (wider contexts,
+// lengthened anchors, ordinals, collisions) apart. Tokens are written out
+// only for the lines shown; looking a token up is a probe of the table's
+// open-addressed key index, not a pass over the text.
 type Table struct {
-	digests   []digest
-	ordinals  []int32 // 1 for the first of identical triples, 2, 3, … after
-	widths    []uint8 // characters shown; 0 means the default width
-	ambiguous map[int]bool
-	radii     []int8 // context radius of each digest; nil or 0 means 1
-	width     int
+	tops  []uint64 // digest[0] of each line
+	lows  []uint64 // digest[1], only when anchors show more than 12 characters
+	width int      // characters shown (more where lengthened)
 
-	// Scratch for the next AnchorsInto.
-	slots  []int32
-	groups []group
-	gidx   []int32
+	radii      []int8               // context radius of each line's digest; nil means 1
+	lengthened map[int32]lengthened // anchors shown longer than width
+	ordinals   map[int32]int32      // ordinals above 1: lines alike across 17 lines
+	ambiguous  map[int32]bool       // lines whose digest collides with a different context
+	special    []uint64             // a bit per line in one of the three maps above
+
+	// The key index of the last scan: every key (the digest bits an anchor
+	// shows) with its first line, and the lines of keys several lines share,
+	// grouped by key in line order.
+	shift   uint
+	slots   []slot
+	groupOf []int32 // the group + 1 of a line first with a shared key; nil if none
+	members []int32 // lines of shared keys, group by group
+	bounds  []int32 // group g is members[bounds[g]:bounds[g+1]]
+
+	// Scratch kept for the next build.
+	radiiBuf   []int8
+	groupBuf   []int32
+	specialBuf []uint64
+	pairs      []memberOf
+	work       []int32
+	counts     map[uint64]seen
 }
 
+// lengthened is an anchor shown with more characters than the table's
+// width, because another line's anchor shares its first characters.
+type lengthened struct {
+	d     digest
+	width uint8
+}
+
+// A slot of the key index: the top 32 bits of its first line's digest
+// (its key, or the key's start when anchors show more than 6 characters)
+// and the first line + 1; 0 is an empty slot. Eight bytes, so the index of
+// a 250,000-line file is 4 MB.
+type slot uint64
+
+func newSlot(top uint64, line int) slot { return slot(top>>32<<32 | uint64(line+1)) }
+
+func (s slot) line() int { return int(uint32(s)) - 1 }
+
+type memberOf struct{ line, group int32 }
+
+type seen struct{ first, count int32 }
+
 // Len returns the number of lines.
-func (t *Table) Len() int { return len(t.digests) }
+func (t *Table) Len() int { return len(t.tops) }
+
+// digest returns line i's digest as far as the table keeps it: whole when
+// lengthened or when anchors are wider than 12 characters, else its top 64
+// bits (60 of which make 12 characters).
+func (t *Table) digest(i int) (digest, int) {
+	if l, ok := t.lengthened[int32(i)]; ok {
+		return l.d, int(l.width)
+	}
+	d := digest{t.tops[i], 0}
+	if t.lows != nil {
+		d[1] = t.lows[i]
+	}
+	return d, t.width
+}
 
 // AppendToken appends line i's anchor to b: its characters, and ".k" for an
 // ordinal k > 1.
 func (t *Table) AppendToken(b []byte, i int) []byte {
-	w := t.width
-	if t.widths != nil && t.widths[i] != 0 {
-		w = int(t.widths[i])
+	if !t.isSpecial(i) {
+		if t.width == DefaultWidth {
+			return appendDefault(b, t.tops[i])
+		}
+		if t.lows == nil {
+			return digest{t.tops[i], 0}.appendChars(b, t.width)
+		}
 	}
-	b = t.digests[i].appendChars(b, w)
-	if o := t.ordinals[i]; o > 1 {
+	d, w := t.digest(i)
+	b = d.appendChars(b, w)
+	if o := t.ordinals[int32(i)]; o > 1 {
 		b = append(b, '.')
 		b = strconv.AppendInt(b, int64(o), 10)
 	}
 	return b
+}
+
+// isSpecial reports whether line i's anchor is lengthened, has an ordinal
+// or is ambiguous: one bit test, so that rendering the other lines does no
+// map lookup.
+func (t *Table) isSpecial(i int) bool {
+	return t.special != nil && t.special[i/64]&(1<<(i%64)) != 0
+}
+
+func (t *Table) markSpecial(l int32) {
+	if t.special == nil {
+		t.special = resize(t.specialBuf, (len(t.tops)+63)/64)
+		t.specialBuf = t.special
+		clear(t.special)
+	}
+	t.special[l/64] |= 1 << (l % 64)
+}
+
+// extraBytes bounds how much longer than width plus a separator the
+// special lines' anchors are.
+func (t *Table) extraBytes() int {
+	return len(t.lengthened)*maxWidth + len(t.ordinals)*12 + len(t.ambiguous)
+}
+
+// appendDefault appends the DefaultWidth characters of a digest whose top
+// is top: the common case, unrolled.
+func appendDefault(b []byte, top uint64) []byte {
+	return append(b,
+		crockford[top>>59], crockford[top>>54&31], crockford[top>>49&31],
+		crockford[top>>44&31], crockford[top>>39&31], crockford[top>>34&31])
 }
 
 // Token returns line i's anchor.
@@ -45,46 +140,394 @@ func (t *Table) Token(i int) string {
 // Ambiguous reports whether different lines share line i's whole digest (a
 // hash collision, only seen with a weak hash in tests): such a line cannot
 // be named by its anchor.
-func (t *Table) Ambiguous(i int) bool { return t.ambiguous[i] }
+func (t *Table) Ambiguous(i int) bool { return t.isSpecial(i) && t.ambiguous[int32(i)] }
 
-// group is the lines whose anchors agree in their first width characters.
-type group struct {
-	first    int32 // the first such line; its digest is the group's
-	count    int32 // lines with exactly that digest so far
-	mixed    bool  // lines with other digests share the prefix
-	collided bool  // lines with that digest have different triples
-}
-
-// Anchors computes the anchor of every line. Ordinals and collisions
-// depend on the whole text, so this is a pass over it (a digest and a
-// lookup in an open-addressed table per line), and a second one when some
-// lines repeat and get wider digests. lines gives the contents, which tell
-// identical contexts from hash collisions.
+// Anchors computes the anchor of every line. lines gives the contents,
+// which tell identical contexts from hash collisions.
 func (ix *Index) Anchors(lines []Line) *Table {
 	t := &Table{}
-	ix.AnchorsInto(t, lines)
+	ix.build(t, func(i int) string { return lines[i].Content })
 	return t
 }
 
-// AnchorsInto is Anchors writing into t, whose memory it reuses: a caller
-// that keeps a Table per document (as the language server does) renders
-// without allocating once the table has grown to the document's size.
-func (ix *Index) AnchorsInto(t *Table, lines []Line) {
+// build computes the anchor of every line into t, reusing t's memory: a
+// caller that keeps a Table per document renders without allocating once
+// it has grown to the document's size. content returns a line's content.
+//
+// Ordinals and collisions depend on the whole text, so this is a pass over
+// it: a digest per line and a probe of an open-addressed index of the keys
+// (the digest bits an anchor shows). Only lines whose key is shared take
+// the slow path: repeated contexts get wider digests, and the index is
+// built again; different digests sharing a key get longer anchors.
+func (ix *Index) build(t *Table, content func(int) string) {
 	n := len(ix.hashes)
-	t.digests = resize(t.digests, n)
-	t.ordinals = resize(t.ordinals, n)
-	t.widths, t.radii, t.ambiguous = nil, nil, nil
 	t.width = ix.opts.width()
-	for i := range n {
-		t.digests[i] = ix.digest(i)
+	t.shift = uint(64 - 5*min(t.width, 12))
+	t.tops = resize(t.tops, n)
+	t.lows = nil
+	if t.width > 12 {
+		t.lows = make([]uint64, n)
 	}
-	repeated := t.index(lines, false)
-	if len(repeated) > 0 {
-		ix.widen(t, lines, repeated)
-		clear(t.ordinals)
-		t.widths, t.ambiguous = nil, nil
-		t.index(lines, true)
+	t.radii, t.lengthened, t.ordinals, t.ambiguous, t.special = nil, nil, nil, nil, nil
+	ix.radiusOneDigests(t)
+	t.scan()
+	if t.widen(ix, content) {
+		t.scan()
 	}
+	t.settle(ix, content)
+}
+
+// radiusOneDigests gives every line the digest of its hash and its two
+// neighbours'.
+func (ix *Index) radiusOneDigests(t *Table) {
+	hashes := ix.hashes
+	var buf [24]byte
+	cur, next := uint64(edgeHash), uint64(edgeHash)
+	if len(hashes) > 0 {
+		next = hashes[0]
+	}
+	for i := range hashes {
+		prev := cur
+		cur, next = next, edgeHash
+		if i+1 < len(hashes) {
+			next = hashes[i+1]
+		}
+		binary.LittleEndian.PutUint64(buf[0:], prev)
+		binary.LittleEndian.PutUint64(buf[8:], cur)
+		binary.LittleEndian.PutUint64(buf[16:], next)
+		h := xxh3.Hash128(buf[:])
+		t.tops[i] = h.Hi
+		if t.lows != nil {
+			t.lows[i] = h.Lo
+		}
+	}
+}
+
+// scan builds the key index: one probe per line. Lines whose key another
+// line has too are gathered into groups, each in line order.
+func (t *Table) scan() {
+	n := len(t.tops)
+	size := 16
+	for size < n+n/2 {
+		size <<= 1
+	}
+	mask := size - 1
+	hashShift := uint(64 - bits.TrailingZeros(uint(size)))
+	t.slots = resize(t.slots, size)
+	clear(t.slots)
+	slots, shift, tops := t.slots, t.shift, t.tops
+	pairs := t.pairs[:0]
+	groups := int32(0)
+	t.groupOf = nil
+	for i, top := range tops {
+		key := top >> shift
+		h := int((key * 0x9e3779b97f4a7c15) >> hashShift)
+		for {
+			s := slots[h]
+			if s == 0 {
+				slots[h] = newSlot(top, i)
+				break
+			}
+			if t.sameKey(s, top) {
+				first := s.line()
+				if t.groupOf == nil {
+					t.groupOf = resize(t.groupBuf, n)
+					t.groupBuf = t.groupOf
+					clear(t.groupOf)
+				}
+				if t.groupOf[first] == 0 {
+					groups++
+					t.groupOf[first] = groups
+					pairs = append(pairs, memberOf{int32(first), groups - 1})
+				}
+				pairs = append(pairs, memberOf{int32(i), t.groupOf[first] - 1})
+				break
+			}
+			h = (h + 1) & mask
+		}
+	}
+	t.pairs = pairs
+	// Group the members by a counting sort, which keeps line order (a
+	// group's first line is recorded just before its second).
+	t.bounds = resize(t.bounds, int(groups)+1)
+	clear(t.bounds)
+	for _, p := range pairs {
+		t.bounds[p.group+1]++
+	}
+	for g := 1; g <= int(groups); g++ {
+		t.bounds[g] += t.bounds[g-1]
+	}
+	t.members = resize(t.members, len(pairs))
+	for _, p := range pairs {
+		// bounds[g] is advanced past each member placed, then restored.
+		t.members[t.bounds[p.group]] = p.line
+		t.bounds[p.group]++
+	}
+	for g := int(groups); g > 0; g-- {
+		t.bounds[g] = t.bounds[g-1]
+	}
+	t.bounds[0] = 0
+}
+
+// sameKey reports whether the slot holds the key of a digest whose top is
+// top.
+func (t *Table) sameKey(s slot, top uint64) bool {
+	if t.shift >= 32 { // the key is within the slot's 32 bits
+		return uint64(s)>>t.shift == top>>t.shift
+	}
+	return uint64(s)>>32 == top>>32 && t.tops[s.line()]>>t.shift == top>>t.shift
+}
+
+// groups returns the number of groups of the last scan.
+func (t *Table) groups() int { return len(t.bounds) - 1 }
+
+// group returns the lines of group g sorted by digest, stably: lines with
+// identical digests form runs, in line order.
+func (t *Table) group(g int) []int32 {
+	m := t.members[t.bounds[g]:t.bounds[g+1]]
+	for _, l := range m[1:] {
+		if t.tops[l] != t.tops[m[0]] {
+			slices.SortStableFunc(m, func(a, b int32) int {
+				return cmpUint64(t.tops[a], t.tops[b])
+			})
+			break
+		}
+	}
+	return m
+}
+
+func cmpUint64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// runs calls f for each run of identical digests in a group from group().
+func (t *Table) runs(m []int32, f func(run []int32)) {
+	for len(m) > 0 {
+		k := 1
+		for k < len(m) && t.tops[m[k]] == t.tops[m[0]] {
+			k++
+		}
+		f(m[:k])
+		m = m[k:]
+	}
+}
+
+// widen gives lines that repeat their radius-1 context (the same digest,
+// the same three lines) the digest of the narrowest wider context that
+// tells them apart. All runs are refined together, radius by radius; lines
+// whose wider digest is still shared go on to the next radius. It reports
+// whether any digest changed.
+func (t *Table) widen(ix *Index, content func(int) string) bool {
+	work := t.work[:0]
+	var rest, other []int32
+	for g := range t.groups() {
+		t.runs(t.group(g), func(run []int32) {
+			// Lines with identical digests are the same context, or,
+			// by a hash collision, different ones: split them by
+			// context, and widen each context that repeats. A line
+			// left alone keeps its digest, now its own.
+			rest = append(rest[:0], run...)
+			for len(rest) > 1 {
+				first, repeats := rest[0], false
+				other = other[:0]
+				for _, l := range rest[1:] {
+					if sameWindow(content, len(t.tops), int(first), int(l), 1) {
+						work, repeats = append(work, l), true
+					} else {
+						other = append(other, l)
+					}
+				}
+				if repeats {
+					work = append(work, first)
+				}
+				rest, other = other, rest
+			}
+		})
+	}
+	if len(work) == 0 {
+		t.work = work
+		return false
+	}
+	slices.Sort(work)
+	t.radii = resize(t.radiiBuf, len(t.tops))
+	t.radiiBuf = t.radii
+	clear(t.radii)
+	if t.counts == nil {
+		t.counts = make(map[uint64]seen, len(work))
+	}
+	for r := 2; r <= maxRadius && len(work) > 0; r++ {
+		clear(t.counts)
+		for _, l := range work {
+			d := ix.digestR(int(l), r)
+			t.tops[l] = d[0]
+			if t.lows != nil {
+				t.lows[l] = d[1]
+			}
+			t.radii[l] = int8(r)
+			if c, ok := t.counts[d[0]]; ok {
+				c.count++
+				t.counts[d[0]] = c
+			} else {
+				t.counts[d[0]] = seen{first: l, count: 1}
+			}
+		}
+		kept := work[:0]
+		for _, l := range work {
+			c := t.counts[t.tops[l]]
+			if c.count > 1 && sameWindow(content, len(t.tops), int(c.first), int(l), r) {
+				kept = append(kept, l)
+			}
+		}
+		work = kept
+	}
+	t.work = work
+	return true
+}
+
+// settle deals with the keys several lines still share after widening:
+// different digests get anchors long enough to tell them apart; identical
+// digests (contexts alike across 17 lines) get ordinals in line order; and
+// identical digests of different contexts, a hash collision, are marked
+// ambiguous, never guessed between.
+func (t *Table) settle(ix *Index, content func(int) string) {
+	for g := range t.groups() {
+		m := t.group(g)
+		if t.tops[m[0]] != t.tops[m[len(m)-1]] {
+			t.lengthen(ix, m)
+		}
+		t.runs(m, func(run []int32) {
+			for k, l := range run[1:] {
+				if t.ordinals == nil {
+					t.ordinals = map[int32]int32{}
+				}
+				t.ordinals[l] = int32(k + 2)
+				t.markSpecial(l)
+			}
+			for _, l := range run[1:] {
+				if !sameWindow(content, len(t.tops), int(run[0]), int(l), int(t.radius(int(l)))) {
+					if t.ambiguous == nil {
+						t.ambiguous = map[int32]bool{}
+					}
+					for _, a := range run {
+						t.ambiguous[a] = true
+						t.markSpecial(a)
+					}
+					return
+				}
+			}
+		})
+	}
+}
+
+// lengthen gives the lines of a group of different digests sharing a key
+// anchors long enough to tell those digests apart: as many characters as
+// the longest common prefix of two of them needs, plus one. (Sorted, only
+// neighbours need comparing.)
+func (t *Table) lengthen(ix *Index, m []int32) {
+	full := func(l int32) digest {
+		if t.lows != nil {
+			return digest{t.tops[l], t.lows[l]}
+		}
+		return ix.digestR(int(l), int(t.radius(int(l))))
+	}
+	width := t.width
+	prev := full(m[0])
+	for _, l := range m[1:] {
+		d := full(l)
+		if d != prev {
+			width = max(width, commonBits(prev, d)/5+1)
+		}
+		prev = d
+	}
+	width = min(width, maxWidth)
+	if t.lengthened == nil {
+		t.lengthened = map[int32]lengthened{}
+	}
+	for _, l := range m {
+		t.lengthened[l] = lengthened{d: full(l), width: uint8(width)}
+		t.markSpecial(l)
+	}
+}
+
+// commonBits is the number of leading bits two digests share.
+func commonBits(a, b digest) int {
+	if a[0] != b[0] {
+		return bits.LeadingZeros64(a[0] ^ b[0])
+	}
+	return 64 + bits.LeadingZeros64(a[1]^b[1])
+}
+
+// radius returns the context radius line i's digest was taken with.
+func (t *Table) radius(i int) int8 {
+	if t.radii == nil || t.radii[i] == 0 {
+		return 1
+	}
+	return t.radii[i]
+}
+
+// lookup returns the line whose anchor is exactly tok (with its ordinal),
+// or -1: a probe of the key index, and a look at the group of a shared
+// key.
+func (t *Table) lookup(tok string) int {
+	base, _ := splitOrdinal(tok)
+	keyChars := min(t.width, 12)
+	if len(base) < t.width || len(base) > maxWidth {
+		return -1
+	}
+	var key uint64
+	for k := range keyChars {
+		v := decodeCrockford(base[k])
+		if v < 0 {
+			return -1
+		}
+		key = key<<5 | uint64(v)
+	}
+	size := len(t.slots)
+	if size == 0 {
+		return -1
+	}
+	hashShift := uint(64 - bits.TrailingZeros(uint(size)))
+	h := int((key * 0x9e3779b97f4a7c15) >> hashShift)
+	top := key << t.shift
+	for {
+		s := t.slots[h]
+		switch {
+		case s == 0:
+			return -1
+		case !t.sameKey(s, top):
+			h = (h + 1) & (size - 1)
+			continue
+		case t.groupOf == nil || t.groupOf[s.line()] == 0:
+			if t.Token(s.line()) == tok {
+				return s.line()
+			}
+			return -1
+		}
+		var b []byte
+		g := t.groupOf[s.line()] - 1
+		for _, l := range t.members[t.bounds[g]:t.bounds[g+1]] {
+			if b = t.AppendToken(b[:0], int(l)); string(b) == tok && !t.Ambiguous(int(l)) {
+				return int(l)
+			}
+		}
+		return -1
+	}
+}
+
+// decodeCrockford returns the value of an anchor character, or -1.
+func decodeCrockford(c byte) int {
+	for v := range len(crockford) {
+		if crockford[v] == c {
+			return v
+		}
+	}
+	return -1
 }
 
 // resize returns s with length n, reusing its array when it is big enough
@@ -96,229 +539,14 @@ func resize[T any](s []T, n int) []T {
 	return make([]T, n)
 }
 
-// widen gives the lines of each group of identical radius-1 digests the
-// digest of the narrowest wider context that tells them apart. All groups
-// are refined together, radius by radius; lines whose wider digest is
-// still shared go on to the next radius. (A wider window contains the
-// narrower one, so lines of different groups never share a wider digest
-// but by a hash collision, which index marks.)
-func (ix *Index) widen(t *Table, lines []Line, groups [][]int) {
-	var work []int32
-	for _, g := range groups {
-		for _, l := range g {
-			work = append(work, int32(l))
-		}
-	}
-	type seen struct{ first, count int32 }
-	for r := 2; r <= maxRadius && len(work) > 0; r++ {
-		counts := make(map[digest]seen, len(work))
-		for _, l := range work {
-			d := ix.digestR(int(l), r)
-			t.digests[l] = d
-			t.setRadius(int(l), r)
-			if c, ok := counts[d]; ok {
-				c.count++
-				counts[d] = c
-			} else {
-				counts[d] = seen{first: l, count: 1}
-			}
-		}
-		kept := work[:0]
-		for _, l := range work {
-			c := counts[t.digests[l]]
-			if c.count > 1 && sameWindow(lines, int(c.first), int(l), r) {
-				kept = append(kept, l)
-			}
-		}
-		work = kept
-	}
-}
-
-// index assigns ordinals to identical digests, marks collisions, and
-// lengthens anchors whose shown characters clash. It returns the groups of
-// lines with identical radius-1 digests, unless final.
-func (t *Table) index(lines []Line, final bool) [][]int {
-	n := len(t.digests)
-	w := t.width
-	shift := uint(64 - 5*min(w, 12))
-	size := 1
-	for size < 2*n+2 {
-		size <<= 1
-	}
-	t.slots = resize(t.slots, size) // group index + 1; 0 is empty
-	clear(t.slots)
-	slots := t.slots
-	t.gidx = resize(t.gidx, n) // each line's group, for gathering repeats
-	gidx := t.gidx
-	if cap(t.groups) < n {
-		// At most one group a line: grown once, not by doubling.
-		t.groups = make([]group, 0, n)
-	}
-	groups := t.groups[:0]
-	defer func() { t.groups = groups[:0] }()
-	var mixed []uint64
-	for i := range n {
-		d := t.digests[i]
-		key := d[0] >> shift
-		h := int((key * 0x9e3779b97f4a7c15 >> 32) & uint64(size-1))
-		for slots[h] != 0 && t.digests[groups[slots[h]-1].first][0]>>shift != key {
-			h = (h + 1) & (size - 1)
-		}
-		if slots[h] == 0 {
-			groups = append(groups, group{first: int32(i), count: 1})
-			slots[h] = int32(len(groups))
-			gidx[i] = int32(len(groups) - 1)
-			t.ordinals[i] = 1
-			continue
-		}
-		gidx[i] = slots[h] - 1
-		g := &groups[slots[h]-1]
-		switch {
-		case t.digests[g.first] == d && !g.mixed:
-			g.count++
-			t.ordinals[i] = g.count
-			if !sameWindow(lines, int(g.first), i, int(t.radius(i))) {
-				g.collided = true
-			}
-		case !g.mixed:
-			g.mixed = true
-			mixed = append(mixed, key)
-		}
-	}
-	// The lines of every mixed group, gathered in one pass.
-	members := map[uint64][]int{}
-	for _, key := range mixed {
-		members[key] = nil
-	}
-	if len(mixed) > 0 {
-		for i, d := range t.digests {
-			if ls, ok := members[d[0]>>shift]; ok {
-				members[d[0]>>shift] = append(ls, i)
-			}
-		}
-	}
-	if !final {
-		// Groups of lines with identical digests, gathered in one pass
-		// by each line's group.
-		var repeated [][]int
-		at := make([]int32, len(groups)) // index in repeated + 1
-		for k, g := range groups {
-			if g.count > 1 && !g.collided && !g.mixed {
-				repeated = append(repeated, make([]int, 0, g.count))
-				at[k] = int32(len(repeated))
-			}
-		}
-		if len(repeated) > 0 {
-			for i := range n {
-				if k := at[gidx[i]]; k > 0 {
-					repeated[k-1] = append(repeated[k-1], i)
-				}
-			}
-		}
-		for _, key := range mixed {
-			// Identical digests inside a mixed group repeat too.
-			byDigest := map[digest][]int{}
-			for _, i := range members[key] {
-				byDigest[t.digests[i]] = append(byDigest[t.digests[i]], i)
-			}
-			for _, ls := range byDigest {
-				if len(ls) > 1 && sameWindow(lines, ls[0], ls[1], 1) {
-					repeated = append(repeated, ls)
-				}
-			}
-		}
-		if len(repeated) > 0 {
-			return repeated
-		}
-	}
-	for _, key := range mixed {
-		t.lengthen(lines, members[key])
-	}
-	for _, g := range groups {
-		if g.collided && !g.mixed {
-			d := t.digests[g.first]
-			for i := int(g.first); i < n; i++ {
-				if t.digests[i] == d {
-					t.markAmbiguous(i)
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// radius returns the context radius line i's digest was taken with.
-func (t *Table) radius(i int) int8 {
-	if t.radii == nil {
-		return 1
-	}
-	if r := t.radii[i]; r > 0 {
-		return r
-	}
-	return 1
-}
-
-func (t *Table) setRadius(i, r int) {
-	if t.radii == nil {
-		t.radii = make([]int8, len(t.digests))
-	}
-	t.radii[i] = int8(r)
-}
-
-func (t *Table) markAmbiguous(i int) {
-	if t.ambiguous == nil {
-		t.ambiguous = map[int]bool{}
-	}
-	t.ambiguous[i] = true
-}
-
-// lengthen gives the lines of a prefix group shared by different digests
-// anchors long enough to tell the digests apart, with ordinals counted per
-// digest. It runs only for such groups, which a 30-bit prefix makes rare.
-func (t *Table) lengthen(lines []Line, members []int) {
-	width := t.width
-	for ; width < maxWidth; width++ {
-		seen := map[string]digest{}
-		clash := false
-		for _, i := range members {
-			c := t.digests[i].chars(width)
-			if d, ok := seen[c]; ok && d != t.digests[i] {
-				clash = true
-				break
-			}
-			seen[c] = t.digests[i]
-		}
-		if !clash {
-			break
-		}
-	}
-	if t.widths == nil {
-		t.widths = make([]uint8, len(t.digests))
-	}
-	count := map[digest]int32{}
-	first := map[digest]int{}
-	for _, i := range members {
-		d := t.digests[i]
-		count[d]++
-		if count[d] == 1 {
-			first[d] = i
-		} else if !sameWindow(lines, first[d], i, int(t.radius(i))) {
-			t.markAmbiguous(first[d])
-			t.markAmbiguous(i)
-		}
-		t.ordinals[i] = count[d]
-		t.widths[i] = uint8(width)
-	}
-}
-
-// sameWindow reports whether lines i and j have the same contents within
-// r lines on each side (edges included), so equal digests are identical
-// contexts, not a hash collision.
-func sameWindow(lines []Line, i, j, r int) bool {
+// sameWindow reports whether lines i and j of n have the same contents
+// within r lines on each side (edges included), so equal digests are
+// identical contexts, not a hash collision.
+func sameWindow(content func(int) string, n, i, j, r int) bool {
 	for d := -r; d <= r; d++ {
 		a, b := i+d, j+d
-		ain, bin := a >= 0 && a < len(lines), b >= 0 && b < len(lines)
-		if ain != bin || ain && lines[a].Content != lines[b].Content {
+		ain, bin := a >= 0 && a < n, b >= 0 && b < n
+		if ain != bin || ain && content(a) != content(b) {
 			return false
 		}
 	}

@@ -51,48 +51,28 @@ type resolved struct {
 // stale) and lands on a look-alike line when the true one changed. A stale
 // anchor is refused, with fresh anchors to retry with.
 func Apply(text string, ops []Op, opts Options) (Result, error) {
-	lines, bom := SplitLines(text)
-	anchors := NewIndex(lines, opts).Anchors(lines)
-	// Look up only the tokens the ops name: one pass over the anchors.
-	byToken := map[string]int{}
-	for _, op := range ops {
-		byToken[cleanToken(op.Anchor)] = -1
-		if op.End != "" {
-			byToken[cleanToken(op.End)] = -1
-		}
-	}
-	var scratch []byte
-	for i := range anchors.Len() {
-		scratch = anchors.AppendToken(scratch[:0], i)
-		if l, want := byToken[string(scratch)]; want && l < 0 && !anchors.Ambiguous(i) {
-			byToken[string(scratch)] = i
-		}
-	}
+	s := state{opts: opts}
+	s.load(text)
+	lines, anchors := &s.lines, &s.table
 	var res Result
 	var problems []string
 	var focus []int // lines to show on a rejection
 	var placed []resolved
 	for k, op := range ops {
-		first, note, err := resolveAnchor(op.Anchor, op.Expected, lines, anchors, byToken)
+		first, err := resolveAnchor(op.Anchor, lines, anchors)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("operation %d (%s %s): %v", k+1, op.Op, op.Anchor, err))
 			focus = append(focus, guessLines(lines, op.Expected)...)
 			continue
 		}
 		focus = append(focus, first)
-		if note != "" {
-			res.Notes = append(res.Notes, fmt.Sprintf("operation %d: %s", k+1, note))
-		}
 		last := first
 		if op.End != "" {
-			end, note, err := resolveAnchor(op.End, op.EndExpected, lines, anchors, byToken)
+			end, err := resolveAnchor(op.End, lines, anchors)
 			if err != nil {
 				problems = append(problems, fmt.Sprintf("operation %d (%s, end %s): %v", k+1, op.Op, op.End, err))
 				focus = append(focus, guessLines(lines, op.EndExpected)...)
 				continue
-			}
-			if note != "" {
-				res.Notes = append(res.Notes, fmt.Sprintf("operation %d, end: %s", k+1, note))
 			}
 			if end < first {
 				problems = append(problems, fmt.Sprintf("operation %d: the end %s (line %d) is before the anchor %s (line %d)", k+1, op.End, end+1, op.Anchor, first+1))
@@ -101,12 +81,12 @@ func Apply(text string, ops []Op, opts Options) (Result, error) {
 			focus = append(focus, end)
 			last = end
 		}
-		if op.Expected != nil && lines[first].Content != *op.Expected {
-			problems = append(problems, fmt.Sprintf("operation %d: line %d (%s) is %q, not the expected %q", k+1, first+1, op.Anchor, lines[first].Content, *op.Expected))
+		if op.Expected != nil && lines.content(first) != *op.Expected {
+			problems = append(problems, fmt.Sprintf("operation %d: line %d (%s) is %q, not the expected %q", k+1, first+1, op.Anchor, lines.content(first), *op.Expected))
 			continue
 		}
-		if op.EndExpected != nil && lines[last].Content != *op.EndExpected {
-			problems = append(problems, fmt.Sprintf("operation %d: line %d (%s) is %q, not the expected %q", k+1, last+1, op.End, lines[last].Content, *op.EndExpected))
+		if op.EndExpected != nil && lines.content(last) != *op.EndExpected {
+			problems = append(problems, fmt.Sprintf("operation %d: line %d (%s) is %q, not the expected %q", k+1, last+1, op.End, lines.content(last), *op.EndExpected))
 			continue
 		}
 		placed = append(placed, resolved{op: op, index: k, first: first, last: last})
@@ -120,18 +100,19 @@ func Apply(text string, ops []Op, opts Options) (Result, error) {
 	if len(problems) > 0 {
 		return Result{}, &Rejection{Problems: problems, View: region(lines, anchors, focus)}
 	}
-	res.Text = JoinLines(applyPlaced(lines, placed), bom)
+	res.Text = applyPlaced(lines, placed)
 	return res, nil
 }
 
 // resolveAnchor returns the line a token names.
-func resolveAnchor(tok string, expected *string, lines []Line, anchors *Table, byToken map[string]int) (int, string, error) {
+func resolveAnchor(tok string, lines *lineSet, anchors *Table) (int, error) {
 	tok = cleanToken(tok)
-	if i := byToken[tok]; i >= 0 {
-		return i, "", nil
+	if i := anchors.lookup(tok); i >= 0 {
+		return i, nil
 	}
 	// A shorter form of a lengthened anchor still names one line if only
-	// one anchor starts with it (same ordinal).
+	// one anchor starts with it (same ordinal). This pass over every
+	// anchor is taken only for a token that names no line exactly.
 	base, ord := splitOrdinal(tok)
 	var found []int
 	if len(base) >= 4 {
@@ -146,13 +127,13 @@ func resolveAnchor(tok string, expected *string, lines []Line, anchors *Table, b
 	}
 	switch {
 	case len(found) == 1 && !anchors.Ambiguous(found[0]):
-		return found[0], "", nil
+		return found[0], nil
 	case len(found) > 1:
-		return 0, "", fmt.Errorf("the anchor names %d lines (%s); use the longer anchors shown below", len(found), lineNumbers(found))
+		return 0, fmt.Errorf("the anchor names %d lines (%s); use the longer anchors shown below", len(found), lineNumbers(found))
 	case len(found) == 1:
-		return 0, "", fmt.Errorf("the anchor names more than one line (a hash collision); address a neighbouring line instead")
+		return 0, fmt.Errorf("the anchor names more than one line (a hash collision); address a neighbouring line instead")
 	}
-	return 0, "", fmt.Errorf("no line has this anchor: the line or a neighbour changed since it was viewed (or it was mistyped)")
+	return 0, fmt.Errorf("no line has this anchor: the line or a neighbour changed since it was viewed (or it was mistyped)")
 }
 
 // cleanToken drops what models copy around an anchor: spaces, the "│"
@@ -168,25 +149,17 @@ func splitOrdinal(tok string) (string, int) {
 	return tok, 1
 }
 
-func linesWith(lines []Line, content string) []int {
-	var out []int
-	for i, l := range lines {
-		if l.Content == content {
-			out = append(out, i)
-		}
-	}
-	return out
-}
-
 // guessLines returns where an op whose anchor failed probably meant: the
-// lines with its expected text.
-func guessLines(lines []Line, expected *string) []int {
+// first lines with its expected text.
+func guessLines(lines *lineSet, expected *string) []int {
 	if expected == nil {
 		return nil
 	}
-	hits := linesWith(lines, *expected)
-	if len(hits) > 5 {
-		hits = hits[:5]
+	var hits []int
+	for i := 0; i < lines.Len() && len(hits) < 5; i++ {
+		if lines.content(i) == *expected {
+			hits = append(hits, i)
+		}
 	}
 	return hits
 }
@@ -205,93 +178,123 @@ func lineNumbers(ls []int) string {
 
 // region renders fresh anchors around the focus lines; with nothing to
 // focus on, the start of the file.
-func region(lines []Line, anchors *Table, focus []int) string {
-	if len(lines) == 0 {
+func region(lines *lineSet, anchors *Table, focus []int) string {
+	n := lines.Len()
+	if n == 0 {
 		return "(empty file)\n"
 	}
 	const around = 3
 	if len(focus) == 0 {
 		focus = []int{0}
-		if len(lines) <= 60 {
-			for i := range lines {
+		if n <= 60 {
+			for i := range n {
 				focus = append(focus, i)
 			}
 		}
 	}
-	show := make([]bool, len(lines))
+	// The lines to show, as sorted, merged ranges: never a pass over the
+	// whole file.
+	type span struct{ from, to int }
+	var spans []span
 	for _, f := range focus {
-		for i := max(0, f-around); i <= min(len(lines)-1, f+around); i++ {
-			show[i] = true
-		}
+		spans = append(spans, span{max(0, f-around), min(n-1, f+around)})
 	}
+	slices.SortFunc(spans, func(a, b span) int { return a.from - b.from })
 	var b strings.Builder
-	gap := false
-	for i, s := range show {
-		if !s {
-			gap = true
+	next := 0 // the first line not yet shown
+	for _, s := range spans {
+		from := max(s.from, next)
+		if from > s.to {
 			continue
 		}
-		if gap && b.Len() > 0 {
+		if from > next && b.Len() > 0 {
 			b.WriteString("…\n")
 		}
-		gap = false
-		fmt.Fprintf(&b, "%s│ %s\n", anchors.appendShown(nil, i), lines[i].Content)
+		for i := from; i <= s.to; i++ {
+			fmt.Fprintf(&b, "%s│ %s\n", anchors.appendShown(nil, i), lines.content(i))
+		}
+		next = s.to + 1
 	}
-	if gap {
+	if next < n {
 		b.WriteString("…\n")
 	}
 	return b.String()
 }
 
-// applyPlaced makes the resolved, non-overlapping ops (sorted by line).
-func applyPlaced(lines []Line, placed []resolved) []Line {
-	eol := dominantEOL(lines)
-	finalEOL := len(lines) > 0 && lines[len(lines)-1].EOL != ""
-	out := make([]Line, 0, len(lines)+len(placed))
-	i := 0
-	for _, p := range placed {
-		out = append(out, lines[i:p.first]...)
-		var text []string
-		if p.op.Text != nil {
-			text = textLines(*p.op.Text)
-		}
+// applyPlaced makes the resolved, non-overlapping ops (sorted by line):
+// the untouched lines are copied in whole runs, with their line endings.
+func applyPlaced(lines *lineSet, placed []resolved) string {
+	n := lines.Len()
+	text := lines.text
+	dominant := ""
+	eolNear := func(i int) string {
 		// New lines follow the line ending of the line they replace or
 		// stand next to, so a CRLF line in a mixed file stays CRLF.
-		eol := eol
-		if e := lines[p.last].EOL; e != "" {
-			eol = e
+		if e := lines.eol(i); e != "" {
+			return e
 		}
-		switch p.op.Op {
-		case "replace":
-			for _, t := range text {
-				out = append(out, Line{Content: t, EOL: eol})
-			}
-		case "delete":
-		case "insert_before":
-			for _, t := range text {
-				out = append(out, Line{Content: t, EOL: eol})
-			}
-			out = append(out, lines[p.first])
-		case "insert_after":
-			target := lines[p.first]
-			if target.EOL == "" {
-				target.EOL = eol
-			}
-			out = append(out, target)
-			for _, t := range text {
-				out = append(out, Line{Content: t, EOL: eol})
-			}
+		if dominant == "" {
+			dominant = dominantEOL(lines)
 		}
-		i = p.last + 1
+		return dominant
 	}
-	out = append(out, lines[i:]...)
-	// Keep the final-newline state.
-	if n := len(out); n > 0 {
-		if !finalEOL {
-			out[n-1].EOL = ""
-		} else if out[n-1].EOL == "" {
-			out[n-1].EOL = eol
+	size := len(lines.bom) + len(text)
+	for _, p := range placed {
+		if p.op.Text != nil {
+			size += len(*p.op.Text) + 2*strings.Count(*p.op.Text, "\n") + 2
 		}
+	}
+	var b strings.Builder
+	b.Grow(size)
+	b.WriteString(lines.bom)
+	wrote, lastEOL := false, ""       // whether a line was written, and its ending
+	copyLines := func(from, to int) { // lines [from, to) as they are
+		if from < to {
+			b.WriteString(text[lines.start[from]:lines.start[to]])
+			wrote, lastEOL = true, lines.eol(to-1)
+		}
+	}
+	writeLine := func(content, eol string) {
+		b.WriteString(content)
+		b.WriteString(eol)
+		wrote, lastEOL = true, eol
+	}
+	i := 0 // the next line to copy
+	for _, p := range placed {
+		copyLines(i, p.first)
+		var added []string
+		if p.op.Text != nil {
+			added = textLines(*p.op.Text)
+		}
+		eol := eolNear(p.last)
+		switch p.op.Op {
+		case "replace", "delete":
+			if p.op.Op == "replace" {
+				for _, t := range added {
+					writeLine(t, eol)
+				}
+			}
+			i = p.last + 1
+		case "insert_before":
+			for _, t := range added {
+				writeLine(t, eol)
+			}
+			i = p.first
+		case "insert_after":
+			writeLine(lines.content(p.first), eol)
+			for _, t := range added {
+				writeLine(t, eol)
+			}
+			i = p.first + 1
+		}
+	}
+	copyLines(i, n)
+	out := b.String()
+	// Keep the final-newline state.
+	if hadFinal := n > 0 && lines.eol(n-1) != ""; wrote && !hadFinal {
+		out = out[:len(out)-len(lastEOL)]
+	} else if wrote && hadFinal && lastEOL == "" {
+		out += eolNear(n - 1)
 	}
 	return out
 }
@@ -307,14 +310,14 @@ func textLines(s string) []string {
 }
 
 // dominantEOL is the line ending most lines use ("\n" if none).
-func dominantEOL(lines []Line) string {
+func dominantEOL(lines *lineSet) string {
 	crlf := 0
-	for _, l := range lines {
-		if l.EOL == "\r\n" {
+	for i := range lines.Len() {
+		if len(lines.eol(i)) == 2 {
 			crlf++
 		}
 	}
-	if crlf*2 > len(lines) {
+	if crlf*2 > lines.Len() {
 		return "\r\n"
 	}
 	return "\n"

@@ -16,15 +16,15 @@ type ViewLine struct {
 // View returns the anchored lines from..to (1-based, inclusive; 0 for to
 // means the end).
 func View(text string, from, to int, opts Options) ([]ViewLine, error) {
-	lines, _ := SplitLines(text)
-	from, to, err := clampRange(from, to, len(lines))
+	s := state{opts: opts}
+	s.load(text)
+	from, to, err := clampRange(from, to, s.lines.Len())
 	if err != nil {
 		return nil, err
 	}
-	t := NewIndex(lines, opts).Anchors(lines)
 	out := make([]ViewLine, 0, to-from+1)
 	for i := from - 1; i < to; i++ {
-		out = append(out, ViewLine{Line: i + 1, Anchor: string(t.appendShown(nil, i)), Text: lines[i].Content})
+		out = append(out, ViewLine{Line: i + 1, Anchor: string(s.table.appendShown(nil, i)), Text: s.lines.content(i)})
 	}
 	return out, nil
 }
@@ -40,43 +40,58 @@ func RenderText(text string, from, to int, opts Options) (string, error) {
 	return unsafe.String(unsafe.SliceData(out), len(out)), nil // r is dropped: no copy
 }
 
+// state is what anchoring a text takes: its lines, their hashes and the
+// anchor table. Kept from one text to the next, it allocates nothing once
+// it has grown to the texts' size.
+type state struct {
+	opts  Options
+	lines lineSet
+	index Index
+	table Table
+}
+
+// load splits, hashes and anchors text.
+func (s *state) load(text string) {
+	s.lines.split(text)
+	s.index.opts = s.opts
+	s.index.reset(&s.lines)
+	s.index.build(&s.table, s.lines.content)
+}
+
 // A Renderer renders views, keeping its memory from one view to the next:
 // a caller that renders often (a server, per document) allocates nothing
 // once it has grown to the document's size.
 type Renderer struct {
 	Options Options
-	lines   []Line
-	index   Index
-	table   Table
+	state   state
 	out     []byte
 }
 
 // Render renders lines from..to of text, "anchor│ text" per line. The
 // result is valid until the next Render.
 func (r *Renderer) Render(text string, from, to int) ([]byte, error) {
-	r.lines, _ = splitLinesInto(r.lines, text)
-	if len(r.lines) == 0 {
+	s := &r.state
+	s.opts = r.Options
+	s.load(text)
+	if s.lines.Len() == 0 {
 		return []byte("(empty file)\n"), nil
 	}
-	from, to, err := clampRange(from, to, len(r.lines))
+	from, to, err := clampRange(from, to, s.lines.Len())
 	if err != nil {
 		return nil, err
 	}
-	r.index.opts = r.Options
-	r.index.Reset(r.lines)
-	r.index.AnchorsInto(&r.table, r.lines)
-	size := 0
-	for i := from - 1; i < to; i++ {
-		size += len(r.lines[i].Content) + r.table.width + 6
-	}
+	lines, t := &s.lines, &s.table
+	// The lines' bytes, each anchor with its separator, and the special
+	// anchors' extra characters.
+	size := lines.start[to] - lines.start[from-1] + (to-from+1)*(t.width+len("│ \n")) + t.extraBytes()
 	if cap(r.out) < size {
 		r.out = make([]byte, 0, size)
 	}
 	b := r.out[:0]
 	for i := from - 1; i < to; i++ {
-		b = r.table.appendShown(b, i)
+		b = t.appendShown(b, i)
 		b = append(b, "│ "...)
-		b = append(b, r.lines[i].Content...)
+		b = append(b, lines.content(i)...)
 		b = append(b, '\n')
 	}
 	r.out = b
@@ -87,6 +102,9 @@ func (r *Renderer) Render(text string, from, to int) ([]byte, error) {
 // marked, so the model addresses that line another way.
 func (t *Table) appendShown(b []byte, i int) []byte {
 	b = t.AppendToken(b, i)
+	if !t.isSpecial(i) {
+		return b
+	}
 	if t.Ambiguous(i) {
 		b = append(b, '?')
 	}
