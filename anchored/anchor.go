@@ -115,24 +115,40 @@ type lineSet struct {
 }
 
 // split cuts text into lines, reusing the offsets' array.
-func (ls *lineSet) split(text string) {
+func (ls *lineSet) split(text string) { ls.splitHashing(text, nil) }
+
+// splitHashing is split that also hashes each line's content with xxh3 into
+// *hashes as the line is found, while it is in the cache: one pass over a
+// text too big for the cache, not two.
+func (ls *lineSet) splitHashing(text string, hashes *[]uint64) {
 	ls.bom = ""
 	if strings.HasPrefix(text, "\ufeff") {
 		ls.bom, text = "\ufeff", text[3:]
 	}
 	ls.text = text
-	if n := strings.Count(text, "\n") + 2; cap(ls.start) < n {
-		ls.start = make([]int, 0, n) // once, not grown by doubling
+	if cap(ls.start) == 0 {
+		// The first text: sized once, not grown by doubling.
+		ls.start = make([]int, 0, strings.Count(text, "\n")+2)
 	}
-	ls.start = append(ls.start[:0], 0)
+	start := append(ls.start[:0], 0)
+	var hs []uint64
+	if hashes != nil {
+		hs = (*hashes)[:0]
+	}
 	for at := 0; at < len(text); {
-		i := strings.IndexByte(text[at:], '\n')
-		if i < 0 {
-			at = len(text)
-		} else {
-			at += i + 1
+		end := len(text)
+		if i := strings.IndexByte(text[at:], '\n'); i >= 0 {
+			end = at + i + 1
 		}
-		ls.start = append(ls.start, at)
+		if hashes != nil {
+			hs = append(hs, xxh3.HashString(text[at:end-eolLen(text[at:end])]))
+		}
+		start = append(start, end)
+		at = end
+	}
+	ls.start = start
+	if hashes != nil {
+		*hashes = hs
 	}
 }
 
@@ -181,20 +197,16 @@ func NewIndex(lines []Line, opts Options) *Index {
 	return ix
 }
 
-// reset rehashes the index for a new text, reusing its memory.
-func (ix *Index) reset(ls *lineSet) {
-	n := ls.Len()
-	ix.hashes = resize(ix.hashes, n)
-	if ix.opts.hashLine != nil {
-		for i := range n {
-			ix.hashes[i] = ix.opts.hashLine(ls.content(i))
-		}
+// load splits text into ls and hashes its lines, reusing both's memory.
+func (ix *Index) load(ls *lineSet, text string) {
+	if ix.opts.hashLine == nil {
+		ls.splitHashing(text, &ix.hashes)
 		return
 	}
-	text, start := ls.text, ls.start
-	for i := range n {
-		a, b := start[i], start[i+1]
-		ix.hashes[i] = xxh3.HashString(text[a : b-eolLen(text[a:b])])
+	ls.split(text)
+	ix.hashes = resize(ix.hashes, ls.Len())
+	for i := range ix.hashes {
+		ix.hashes[i] = ix.opts.hashLine(ls.content(i))
 	}
 }
 

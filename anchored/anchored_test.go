@@ -203,18 +203,27 @@ func TestCollisionsForcedByWidth(t *testing.T) {
 }
 
 // TestHashCollisionNeverGuessed uses a line hash that collides for every
-// line of the same length: different triples then share the whole digest,
-// and those lines must be refused, not resolved by position.
+// line of the same length: lines far from the ends then share their whole
+// digest at every radius though their contents differ, and must be marked
+// and refused, not resolved by position. Lines near an end have a context
+// of their own, and keep anchors that name them.
 func TestHashCollisionNeverGuessed(t *testing.T) {
 	opts := Options{hashLine: func(s string) uint64 { return uint64(len(s)) }}
-	text := "aa\nbb\ncc\ndd\n" // every triple hashes alike in the middle
+	var b strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&b, "%c%c\n", 'a'+i%26, 'a'+i/26)
+	}
+	text := b.String()
 	v, _ := View(text, 0, 0, opts)
-	if !strings.HasSuffix(v[1].Anchor, "?") || !strings.HasSuffix(v[2].Anchor, "?") {
+	if strings.HasSuffix(v[0].Anchor, "?") || !strings.HasSuffix(v[15].Anchor, "?") {
 		t.Fatalf("colliding lines not marked: %+v", v)
 	}
-	_, err := Apply(text, []Op{{Anchor: strings.TrimSuffix(v[1].Anchor, "?"), Op: "delete"}}, opts)
+	_, err := Apply(text, []Op{{Anchor: strings.TrimSuffix(v[15].Anchor, "?"), Op: "delete"}}, opts)
 	if err == nil || !strings.Contains(err.Error(), "more than one line") {
 		t.Errorf("a colliding anchor was accepted: %v", err)
+	}
+	if _, err := Apply(text, []Op{{Anchor: v[0].Anchor, Op: "delete", Expected: str("aa")}}, opts); err != nil {
+		t.Errorf("a line near the start, its context its own: %v", err)
 	}
 }
 

@@ -3,7 +3,6 @@ package anchored
 import (
 	"encoding/binary"
 	"math/bits"
-	"slices"
 	"strconv"
 
 	"github.com/zeebo/xxh3"
@@ -36,11 +35,12 @@ type Table struct {
 
 	// Scratch kept for the next build.
 	radiiBuf   []int8
+	lowsBuf    []uint64
 	groupBuf   []int32
 	specialBuf []uint64
 	pairs      []memberOf
 	work       []int32
-	counts     map[uint64]seen
+	counts     counter
 }
 
 // lengthened is an anchor shown with more characters than the table's
@@ -49,20 +49,6 @@ type lengthened struct {
 	d     digest
 	width uint8
 }
-
-// A slot of the key index: the top 32 bits of its first line's digest
-// (its key, or the key's start when anchors show more than 6 characters)
-// and the first line + 1; 0 is an empty slot. Eight bytes, so the index of
-// a 250,000-line file is 4 MB.
-type slot uint64
-
-func newSlot(top uint64, line int) slot { return slot(top>>32<<32 | uint64(line+1)) }
-
-func (s slot) line() int { return int(uint32(s)) - 1 }
-
-type memberOf struct{ line, group int32 }
-
-type seen struct{ first, count int32 }
 
 // Len returns the number of lines.
 func (t *Table) Len() int { return len(t.tops) }
@@ -166,12 +152,13 @@ func (ix *Index) build(t *Table, content func(int) string) {
 	t.tops = resize(t.tops, n)
 	t.lows = nil
 	if t.width > 12 {
-		t.lows = make([]uint64, n)
+		t.lows = resize(t.lowsBuf, n)
+		t.lowsBuf = t.lows
 	}
 	t.radii, t.lengthened, t.ordinals, t.ambiguous, t.special = nil, nil, nil, nil, nil
 	ix.radiusOneDigests(t)
 	t.scan()
-	if t.widen(ix, content) {
+	if t.widen(ix) {
 		t.scan()
 	}
 	t.settle(ix, content)
@@ -203,150 +190,20 @@ func (ix *Index) radiusOneDigests(t *Table) {
 	}
 }
 
-// scan builds the key index: one probe per line. Lines whose key another
-// line has too are gathered into groups, each in line order.
-func (t *Table) scan() {
-	n := len(t.tops)
-	size := 16
-	for size < n+n/2 {
-		size <<= 1
-	}
-	mask := size - 1
-	hashShift := uint(64 - bits.TrailingZeros(uint(size)))
-	t.slots = resize(t.slots, size)
-	clear(t.slots)
-	slots, shift, tops := t.slots, t.shift, t.tops
-	pairs := t.pairs[:0]
-	groups := int32(0)
-	t.groupOf = nil
-	for i, top := range tops {
-		key := top >> shift
-		h := int((key * 0x9e3779b97f4a7c15) >> hashShift)
-		for {
-			s := slots[h]
-			if s == 0 {
-				slots[h] = newSlot(top, i)
-				break
-			}
-			if t.sameKey(s, top) {
-				first := s.line()
-				if t.groupOf == nil {
-					t.groupOf = resize(t.groupBuf, n)
-					t.groupBuf = t.groupOf
-					clear(t.groupOf)
-				}
-				if t.groupOf[first] == 0 {
-					groups++
-					t.groupOf[first] = groups
-					pairs = append(pairs, memberOf{int32(first), groups - 1})
-				}
-				pairs = append(pairs, memberOf{int32(i), t.groupOf[first] - 1})
-				break
-			}
-			h = (h + 1) & mask
-		}
-	}
-	t.pairs = pairs
-	// Group the members by a counting sort, which keeps line order (a
-	// group's first line is recorded just before its second).
-	t.bounds = resize(t.bounds, int(groups)+1)
-	clear(t.bounds)
-	for _, p := range pairs {
-		t.bounds[p.group+1]++
-	}
-	for g := 1; g <= int(groups); g++ {
-		t.bounds[g] += t.bounds[g-1]
-	}
-	t.members = resize(t.members, len(pairs))
-	for _, p := range pairs {
-		// bounds[g] is advanced past each member placed, then restored.
-		t.members[t.bounds[p.group]] = p.line
-		t.bounds[p.group]++
-	}
-	for g := int(groups); g > 0; g-- {
-		t.bounds[g] = t.bounds[g-1]
-	}
-	t.bounds[0] = 0
-}
-
-// sameKey reports whether the slot holds the key of a digest whose top is
-// top.
-func (t *Table) sameKey(s slot, top uint64) bool {
-	if t.shift >= 32 { // the key is within the slot's 32 bits
-		return uint64(s)>>t.shift == top>>t.shift
-	}
-	return uint64(s)>>32 == top>>32 && t.tops[s.line()]>>t.shift == top>>t.shift
-}
-
-// groups returns the number of groups of the last scan.
-func (t *Table) groups() int { return len(t.bounds) - 1 }
-
-// group returns the lines of group g sorted by digest, stably: lines with
-// identical digests form runs, in line order.
-func (t *Table) group(g int) []int32 {
-	m := t.members[t.bounds[g]:t.bounds[g+1]]
-	for _, l := range m[1:] {
-		if t.tops[l] != t.tops[m[0]] {
-			slices.SortStableFunc(m, func(a, b int32) int {
-				return cmpUint64(t.tops[a], t.tops[b])
-			})
-			break
-		}
-	}
-	return m
-}
-
-func cmpUint64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// runs calls f for each run of identical digests in a group from group().
-func (t *Table) runs(m []int32, f func(run []int32)) {
-	for len(m) > 0 {
-		k := 1
-		for k < len(m) && t.tops[m[k]] == t.tops[m[0]] {
-			k++
-		}
-		f(m[:k])
-		m = m[k:]
-	}
-}
-
-// widen gives lines that repeat their radius-1 context (the same digest,
+// widen gives lines that repeat their radius-1 context (the same digest:
 // the same three lines) the digest of the narrowest wider context that
-// tells them apart. All runs are refined together, radius by radius; lines
-// whose wider digest is still shared go on to the next radius. It reports
-// whether any digest changed.
-func (t *Table) widen(ix *Index, content func(int) string) bool {
+// tells them apart. All are refined together, radius by radius; lines
+// whose wider digest is still shared go on to the next radius. Equal
+// digests are taken for equal contexts here, without comparing the lines:
+// a hash collision only makes lines widen further, and settle compares the
+// contexts of the digests still shared at the end. It reports whether any
+// digest changed.
+func (t *Table) widen(ix *Index) bool {
 	work := t.work[:0]
-	var rest, other []int32
 	for g := range t.groups() {
 		t.runs(t.group(g), func(run []int32) {
-			// Lines with identical digests are the same context, or,
-			// by a hash collision, different ones: split them by
-			// context, and widen each context that repeats. A line
-			// left alone keeps its digest, now its own.
-			rest = append(rest[:0], run...)
-			for len(rest) > 1 {
-				first, repeats := rest[0], false
-				other = other[:0]
-				for _, l := range rest[1:] {
-					if sameWindow(content, len(t.tops), int(first), int(l), 1) {
-						work, repeats = append(work, l), true
-					} else {
-						other = append(other, l)
-					}
-				}
-				if repeats {
-					work = append(work, first)
-				}
-				rest, other = other, rest
+			if len(run) > 1 {
+				work = append(work, run...)
 			}
 		})
 	}
@@ -354,15 +211,11 @@ func (t *Table) widen(ix *Index, content func(int) string) bool {
 		t.work = work
 		return false
 	}
-	slices.Sort(work)
 	t.radii = resize(t.radiiBuf, len(t.tops))
 	t.radiiBuf = t.radii
 	clear(t.radii)
-	if t.counts == nil {
-		t.counts = make(map[uint64]seen, len(work))
-	}
 	for r := 2; r <= maxRadius && len(work) > 0; r++ {
-		clear(t.counts)
+		t.counts.reset(len(work))
 		for _, l := range work {
 			d := ix.digestR(int(l), r)
 			t.tops[l] = d[0]
@@ -370,17 +223,11 @@ func (t *Table) widen(ix *Index, content func(int) string) bool {
 				t.lows[l] = d[1]
 			}
 			t.radii[l] = int8(r)
-			if c, ok := t.counts[d[0]]; ok {
-				c.count++
-				t.counts[d[0]] = c
-			} else {
-				t.counts[d[0]] = seen{first: l, count: 1}
-			}
+			t.counts.add(d[0])
 		}
 		kept := work[:0]
 		for _, l := range work {
-			c := t.counts[t.tops[l]]
-			if c.count > 1 && sameWindow(content, len(t.tops), int(c.first), int(l), r) {
+			if t.counts.count(t.tops[l]) > 1 {
 				kept = append(kept, l)
 			}
 		}
@@ -469,65 +316,6 @@ func (t *Table) radius(i int) int8 {
 		return 1
 	}
 	return t.radii[i]
-}
-
-// lookup returns the line whose anchor is exactly tok (with its ordinal),
-// or -1: a probe of the key index, and a look at the group of a shared
-// key.
-func (t *Table) lookup(tok string) int {
-	base, _ := splitOrdinal(tok)
-	keyChars := min(t.width, 12)
-	if len(base) < t.width || len(base) > maxWidth {
-		return -1
-	}
-	var key uint64
-	for k := range keyChars {
-		v := decodeCrockford(base[k])
-		if v < 0 {
-			return -1
-		}
-		key = key<<5 | uint64(v)
-	}
-	size := len(t.slots)
-	if size == 0 {
-		return -1
-	}
-	hashShift := uint(64 - bits.TrailingZeros(uint(size)))
-	h := int((key * 0x9e3779b97f4a7c15) >> hashShift)
-	top := key << t.shift
-	for {
-		s := t.slots[h]
-		switch {
-		case s == 0:
-			return -1
-		case !t.sameKey(s, top):
-			h = (h + 1) & (size - 1)
-			continue
-		case t.groupOf == nil || t.groupOf[s.line()] == 0:
-			if t.Token(s.line()) == tok {
-				return s.line()
-			}
-			return -1
-		}
-		var b []byte
-		g := t.groupOf[s.line()] - 1
-		for _, l := range t.members[t.bounds[g]:t.bounds[g+1]] {
-			if b = t.AppendToken(b[:0], int(l)); string(b) == tok && !t.Ambiguous(int(l)) {
-				return int(l)
-			}
-		}
-		return -1
-	}
-}
-
-// decodeCrockford returns the value of an anchor character, or -1.
-func decodeCrockford(c byte) int {
-	for v := range len(crockford) {
-		if crockford[v] == c {
-			return v
-		}
-	}
-	return -1
 }
 
 // resize returns s with length n, reusing its array when it is big enough

@@ -51,7 +51,8 @@ type resolved struct {
 // stale) and lands on a look-alike line when the true one changed. A stale
 // anchor is refused, with fresh anchors to retry with.
 func Apply(text string, ops []Op, opts Options) (Result, error) {
-	s := state{opts: opts}
+	s := getState(opts)
+	defer putState(s)
 	s.load(text)
 	lines, anchors := &s.lines, &s.table
 	var res Result

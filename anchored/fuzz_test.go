@@ -1,6 +1,7 @@
 package anchored
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -60,13 +61,19 @@ func FuzzOps(f *testing.F) {
 	})
 }
 
-// FuzzView checks that rendering never panics and that every anchor names
-// exactly one line when resolved.
+// FuzzView checks that rendering never panics, that no anchor is shown
+// twice, and that every anchor not marked ambiguous names its own line and
+// every ambiguous one is refused, with a real hash and with one that makes
+// most lines collide.
 func FuzzView(f *testing.F) {
 	f.Add("a\nb\na\nb\n\n\n", 1)
 	f.Add("x\r\ny\rz", 6)
+	f.Add(strings.Repeat("}\n\n", 30), 3)
 	f.Fuzz(func(t *testing.T, text string, width int) {
 		opts := Options{Width: width%8 + 1}
+		if width%2 == 0 {
+			opts.hashLine = func(s string) uint64 { return uint64(len(s) % 3) }
+		}
 		v, err := View(text, 0, 0, opts)
 		if err != nil {
 			t.Fatal(err)
@@ -77,6 +84,29 @@ func FuzzView(f *testing.F) {
 				t.Fatalf("anchor %q twice in %q", l.Anchor, text)
 			}
 			seen[l.Anchor] = true
+		}
+		if len(v) > 64 {
+			return // each line is a whole Apply: keep the fuzzer fast
+		}
+		lines, bom := SplitLines(text)
+		for i, l := range v {
+			res, err := Apply(text, []Op{{Anchor: l.Anchor, Op: "delete"}}, opts)
+			if strings.HasSuffix(l.Anchor, "?") {
+				if err == nil {
+					t.Fatalf("ambiguous anchor %s of line %d accepted in %q", l.Anchor, i+1, text)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("anchor %s of line %d refused in %q: %v", l.Anchor, i+1, text, err)
+			}
+			rest := slices.Delete(slices.Clone(lines), i, i+1)
+			if n := len(rest); n > 0 && lines[len(lines)-1].EOL == "" {
+				rest[n-1].EOL = "" // the final-newline state is kept
+			}
+			if want := JoinLines(rest, bom); res.Text != want {
+				t.Fatalf("anchor %s of line %d in %q: got %q, want %q", l.Anchor, i+1, text, res.Text, want)
+			}
 		}
 	})
 }

@@ -3,6 +3,7 @@ package anchored
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"unsafe"
 )
 
@@ -16,7 +17,8 @@ type ViewLine struct {
 // View returns the anchored lines from..to (1-based, inclusive; 0 for to
 // means the end).
 func View(text string, from, to int, opts Options) ([]ViewLine, error) {
-	s := state{opts: opts}
+	s := getState(opts)
+	defer putState(s)
 	s.load(text)
 	from, to, err := clampRange(from, to, s.lines.Len())
 	if err != nil {
@@ -32,12 +34,13 @@ func View(text string, from, to int, opts Options) ([]ViewLine, error) {
 // RenderText renders lines from..to of text as the model reads them,
 // "anchor│ text" per line.
 func RenderText(text string, from, to int, opts Options) (string, error) {
-	r := Renderer{Options: opts}
+	r := Renderer{Options: opts, state: getState(opts)}
+	defer putState(r.state)
 	out, err := r.Render(text, from, to)
 	if err != nil {
 		return "", err
 	}
-	return unsafe.String(unsafe.SliceData(out), len(out)), nil // r is dropped: no copy
+	return unsafe.String(unsafe.SliceData(out), len(out)), nil // r.out is not kept: no copy
 }
 
 // state is what anchoring a text takes: its lines, their hashes and the
@@ -50,11 +53,32 @@ type state struct {
 	table Table
 }
 
+// states keeps the scratch of one-shot calls (View, RenderText, Apply) for
+// the next: without it, each call on a 10 MB text would allocate, and the
+// kernel zero, some 10 MB for offsets, hashes, digests and the key index.
+// It holds no result, so sharing it is invisible to callers.
+var states = sync.Pool{New: func() any { return new(state) }}
+
+func getState(opts Options) *state {
+	s := states.Get().(*state)
+	s.opts = opts
+	return s
+}
+
+// putState returns s to the pool, dropping its text, and its memory too
+// if a huge text grew it beyond what is worth keeping.
+func putState(s *state) {
+	if cap(s.lines.start) > 1<<22 {
+		return
+	}
+	s.lines.text = ""
+	states.Put(s)
+}
+
 // load splits, hashes and anchors text.
 func (s *state) load(text string) {
-	s.lines.split(text)
 	s.index.opts = s.opts
-	s.index.reset(&s.lines)
+	s.index.load(&s.lines, text)
 	s.index.build(&s.table, s.lines.content)
 }
 
@@ -63,14 +87,17 @@ func (s *state) load(text string) {
 // once it has grown to the document's size.
 type Renderer struct {
 	Options Options
-	state   state
+	state   *state
 	out     []byte
 }
 
 // Render renders lines from..to of text, "anchor│ text" per line. The
 // result is valid until the next Render.
 func (r *Renderer) Render(text string, from, to int) ([]byte, error) {
-	s := &r.state
+	if r.state == nil {
+		r.state = new(state)
+	}
+	s := r.state
 	s.opts = r.Options
 	s.load(text)
 	if s.lines.Len() == 0 {
