@@ -388,3 +388,43 @@ func TestEveryAnchorNamesItsLine(t *testing.T) {
 		}
 	}
 }
+
+// TestKeptHashes: anchors computed from hashes the caller kept up to date
+// (NewTextIndex, then Update per change) are those of a fresh view; an
+// index of another text's length is not used.
+func TestKeptHashes(t *testing.T) {
+	text := "\ufeffpackage p\n\nfunc f() {\n}\n\nfunc g() {\n}\n"
+	ix := NewTextIndex(text, Options{})
+	// Line 4 "}" becomes two lines, and line 1 goes.
+	ix.Update(3, 1, []string{"\treturn", "}"})
+	ix.Update(0, 1, nil)
+	after := "\ufeff\nfunc f() {\n\treturn\n}\n\nfunc g() {\n}\n"
+	kept := ix.Clone()
+	ix.Update(0, 1, []string{"changed after the clone"})
+	want, _ := RenderText(after, 0, 0, Options{})
+	got, _ := RenderText(after, 0, 0, Options{Hashes: kept})
+	if got != want {
+		t.Errorf("with kept hashes:\n%s\nfresh:\n%s", got, want)
+	}
+	// An index of another text is not used: another length, or the
+	// same length and other lines.
+	for _, other := range []string{text + "x\n", strings.Replace(after, "return", "panic()", 1)} {
+		if got, _ := RenderText(other, 0, 0, Options{Hashes: kept}); got != mustRender(t, other) {
+			t.Errorf("an index of another text was used:\n%s", got)
+		}
+	}
+	v, _ := View(after, 0, 0, Options{})
+	res, err := Apply(after, []Op{{Anchor: v[2].Anchor, Op: "delete", Expected: str("\treturn")}}, Options{Hashes: kept})
+	if err != nil || res.Text != "\ufeff\nfunc f() {\n}\n\nfunc g() {\n}\n" {
+		t.Errorf("apply with kept hashes: %v %q", err, res.Text)
+	}
+}
+
+func mustRender(t *testing.T, text string) string {
+	t.Helper()
+	s, err := RenderText(text, 0, 0, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

@@ -132,3 +132,21 @@ func BenchmarkRenderGoSource(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRenderKeptHashes renders with the line hashes kept by the
+// caller (as the server keeps them per open document): the lines are
+// found but not hashed again.
+func BenchmarkRenderKeptHashes(b *testing.B) {
+	for _, n := range benchLines {
+		text := benchText(n)
+		r := Renderer{Options: Options{Hashes: NewTextIndex(text, Options{})}}
+		b.Run(fmt.Sprintf("%dKB", len(text)>>10), func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				if _, err := r.Render(text, 0, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

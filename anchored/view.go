@@ -49,7 +49,8 @@ func RenderText(text string, from, to int, opts Options) (string, error) {
 type state struct {
 	opts  Options
 	lines lineSet
-	index Index
+	index Index // the hashes, unless the caller keeps them
+	given Index // the caller's hashes (Options.Hashes), read only
 	table Table
 }
 
@@ -71,15 +72,40 @@ func putState(s *state) {
 	if cap(s.lines.start) > 1<<22 {
 		return
 	}
-	s.lines.text = ""
+	s.lines.text, s.given.hashes = "", nil
 	states.Put(s)
 }
 
 // load splits, hashes and anchors text.
 func (s *state) load(text string) {
-	s.index.opts = s.opts
-	s.index.load(&s.lines, text)
+	if h := s.opts.Hashes; h != nil {
+		s.lines.split(text)
+		if h.fits(&s.lines) {
+			s.given = Index{opts: s.opts, hashes: h.hashes}
+			s.given.build(&s.table, s.lines.content)
+			return
+		}
+	}
+	s.index.load(&s.lines, text, s.opts)
 	s.index.build(&s.table, s.lines.content)
+}
+
+// fits reports whether the index could be that of the lines: the same
+// number of lines, and the same hashes for a sample of 16 of them (a
+// check against a caller's index falling out of step, not a proof).
+func (ix *Index) fits(ls *lineSet) bool {
+	n := ls.Len()
+	if len(ix.hashes) != n {
+		return false
+	}
+	const samples = 16
+	for k := range min(n, samples) {
+		i := k * (n - 1) / max(1, min(n, samples)-1)
+		if ix.hashes[i] != ix.opts.hash(ls.content(i)) {
+			return false
+		}
+	}
+	return true
 }
 
 // A Renderer renders views, keeping its memory from one view to the next:

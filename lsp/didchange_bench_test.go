@@ -8,39 +8,57 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/anchored"
 	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/tools/edit"
 )
 
 // BenchmarkDidChangeServer measures the server's handling of one typed
 // (or deleted) character in documents of growing size (the handler
-// alone): it should not grow with the size.
+// alone): it should not grow with the size. "hashed" documents keep line
+// hashes for the anchored tools, which the change updates.
 func BenchmarkDidChangeServer(b *testing.B) {
-	for _, lines := range []int{1_000, 10_000, 100_000} {
-		b.Run(fmt.Sprintf("%dlines", lines), func(b *testing.B) {
-			s := newServer(Options{})
-			text := strings.Repeat("func f() int { return 42 }\n", lines)
-			u := protocol.DocumentURI("file:///w/big.go")
-			s.didOpen(context.Background(), &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1, Text: text}})
-			pos := protocol.Position{Line: uint32(lines / 2)}
-			next := protocol.Position{Line: pos.Line, Character: 1}
-			v := int32(1)
-			for b.Loop() {
-				// Type a character, then delete it: the document keeps its
-				// size however long the benchmark runs.
-				v++
-				change := contentChange{Range: &protocol.Range{Start: pos, End: pos}, Text: "x"}
-				if v%2 == 1 {
-					change = contentChange{Range: &protocol.Range{Start: pos, End: next}}
-				}
-				s.didChange(context.Background(), &didChangeParams{
-					TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: v},
-					ContentChanges: []contentChange{change},
-				})
+	for _, hashed := range []bool{false, true} {
+		for _, lines := range []int{1_000, 10_000, 100_000} {
+			name := fmt.Sprintf("%dlines", lines)
+			if hashed {
+				name += "/hashed"
 			}
-			if d, _ := s.docs.get(u); d.text() != text && d.text() != text[:len(text)/2]+"x"+text[len(text)/2:] {
-				b.Fatal("the document drifted from what was typed")
-			}
+			b.Run(name, func(b *testing.B) { benchmarkDidChange(b, lines, hashed) })
+		}
+	}
+}
+
+func benchmarkDidChange(b *testing.B, lines int, hashed bool) {
+	s := newServer(Options{})
+	text := strings.Repeat("func f() int { return 42 }\n", lines)
+	u := protocol.DocumentURI("file:///w/big.go")
+	s.didOpen(context.Background(), &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1, Text: text}})
+	if hashed && (editorSource{s: s, disk: edit.DiskSource{Root: "/w"}}).LineHashes("big.go", 1) == nil {
+		b.Fatal("no line hashes")
+	}
+	pos := protocol.Position{Line: uint32(lines / 2)}
+	next := protocol.Position{Line: pos.Line, Character: 1}
+	v := int32(1)
+	for b.Loop() {
+		// Type a character, then delete it: the document keeps its
+		// size however long the benchmark runs.
+		v++
+		change := contentChange{Range: &protocol.Range{Start: pos, End: pos}, Text: "x"}
+		if v%2 == 1 {
+			change = contentChange{Range: &protocol.Range{Start: pos, End: next}}
+		}
+		s.didChange(context.Background(), &didChangeParams{
+			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: v},
+			ContentChanges: []contentChange{change},
 		})
+	}
+	d, _ := s.docs.get(u)
+	if d.text() != text && d.text() != text[:len(text)/2]+"x"+text[len(text)/2:] {
+		b.Fatal("the document drifted from what was typed")
+	}
+	if hashed && (d.hashes == nil || !d.hashes.Equal(anchored.NewTextIndex(d.text(), anchored.Options{}))) {
+		b.Fatal("the line hashes drifted from the document")
 	}
 }
 

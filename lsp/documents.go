@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/anchored"
 	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/tools/edit"
 )
@@ -24,6 +25,10 @@ type document struct {
 	// buf holds the text; immutable, so copies of a document share it,
 	// and a change costs about one chunk, not the whole text.
 	buf *edits.Buffer
+	// hashes are the line hashes of buf once an anchored tool read it
+	// (linehashes.go), changed in place under documents.mu: copies of a
+	// document must not read them.
+	hashes *anchored.Index
 }
 
 // text returns the document's whole text.
@@ -148,25 +153,32 @@ func (s *Server) didChange(_ context.Context, p *didChangeParams) (any, error) {
 	}
 	// Each change re-indexes only the chunks of the buffer it touches, so
 	// a keystroke does not copy or rescan a large document.
-	buf := d.buf
+	buf, hashes := d.buf, d.hashes
 	for _, c := range p.ContentChanges {
 		if c.Range == nil {
-			buf = edits.NewBuffer(c.Text)
+			buf, hashes = edits.NewBuffer(c.Text), nil
 			continue
 		}
 		start, err := buf.Offset(int(c.Range.Start.Line), int(c.Range.Start.Character), enc)
 		if err == nil {
 			var end int
 			if end, err = buf.Offset(int(c.Range.End.Line), int(c.Range.End.Character), enc); err == nil && end >= start {
+				before := buf
 				if buf, err = buf.Replace(start, end, c.Text); err == nil {
+					change := lineChange{start: start, end: end, startLine: int(c.Range.Start.Line), endLine: int(c.Range.End.Line), text: c.Text}
+					if hashes != nil && !updateLineHashes(hashes, before, buf, change) {
+						s.log.Warn("line hashes out of step with the buffer: dropped", "uri", d.uri)
+						hashes = nil
+					}
 					continue
 				}
 			}
 		}
 		s.log.Warn("didChange with a range outside the document: the buffer may be out of step", "uri", d.uri, "range", c.Range, "err", err)
+		d.hashes = nil // may have taken some of the changes
 		return nil, nil
 	}
-	d.buf, d.version = buf, p.TextDocument.Version
+	d.buf, d.hashes, d.version = buf, hashes, p.TextDocument.Version
 	s.docs.signal()
 	if rel, err := s.relPath(*d); err == nil && (len(s.review.inFile(rel)) > 0 || s.hasAnswers(rel)) {
 		// Pending hunks move with the user's edits, or turn into conflicts.

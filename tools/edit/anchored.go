@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentls/agentls/anchored"
+	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -27,7 +28,7 @@ func (b *Batch) PatchAnchored(ctx context.Context, path, ops string) (string, er
 	if !f.exists {
 		return "", fmt.Errorf("patch_anchored %s: the file does not exist", f.path)
 	}
-	res, err := anchored.Apply(f.content, parsed, anchored.Options{})
+	res, err := anchored.Apply(f.content, parsed, b.anchorOptions(f))
 	if err != nil {
 		return "", fmt.Errorf("patch_anchored %s: %w", f.path, err)
 	}
@@ -52,12 +53,22 @@ func (b *Batch) ViewAnchored(ctx context.Context, path string, from, to int) (st
 	if !f.exists {
 		return "", fmt.Errorf("view_anchored %s: the file does not exist", f.path)
 	}
-	view, err := anchored.RenderText(f.content, from, to, anchored.Options{})
+	view, err := anchored.RenderText(f.content, from, to, b.anchorOptions(f))
 	if err != nil {
 		return "", fmt.Errorf("view_anchored %s: %w", f.path, err)
 	}
 	fence := strings.Repeat("`", 4)
 	return fence + f.path + "\n" + view + fence, nil
+}
+
+// anchorOptions passes on the line hashes the source keeps for the
+// version of f it gave, if any.
+func (b *Batch) anchorOptions(f file) anchored.Options {
+	hs, ok := b.Source.(HashSource)
+	if !ok || f.edited || f.version == edits.NotOpen {
+		return anchored.Options{}
+	}
+	return anchored.Options{Hashes: hs.LineHashes(f.path, f.version)}
 }
 
 // lineArg reads a line-number argument given as a number or a string.

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentls/agentls/anchored"
 	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/tools"
 )
@@ -24,6 +25,17 @@ type Source interface {
 	// editor's version of it (edits.NotOpen for the disk); exists is false when there is
 	// no such file.
 	Read(ctx context.Context, path string) (content string, version int32, exists bool, err error)
+}
+
+// A HashSource is a Source that also keeps the line hashes of its files'
+// current versions, as the server does for each open buffer once it was
+// anchored, so that anchoring a large buffer again does not hash every
+// line.
+type HashSource interface {
+	Source
+	// LineHashes returns the line hashes of path at version, or nil when
+	// it keeps none for that version.
+	LineHashes(path string, version int32) *anchored.Index
 }
 
 // A Batch gathers the edits of one request.
@@ -117,6 +129,7 @@ type file struct {
 	content string
 	version int32
 	exists  bool
+	edited  bool // by the batch: content is not the source's
 }
 
 // read returns path as the batch sees it: its own earlier edits first, then
@@ -127,7 +140,7 @@ func (b *Batch) read(ctx context.Context, p string) (file, error) {
 		return file{}, err
 	}
 	if content, exists, ok := b.Changes.Get(clean); ok {
-		return file{path: clean, content: content, exists: exists}, nil
+		return file{path: clean, content: content, exists: exists, edited: true}, nil
 	}
 	content, version, exists, err := b.Source.Read(ctx, clean)
 	if err != nil {
