@@ -136,10 +136,10 @@ func slotOf(key uint64, size int) int {
 // sameKey reports whether the slot holds the key of a digest whose top is
 // top.
 func (t *Table) sameKey(s slot, top uint64) bool {
-	if t.shift >= 32 { // the key is within the slot's 32 bits
-		return uint64(s)>>t.shift == top>>t.shift
-	}
-	return uint64(s)>>32 == top>>32 && t.tops[s.line()]>>t.shift == top>>t.shift
+	// The slot's 32 bits hold the whole key when anchors show at most 6
+	// characters; else the first line's digest has the rest.
+	return (uint64(s)^top)>>max(t.shift, 32) == 0 &&
+		(t.shift >= 32 || t.tops[s.line()]>>t.shift == top>>t.shift)
 }
 
 // groups returns the number of groups of the last scan.
