@@ -51,24 +51,34 @@ func BenchmarkRenderReused(b *testing.B) {
 }
 
 // BenchmarkResolve measures applying a batch of 8 guarded ops, every
-// anchor resolved against the whole text.
+// anchor resolved against the whole text and the new text written, with
+// the lines hashed afresh (the CLI) or their hashes kept (the server's
+// patch_anchored on an open buffer).
 func BenchmarkResolve(b *testing.B) {
-	for _, n := range benchLines {
-		text := benchText(n)
-		v, _ := View(text, 0, 0, Options{})
-		var ops []Op
-		for k := range 8 {
-			l := v[(k*len(v))/8]
-			ops = append(ops, Op{Anchor: l.Anchor, Op: "replace", Text: str(l.Text + " // x"), Expected: str(l.Text)})
-		}
-		b.Run(fmt.Sprintf("%dKB", len(text)>>10), func(b *testing.B) {
-			b.SetBytes(int64(len(text)))
-			for b.Loop() {
-				if _, err := Apply(text, ops, Options{}); err != nil {
-					b.Fatal(err)
-				}
+	for _, kept := range []bool{false, true} {
+		for _, n := range benchLines {
+			text := benchText(n)
+			v, _ := View(text, 0, 0, Options{})
+			var ops []Op
+			for k := range 8 {
+				l := v[(k*len(v))/8]
+				ops = append(ops, Op{Anchor: l.Anchor, Op: "replace", Text: str(l.Text + " // x"), Expected: str(l.Text)})
 			}
-		})
+			var opts Options
+			name := fmt.Sprintf("%dKB", len(text)>>10)
+			if kept {
+				opts.Hashes = NewTextIndex(text, Options{})
+				name = "kept/" + name
+			}
+			b.Run(name, func(b *testing.B) {
+				b.SetBytes(int64(len(text)))
+				for b.Loop() {
+					if _, err := Apply(text, ops, opts); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
 
@@ -133,17 +143,17 @@ func BenchmarkRenderGoSource(b *testing.B) {
 	}
 }
 
-// BenchmarkRenderKeptHashes renders with the line hashes kept by the
-// caller (as the server keeps them per open document): the lines are
-// found but not hashed again.
+// BenchmarkRenderKeptHashes renders as the server's view_anchored does:
+// one-shot, with the line hashes it keeps per open buffer, so the lines
+// are found but not hashed again.
 func BenchmarkRenderKeptHashes(b *testing.B) {
 	for _, n := range benchLines {
 		text := benchText(n)
-		r := Renderer{Options: Options{Hashes: NewTextIndex(text, Options{})}}
+		opts := Options{Hashes: NewTextIndex(text, Options{})}
 		b.Run(fmt.Sprintf("%dKB", len(text)>>10), func(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			for b.Loop() {
-				if _, err := r.Render(text, 0, 0); err != nil {
+				if _, err := RenderText(text, 0, 0, opts); err != nil {
 					b.Fatal(err)
 				}
 			}
