@@ -39,6 +39,7 @@ type Table struct {
 	groupBuf   []int32
 	specialBuf []uint64
 	pairs      []memberOf
+	nGroups    int32
 	work       []int32
 	counts     counter
 }

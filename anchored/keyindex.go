@@ -64,38 +64,24 @@ func (c *counter) count(v uint64) int32 { return c.find(v).n }
 // scan builds the key index: one probe per line. Lines whose key another
 // line has too are gathered into groups, each in line order.
 func (t *Table) scan() {
-	n := len(t.tops)
-	// Filled to three quarters at most: the table is probed at random,
-	// a cache miss a line, so the smaller the better.
-	size := n + n/3 + 16
-	t.slots = resize(t.slots, size)
+	t.pairs, t.nGroups, t.groupOf = t.pairs[:0], 0, nil
+	// Half full: a probe seldom goes past its first slot. (Three quarters
+	// full took the scan of 250,000 lines from 2.5 ms to 4.5 ms, and cutting
+	// the index into parts that each stay in the cache gained nothing.)
+	t.slots = resize(t.slots, 2*len(t.tops)+16)
 	clear(t.slots)
-	slots, shift, tops := t.slots, t.shift, t.tops
-	pairs := t.pairs[:0]
-	groups := int32(0)
-	t.groupOf = nil
-	for i, top := range tops {
-		key := top >> shift
-		h := slotOf(key, size)
+	slots, size, shift, hiShift := t.slots, len(t.slots), t.shift, max(t.shift, 32)
+	for i, top := range t.tops {
+		h := slotOf(top>>shift, size)
 		for {
 			s := slots[h]
 			if s == 0 {
 				slots[h] = newSlot(top, i)
 				break
 			}
-			if t.sameKey(s, top) {
-				first := s.line()
-				if t.groupOf == nil {
-					t.groupOf = resize(t.groupBuf, n)
-					t.groupBuf = t.groupOf
-					clear(t.groupOf)
-				}
-				if t.groupOf[first] == 0 {
-					groups++
-					t.groupOf[first] = groups
-					pairs = append(pairs, memberOf{int32(first), groups - 1})
-				}
-				pairs = append(pairs, memberOf{int32(i), t.groupOf[first] - 1})
+			// The same key (sameKey, by hand: this loop is the hot one).
+			if (uint64(s)^top)>>hiShift == 0 && (shift >= 32 || t.tops[s.line()]>>shift == top>>shift) {
+				t.share(s.line(), i)
 				break
 			}
 			if h++; h == size {
@@ -103,7 +89,7 @@ func (t *Table) scan() {
 			}
 		}
 	}
-	t.pairs = pairs
+	pairs, groups := t.pairs, t.nGroups
 	// Group the members by a counting sort, which keeps line order (a
 	// group's first line is recorded just before its second).
 	t.bounds = resize(t.bounds, int(groups)+1)
@@ -124,6 +110,22 @@ func (t *Table) scan() {
 		t.bounds[g] = t.bounds[g-1]
 	}
 	t.bounds[0] = 0
+}
+
+// share records that line i has the key of line first, the key's first
+// line: both are members of the key's group.
+func (t *Table) share(first, i int) {
+	if t.groupOf == nil {
+		t.groupOf = resize(t.groupBuf, len(t.tops))
+		t.groupBuf = t.groupOf
+		clear(t.groupOf)
+	}
+	if t.groupOf[first] == 0 {
+		t.nGroups++
+		t.groupOf[first] = t.nGroups
+		t.pairs = append(t.pairs, memberOf{int32(first), t.nGroups - 1})
+	}
+	t.pairs = append(t.pairs, memberOf{int32(i), t.groupOf[first] - 1})
 }
 
 // slotOf is where the key index of size slots starts looking for key:
@@ -200,11 +202,11 @@ func (t *Table) lookup(tok string) int {
 		key = key<<5 | uint64(v)
 	}
 	size := len(t.slots)
-	if size == 0 {
+	if len(t.tops) == 0 {
 		return -1
 	}
-	h := slotOf(key, size)
 	top := key << t.shift
+	h := slotOf(key, size)
 	for {
 		s := t.slots[h]
 		switch {
