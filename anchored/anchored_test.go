@@ -354,8 +354,9 @@ func TestIncrementalIndexMatchesFresh(t *testing.T) {
 }
 
 // TestEveryAnchorNamesItsLine renders random texts of few distinct lines
-// (long runs, repeated contexts), with short anchors and with a line hash
-// that collides for most lines: every anchor not marked ambiguous must
+// (long runs, repeated contexts), with short anchors, long ones (past 12
+// characters the table keeps whole digests) and a line hash that collides
+// for most lines: every anchor not marked ambiguous must
 // name exactly its own line, and every ambiguous one must be refused.
 func TestEveryAnchorNamesItsLine(t *testing.T) {
 	weak := func(s string) uint64 { return uint64(len(s) % 3) }
@@ -366,7 +367,7 @@ func TestEveryAnchorNamesItsLine(t *testing.T) {
 			fmt.Fprintf(&b, "l%d\n", r.IntN(1+r.IntN(4)))
 		}
 		text := b.String()
-		for _, opts := range []Options{{}, {Width: 1}, {Width: 2, hashLine: weak}, {hashLine: weak}} {
+		for _, opts := range []Options{{}, {Width: 1}, {Width: 14}, {Width: 2, hashLine: weak}, {Width: 13, hashLine: weak}, {hashLine: weak}} {
 			v, err := View(text, 0, 0, opts)
 			if err != nil {
 				t.Fatal(err)
