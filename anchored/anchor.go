@@ -106,6 +106,26 @@ func SplitLines(text string) (lines []Line, bom string) {
 	return lines, ls.bom
 }
 
+// LineContents returns the contents of text's lines as an Index hashes
+// them: without their line endings. With atStart, text begins a document
+// and a byte-order mark before its first line is not part of it; else
+// text is lines from further on, and the mark is content.
+func LineContents(text string, atStart bool) []string {
+	var ls lineSet
+	ls.split(text)
+	contents := make([]string, ls.Len())
+	for i := range contents {
+		contents[i] = ls.content(i)
+	}
+	if ls.bom != "" && !atStart {
+		if len(contents) == 0 {
+			return []string{ls.bom}
+		}
+		contents[0] = ls.bom + contents[0]
+	}
+	return contents
+}
+
 // JoinLines is the inverse of SplitLines.
 func JoinLines(lines []Line, bom string) string {
 	n := len(bom)
@@ -204,16 +224,6 @@ type Index struct {
 	hashes []uint64
 }
 
-// NewIndex hashes the lines.
-func NewIndex(lines []Line, opts Options) *Index {
-	ix := &Index{opts: opts}
-	ix.hashes = make([]uint64, len(lines))
-	for i, l := range lines {
-		ix.hashes[i] = ix.opts.hash(l.Content)
-	}
-	return ix
-}
-
 // NewTextIndex hashes the lines of text (a byte-order mark is not part of
 // the first line).
 func NewTextIndex(text string, opts Options) *Index {
@@ -303,12 +313,6 @@ func (ix *Index) digestR(i, r int) digest {
 
 // crockford is Crockford's base-32 alphabet, lower case: no i, l, o, u.
 const crockford = "0123456789abcdefghjkmnpqrstvwxyz"
-
-// chars returns the first n base-32 characters of a digest.
-func (d digest) chars(n int) string {
-	var b [maxWidth]byte
-	return string(d.appendChars(b[:0], n))
-}
 
 // appendChars appends the first n base-32 characters of a digest to b.
 func (d digest) appendChars(b []byte, n int) []byte {

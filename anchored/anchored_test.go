@@ -337,15 +337,13 @@ func TestParseOps(t *testing.T) {
 
 func TestIncrementalIndexMatchesFresh(t *testing.T) {
 	text := "a\nb\nc\nd\ne\n"
-	lines, _ := SplitLines(text)
-	ix := NewIndex(lines, Options{})
+	ix := NewTextIndex(text, Options{})
 	// Replace "c" by two lines, then delete "a".
 	ix.Update(2, 1, []string{"c1", "c2"})
 	ix.Update(0, 1, nil)
 	after := "b\nc1\nc2\nd\ne\n"
-	al, _ := SplitLines(after)
-	fresh := NewIndex(al, Options{})
-	got, want := ix.Anchors(al), fresh.Anchors(al)
+	fresh := NewTextIndex(after, Options{})
+	got, want := tableOf(ix, after), tableOf(fresh, after)
 	for i := range want.Len() {
 		if got.Token(i) != want.Token(i) {
 			t.Errorf("line %d: incremental %s, fresh %s", i+1, got.Token(i), want.Token(i))
@@ -428,4 +426,35 @@ func mustRender(t *testing.T, text string) string {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// tableOf builds the anchor table of text from the hashes in ix, as they
+// are: a test of an index kept up to date must not fall back on fresh
+// hashes.
+func tableOf(ix *Index, text string) *Table {
+	var lines lineSet
+	lines.split(text)
+	t := &Table{}
+	ix.build(t, lines.content)
+	return t
+}
+
+func TestLineContents(t *testing.T) {
+	for _, tc := range []struct {
+		text    string
+		atStart bool
+		want    []string
+	}{
+		{"", true, []string{}},
+		{"a\r\nb\nc\r", true, []string{"a", "b", "c\r"}},
+		{"\ufeffa\n", true, []string{"a"}},
+		{"\ufeffa\n", false, []string{"\ufeffa"}},
+		{"\ufeff", true, []string{}},
+		{"\ufeff", false, []string{"\ufeff"}},
+		{"\n\n", true, []string{"", ""}},
+	} {
+		if got := LineContents(tc.text, tc.atStart); !slices.Equal(got, tc.want) {
+			t.Errorf("LineContents(%q, %v) = %q, want %q", tc.text, tc.atStart, got, tc.want)
+		}
+	}
 }

@@ -129,14 +129,6 @@ func (t *Table) Token(i int) string {
 // be named by its anchor.
 func (t *Table) Ambiguous(i int) bool { return t.isSpecial(i) && t.ambiguous[int32(i)] }
 
-// Anchors computes the anchor of every line. lines gives the contents,
-// which tell identical contexts from hash collisions.
-func (ix *Index) Anchors(lines []Line) *Table {
-	t := &Table{}
-	ix.build(t, func(i int) string { return lines[i].Content })
-	return t
-}
-
 // build computes the anchor of every line into t, reusing t's memory: a
 // caller that keeps a Table per document renders without allocating once
 // it has grown to the document's size. content returns a line's content.

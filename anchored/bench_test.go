@@ -20,34 +20,55 @@ func benchText(lines int) string {
 
 var benchLines = []int{25, 250, 2_500, 25_000, 250_000} // about 1 KB to 10 MB
 
-// BenchmarkRender measures a whole-file view: hashing, anchors, text.
-func BenchmarkRender(b *testing.B) {
-	for _, n := range benchLines {
-		text := benchText(n)
-		b.Run(fmt.Sprintf("%dKB", len(text)>>10), func(b *testing.B) {
+// bySize runs a sub-benchmark per text, named by its size (prefixed by
+// prefix), counting its bytes: setup prepares the work on one text, and
+// the work runs b.N times.
+func bySize(b *testing.B, prefix string, texts []string, setup func(text string) func() error) {
+	for _, text := range texts {
+		work := setup(text)
+		b.Run(fmt.Sprintf("%s%dKB", prefix, len(text)>>10), func(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			for b.Loop() {
-				RenderText(text, 0, 0, Options{})
-			}
-		})
-	}
-}
-
-// BenchmarkRenderReused renders with a Renderer kept between views, as a
-// server keeps one per document: no allocation once it has grown.
-func BenchmarkRenderReused(b *testing.B) {
-	for _, n := range benchLines {
-		text := benchText(n)
-		b.Run(fmt.Sprintf("%dKB", len(text)>>10), func(b *testing.B) {
-			var r Renderer
-			b.SetBytes(int64(len(text)))
-			for b.Loop() {
-				if _, err := r.Render(text, 0, 0); err != nil {
+				if err := work(); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
 	}
+}
+
+// benchTexts are benchText of each of benchLines.
+func benchTexts() []string {
+	var texts []string
+	for _, n := range benchLines {
+		texts = append(texts, benchText(n))
+	}
+	return texts
+}
+
+// BenchmarkRender measures a whole-file view: hashing, anchors, text.
+func BenchmarkRender(b *testing.B) {
+	bySize(b, "", benchTexts(), func(text string) func() error {
+		return func() error {
+			_, err := RenderText(text, 0, 0, Options{})
+			return err
+		}
+	})
+}
+
+// rendering renders text with a Renderer kept between views, as a server
+// can keep one per document: no allocation once it has grown.
+func rendering(text string) func() error {
+	var r Renderer
+	return func() error {
+		_, err := r.Render(text, 0, 0)
+		return err
+	}
+}
+
+// BenchmarkRenderReused renders with a Renderer kept between views.
+func BenchmarkRenderReused(b *testing.B) {
+	bySize(b, "", benchTexts(), rendering)
 }
 
 // BenchmarkResolve measures applying a batch of 8 guarded ops, every
@@ -56,8 +77,11 @@ func BenchmarkRenderReused(b *testing.B) {
 // patch_anchored on an open buffer).
 func BenchmarkResolve(b *testing.B) {
 	for _, kept := range []bool{false, true} {
-		for _, n := range benchLines {
-			text := benchText(n)
+		prefix := ""
+		if kept {
+			prefix = "kept/"
+		}
+		bySize(b, prefix, benchTexts(), func(text string) func() error {
 			v, _ := View(text, 0, 0, Options{})
 			var ops []Op
 			for k := range 8 {
@@ -65,28 +89,21 @@ func BenchmarkResolve(b *testing.B) {
 				ops = append(ops, Op{Anchor: l.Anchor, Op: "replace", Text: str(l.Text + " // x"), Expected: str(l.Text)})
 			}
 			var opts Options
-			name := fmt.Sprintf("%dKB", len(text)>>10)
 			if kept {
 				opts.Hashes = NewTextIndex(text, Options{})
-				name = "kept/" + name
 			}
-			b.Run(name, func(b *testing.B) {
-				b.SetBytes(int64(len(text)))
-				for b.Loop() {
-					if _, err := Apply(text, ops, opts); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-		}
+			return func() error {
+				_, err := Apply(text, ops, opts)
+				return err
+			}
+		})
 	}
 }
 
 // BenchmarkIncrementalUpdate measures keeping the index of a 100,000-line
 // file current after a one-line change, and after a line is inserted.
 func BenchmarkIncrementalUpdate(b *testing.B) {
-	lines, _ := SplitLines(benchText(100_000))
-	ix := NewIndex(lines, Options{})
+	ix := NewTextIndex(benchText(100_000), Options{})
 	b.Run("change1line", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			ix.Update(50_000, 1, []string{fmt.Sprint("\tchanged", i)})
@@ -103,14 +120,6 @@ func BenchmarkIncrementalUpdate(b *testing.B) {
 // goSource concatenates files of the Go distribution up to size bytes:
 // real code, with its repeated lines ("}", blank lines, "return err").
 func goSource(b *testing.B, size int) string {
-	s := goSourceFn(size)
-	if len(s) < size {
-		b.Skip("not enough Go source")
-	}
-	return s
-}
-
-func goSourceFn(size int) string {
 	var s strings.Builder
 	root := filepath.Join(runtime.GOROOT(), "src")
 	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -123,40 +132,31 @@ func goSourceFn(size int) string {
 		}
 		return nil
 	})
+	if s.Len() < size {
+		b.Skip("not enough Go source")
+	}
 	return s.String()
 }
 
 // BenchmarkRenderGoSource renders real Go code, whose repeated lines take
 // the wider-context path, with a reused Renderer.
 func BenchmarkRenderGoSource(b *testing.B) {
+	var texts []string
 	for _, size := range []int{100 << 10, 1 << 20, 10 << 20} {
-		text := goSource(b, size)
-		b.Run(fmt.Sprintf("%dKB", len(text)>>10), func(b *testing.B) {
-			var r Renderer
-			b.SetBytes(int64(len(text)))
-			for b.Loop() {
-				if _, err := r.Render(text, 0, 0); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		texts = append(texts, goSource(b, size))
 	}
+	bySize(b, "", texts, rendering)
 }
 
 // BenchmarkRenderKeptHashes renders as the server's view_anchored does:
 // one-shot, with the line hashes it keeps per open buffer, so the lines
 // are found but not hashed again.
 func BenchmarkRenderKeptHashes(b *testing.B) {
-	for _, n := range benchLines {
-		text := benchText(n)
+	bySize(b, "", benchTexts(), func(text string) func() error {
 		opts := Options{Hashes: NewTextIndex(text, Options{})}
-		b.Run(fmt.Sprintf("%dKB", len(text)>>10), func(b *testing.B) {
-			b.SetBytes(int64(len(text)))
-			for b.Loop() {
-				if _, err := RenderText(text, 0, 0, opts); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+		return func() error {
+			_, err := RenderText(text, 0, 0, opts)
+			return err
+		}
+	})
 }

@@ -21,7 +21,7 @@ func FuzzOps(f *testing.F) {
 		}
 		// Point some ops at real anchors so successes happen too.
 		if len(lines) > 0 {
-			anchors := NewIndex(lines, Options{}).Anchors(lines)
+			anchors := tableOf(NewTextIndex(text, Options{}), text)
 			for i := range ops {
 				if pick&1 == 0 {
 					ops[i].Anchor = anchors.Token(int(uint(pick/2+i) % uint(anchors.Len())))
@@ -40,7 +40,7 @@ func FuzzOps(f *testing.F) {
 		}
 		// Lines before the first touched line are unchanged.
 		firstTouched := len(lines)
-		anchors := NewIndex(lines, Options{}).Anchors(lines)
+		anchors := tableOf(NewTextIndex(text, Options{}), text)
 		for _, op := range ops {
 			tok, _ := splitOrdinal(cleanToken(op.Anchor))
 			for i := range anchors.Len() {

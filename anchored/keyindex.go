@@ -70,7 +70,7 @@ func (t *Table) scan() {
 	// the index into parts that each stay in the cache gained nothing.)
 	t.slots = resize(t.slots, 2*len(t.tops)+16)
 	clear(t.slots)
-	slots, size, shift, hiShift := t.slots, len(t.slots), t.shift, max(t.shift, 32)
+	slots, size, shift := t.slots, len(t.slots), t.shift
 	for i, top := range t.tops {
 		h := slotOf(top>>shift, size)
 		for {
@@ -79,8 +79,7 @@ func (t *Table) scan() {
 				slots[h] = newSlot(top, i)
 				break
 			}
-			// The same key (sameKey, by hand: this loop is the hot one).
-			if (uint64(s)^top)>>hiShift == 0 && (shift >= 32 || t.tops[s.line()]>>shift == top>>shift) {
+			if t.sameKey(s, top) {
 				t.share(s.line(), i)
 				break
 			}

@@ -2,7 +2,7 @@ package lsp_test
 
 import (
 	"fmt"
-	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,7 +25,7 @@ func bigGo(lines int) string {
 // document end to end (pipe, JSON, server), with a selection of a few
 // lines; it reports the p99 latency too.
 func BenchmarkCodeAction(b *testing.B) {
-	root := writeFilesB(b, map[string]string{"big.go": bigGo(50_000)})
+	root := writeFiles(b, map[string]string{"big.go": bigGo(50_000)})
 	e := lsptest.Start(b, root, lsptest.VSCode())
 	e.OpenFile("big.go", "go")
 	r := protocol.Range{Start: protocol.Position{Line: 25_000}, End: protocol.Position{Line: 25_004}}
@@ -42,21 +42,6 @@ func p99(ds []time.Duration) time.Duration {
 	if len(ds) == 0 {
 		return 0
 	}
-	sorted := append([]time.Duration{}, ds...)
-	for i := range sorted { // insertion sort: small n
-		for j := i; j > 0 && sorted[j] < sorted[j-1]; j-- {
-			sorted[j], sorted[j-1] = sorted[j-1], sorted[j]
-		}
-	}
+	sorted := slices.Sorted(slices.Values(ds))
 	return sorted[len(sorted)*99/100]
-}
-
-func writeFilesB(b *testing.B, files map[string]string) string {
-	root := b.TempDir()
-	for p, c := range files {
-		if err := writeFile(filepath.Join(root, p), c); err != nil {
-			b.Fatal(err)
-		}
-	}
-	return root
 }

@@ -19,10 +19,7 @@ import (
 // missing, unless AGENTLS_REQUIRE_EMACS is set.
 func TestEmacsEglot(t *testing.T) {
 	emacs, eglotArgs := requireEmacs(t)
-	bin := filepath.Join(t.TempDir(), "agentls")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/agentls").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildAgentls(t)
 	root := writeFiles(t, map[string]string{
 		"a.go":     "package p\n\n// Config holds settings.\ntype Config struct{}\n",
 		"b.go":     "package p\n\nvar c Config\n",
@@ -56,16 +53,11 @@ func TestEmacsEglot(t *testing.T) {
 // reply in it applies (testdata/emacs/readme.el).
 func TestEmacsReadmeSetup(t *testing.T) {
 	emacs, _ := requireEmacs(t)
-	readme, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(readme), "**Emacs**")
-	_, block, ok2 := strings.Cut(section, "```elisp\n")
-	block, _, ok3 := strings.Cut(block, "```")
-	if !ok || !ok2 || !ok3 {
+	blocks := readmeBlocks(t, "**Emacs**", "", "elisp")
+	if len(blocks) == 0 {
 		t.Fatal("no elisp block in the README's Emacs section")
 	}
+	block := blocks[0]
 	clone, _ := filepath.Abs("..")
 	home := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(home, ".emacs.d"), 0o755); err != nil {
@@ -74,10 +66,7 @@ func TestEmacsReadmeSetup(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, ".emacs.d", "init.el"), []byte(strings.ReplaceAll(block, "~/src/agentls", clone)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	binDir := t.TempDir()
-	if out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, "agentls"), "../cmd/agentls").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	binDir := filepath.Dir(buildAgentls(t))
 	root := writeFiles(t, map[string]string{
 		".git/HEAD": "ref: refs/heads/main\n",
 		"a.go":      "package p\n\n// Config holds settings.\ntype Config struct{}\n",
@@ -91,7 +80,7 @@ func TestEmacsReadmeSetup(t *testing.T) {
 	// interactive start would.
 	cmd := exec.CommandContext(ctx, emacs, "--batch", "-l", filepath.Join(home, ".emacs.d", "init.el"), "-l", script)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "HOME="+home, "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"),
+	cmd.Env = append(os.Environ(), "HOME="+home, pathWith(binDir),
 		"AGENTLS_ROOT="+root, "AGENTLS_REPLY="+reply, "XDG_STATE_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir())
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "\nOK\n") {

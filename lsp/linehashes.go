@@ -130,8 +130,7 @@ func anchoredLines(b *edits.Buffer) int {
 }
 
 // lineContents returns the contents of lines first..first+n-1 of b, as
-// anchored hashes them: without line endings, and without the byte-order
-// mark of the first line.
+// anchored hashes them.
 func lineContents(b *edits.Buffer, first, n int) ([]string, bool) {
 	if n == 0 {
 		return nil, true
@@ -150,15 +149,6 @@ func lineContents(b *edits.Buffer, first, n int) ([]string, bool) {
 	if err != nil {
 		return nil, false
 	}
-	if first == 0 {
-		region = strings.TrimPrefix(region, "\ufeff")
-	}
-	contents := make([]string, 0, n)
-	for line := range strings.Lines(region) {
-		if content, ok := strings.CutSuffix(line, "\n"); ok {
-			line = strings.TrimSuffix(content, "\r") // a lone "\r" at the end stays
-		}
-		contents = append(contents, line)
-	}
+	contents := anchored.LineContents(region, first == 0)
 	return contents, len(contents) == n
 }

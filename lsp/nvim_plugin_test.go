@@ -23,10 +23,7 @@ import (
 // (testdata/nvim/plugin_commands.lua).
 func TestNeovimPlugin(t *testing.T) {
 	nvim := requireNvim(t)
-	binDir := t.TempDir()
-	if out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, "agentls"), "../cmd/agentls").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	binDir := filepath.Dir(buildAgentls(t))
 	// A copy of the plugin: the test builds its help tags, which the
 	// repository does not keep.
 	plugin := t.TempDir()
@@ -61,7 +58,7 @@ func TestNeovimPlugin(t *testing.T) {
 	cmd := exec.CommandContext(ctx, nvim, "--headless", "-u", initLua, "-i", "NONE", "-c", "luafile "+script)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(),
-		"PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"),
+		pathWith(binDir),
 		"AGENTLS_ROOT="+root, "AGENTLS_PLUGIN="+plugin, "AGENTLS_REPLY="+reply,
 		"OPENAI_BASE_URL="+srv.URL, "AGENTLS_MODEL=test-model", "OPENAI_API_KEY=test-key",
 		"XDG_STATE_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(), "XDG_DATA_HOME="+t.TempDir())

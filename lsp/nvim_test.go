@@ -15,10 +15,7 @@ import (
 // AGENTLS_REQUIRE_NVIM is set (CI sets it, so it cannot be skipped there).
 func TestNeovimHeadless(t *testing.T) {
 	nvim := requireNvim(t)
-	bin := filepath.Join(t.TempDir(), "agentls")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/agentls").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildAgentls(t)
 	root := writeFiles(t, map[string]string{
 		"a.go":     "package p\n\n// Config holds settings.\ntype Config struct{}\n",
 		"b.go":     "package p\n\nvar c Config\n",
@@ -45,30 +42,13 @@ func TestNeovimHeadless(t *testing.T) {
 // attached to every buffer of it (testdata/nvim/readme.lua).
 func TestNeovimReadmeSetup(t *testing.T) {
 	nvim := requireNvim(t)
-	readme, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(readme), "**Neovim**")
-	section, _, _ = strings.Cut(section, "**Helix**")
-	var blocks []string
-	for rest := section; ; {
-		_, after, found := strings.Cut(rest, "```lua\n")
-		if !found {
-			break
-		}
-		block, tail, _ := strings.Cut(after, "```")
-		blocks, rest = append(blocks, block), tail
-	}
-	if !ok || len(blocks) != 2 {
+	blocks := readmeBlocks(t, "**Neovim**", "**Helix**", "lua")
+	if len(blocks) != 2 {
 		t.Fatalf("want the plugin's and the plain Lua blocks in the README's Neovim section, found %d", len(blocks))
 	}
 	clone, _ := filepath.Abs("..")
 	blocks[0] = strings.ReplaceAll(blocks[0], "~/src/agentls", clone)
-	binDir := t.TempDir()
-	if out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, "agentls"), "../cmd/agentls").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	binDir := filepath.Dir(buildAgentls(t))
 	for i, block := range blocks {
 		t.Run([]string{"plugin", "plain"}[i], func(t *testing.T) {
 			root := writeFiles(t, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "a.go": "package p\n", "b.go": "package p\n"})
@@ -82,7 +62,7 @@ func TestNeovimReadmeSetup(t *testing.T) {
 			defer cancel()
 			cmd := exec.CommandContext(ctx, nvim, "--headless", "-u", initLua, "-i", "NONE", "-c", "luafile "+script)
 			cmd.Dir = t.TempDir() // not the project: the root must come from .git
-			cmd.Env = append(os.Environ(), "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"), "AGENTLS_ROOT="+root, "XDG_STATE_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir())
+			cmd.Env = append(os.Environ(), pathWith(binDir), "AGENTLS_ROOT="+root, "XDG_STATE_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir())
 			out, err := cmd.CombinedOutput()
 			if err != nil || !strings.Contains(string(out), "OK") {
 				t.Fatalf("neovim: %v\n%s", err, out)

@@ -54,7 +54,7 @@ func (r *review) add(h *pendingHunk) {
 }
 
 // take removes and returns the hunks a selector names.
-func (r *review) take(sel reviewArgs, fileOf func(protocol.DocumentURI) string) []*pendingHunk {
+func (r *review) take(sel reviewArgs, fileOf relPathFunc) []*pendingHunk {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var taken []*pendingHunk
@@ -71,7 +71,7 @@ func (r *review) take(sel reviewArgs, fileOf func(protocol.DocumentURI) string) 
 }
 
 // peek returns the hunks a selector names, leaving them pending.
-func (r *review) peek(sel reviewArgs, fileOf func(protocol.DocumentURI) string) []*pendingHunk {
+func (r *review) peek(sel reviewArgs, fileOf relPathFunc) []*pendingHunk {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []*pendingHunk
@@ -83,8 +83,19 @@ func (r *review) peek(sel reviewArgs, fileOf func(protocol.DocumentURI) string) 
 	return out
 }
 
-func (a reviewArgs) matches(h *pendingHunk, fileOf func(protocol.DocumentURI) string) bool {
-	return a.All || a.Hunk == h.id || a.URI != "" && fileOf(a.URI) == h.path
+// relPathFunc gives a document's path relative to the workspace root
+// (Server.relPathOfURI).
+type relPathFunc func(protocol.DocumentURI) (string, error)
+
+func (a reviewArgs) matches(h *pendingHunk, fileOf relPathFunc) bool {
+	if a.All || a.Hunk == h.id {
+		return true
+	}
+	if a.URI == "" {
+		return false
+	}
+	rel, err := fileOf(a.URI)
+	return err == nil && rel == h.path
 }
 
 func (r *review) putBack(hs []*pendingHunk) {
@@ -183,10 +194,7 @@ func (s *Server) resolveReview(ctx context.Context, accept bool, a reviewArgs) {
 	s.mu.Lock()
 	root := s.root
 	s.mu.Unlock()
-	taken := s.review.take(a, func(u protocol.DocumentURI) string {
-		rel, _ := s.relPathOfURI(u)
-		return rel
-	})
+	taken := s.review.take(a, s.relPathOfURI)
 	if len(taken) == 0 {
 		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: no pending agent edit there")
 		return

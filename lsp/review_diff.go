@@ -37,10 +37,7 @@ func (s *Server) reviewDiffCommand(arg json.RawMessage) (any, error) {
 }
 
 func (s *Server) showReviewDiff(ctx context.Context, a reviewArgs) {
-	hs := s.review.peek(a, func(u protocol.DocumentURI) string {
-		rel, _ := s.relPathOfURI(u)
-		return rel
-	})
+	hs := s.review.peek(a, s.relPathOfURI)
 	if len(hs) == 0 {
 		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: no pending agent edit there")
 		return

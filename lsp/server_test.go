@@ -12,7 +12,9 @@ import (
 	"github.com/agentls/agentls/lsp/lsptest"
 )
 
-func writeFiles(t *testing.T, files map[string]string) string {
+// writeFiles writes files (paths relative to the root) under a new
+// temporary root, and returns the root.
+func writeFiles(t testing.TB, files map[string]string) string {
 	t.Helper()
 	root := t.TempDir()
 	for p, c := range files {
@@ -23,13 +25,6 @@ func writeFiles(t *testing.T, files map[string]string) string {
 		}
 	}
 	return root
-}
-
-func writeFile(name, content string) error {
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(name, []byte(content), 0o644)
 }
 
 func readFile(t *testing.T, root, rel string) string {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 const (
@@ -45,26 +47,10 @@ func exitStatus(ps *os.ProcessState) (int, string) {
 	return ps.ExitCode(), ""
 }
 
+// signalName is a signal's name as a shell prints it ("SIGTERM").
 func signalName(s syscall.Signal) string {
-	switch s {
-	case syscall.SIGHUP:
-		return "SIGHUP"
-	case syscall.SIGINT:
-		return "SIGINT"
-	case syscall.SIGQUIT:
-		return "SIGQUIT"
-	case syscall.SIGABRT:
-		return "SIGABRT"
-	case syscall.SIGKILL:
-		return "SIGKILL"
-	case syscall.SIGSEGV:
-		return "SIGSEGV"
-	case syscall.SIGPIPE:
-		return "SIGPIPE"
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	case syscall.SIGBUS:
-		return "SIGBUS"
+	if name := unix.SignalName(s); name != "" {
+		return name
 	}
 	return fmt.Sprintf("signal %d", int(s))
 }
