@@ -70,6 +70,11 @@ func ResolveHunks(text string, hunks []Hunk) ([]TextEdit, error) {
 	}
 	d := newDoc(text)
 	exact := d.exactStarts(hunks)
+	for i, h := range hunks {
+		if endsWithBlank(h.Original) {
+			exact[i] = -1
+		}
+	}
 	var reps []replacement
 	var firstErr error
 	for i, h := range hunks {
@@ -159,7 +164,7 @@ func splice(text string, reps []replacement, of int) (string, error) {
 
 // resolveOne resolves one hunk, by the fast path if it can.
 func resolveOne(d *doc, h Hunk, num, of int) ([]replacement, error) {
-	if s := d.exactStarts([]Hunk{h})[0]; s >= 0 {
+	if s := d.exactStarts([]Hunk{h})[0]; s >= 0 && !endsWithBlank(h.Original) {
 		w, m := d.window(s, len(h.Original))
 		return w.replace(m, h, num, of)
 	}
@@ -174,6 +179,11 @@ func resolve(d *doc, h Hunk, num, of int) ([]replacement, error) {
 	}
 	if len(h.Original) == 0 && (len(h.Scope) > 0 || h.AtEOF) {
 		return d.insert(h, num, of)
+	}
+	if d.text == "" && allBlank(h.Original) {
+		// gptme's divider needs a newline before it, so its empty ORIGINAL
+		// is a blank line: on an empty file both mean "the empty content".
+		h.Original = nil
 	}
 	if len(h.Original) == 0 {
 		if d.text != "" {
@@ -191,6 +201,11 @@ func resolve(d *doc, h Hunk, num, of int) ([]replacement, error) {
 		return resolvePieces(d, h, num, of)
 	}
 	ms, t := d.find(h.Original, h.Updated)
+	if len(ms) == 0 && endsWithBlank(h.Original) {
+		if r, err := resolveFinalNewline(d, h, num, of); r != nil || !isNotFound(err) {
+			return r, err
+		}
+	}
 	if len(ms) > 0 && t > tierExact && len(h.Updated) > 0 {
 		// ORIGINAL is not in the file as it is. If UPDATED is, the edit was
 		// made already, and the loose match is a look-alike elsewhere:
@@ -217,6 +232,36 @@ func resolve(d *doc, h Hunk, num, of int) ([]replacement, error) {
 		}
 	}
 	return fail(true, "ORIGINAL was not found in the file, even ignoring whitespace, indentation and Unicode punctuation.\n%s", d.nearest(h.Original))
+}
+
+// endsWithBlank reports whether lines end with a blank line, the way
+// gptme writes "this chunk ends with a newline" (a blank line before the
+// marker). The exact fast path does not take such a hunk: it would match
+// the blank line past the file's final newline, a line no one wrote.
+func endsWithBlank(lines []string) bool {
+	return len(lines) > 0 && isBlankLine(lines[len(lines)-1])
+}
+
+// resolveFinalNewline resolves a hunk whose ORIGINAL ends with a blank line
+// that is not in the file by gptme's reading of it: ORIGINAL (and UPDATED,
+// when it ends with one too) ends with a newline, and the blank line is no
+// line at all. The shorter ORIGINAL must still match one place; a miss is
+// reported for the hunk as written.
+func resolveFinalNewline(d *doc, h Hunk, num, of int) ([]replacement, error) {
+	if allBlank(h.Original) {
+		return nil, &HunkError{Hunk: num, Of: of, notFound: true}
+	}
+	h.Original = h.Original[:len(h.Original)-1]
+	if endsWithBlank(h.Updated) {
+		h.Updated = h.Updated[:len(h.Updated)-1]
+	}
+	return resolve(d, h, num, of)
+}
+
+// isNotFound reports whether err says a hunk's ORIGINAL is not in the file.
+func isNotFound(err error) bool {
+	var he *HunkError
+	return errors.As(err, &he) && he.notFound
 }
 
 // narrow keeps, of the places ORIGINAL matches, those its AtEOF and Scope
@@ -390,16 +435,21 @@ func (d *doc) replace(m match, h Hunk, num, of int) ([]replacement, error) {
 
 // contextPairs maps each UPDATED line that is an unchanged ORIGINAL line
 // (by a longest common subsequence) to that ORIGINAL line's index.
+//
+// Whitespace-only lines pair with each other whatever their whitespace: a
+// model that empties such a line in UPDATED (editors strip them) has not
+// edited it, and the file's bytes are kept.
 func contextPairs(orig, upd []string) map[int]int {
 	pairs := map[int]int{}
+	same := func(a, b string) bool { return a == b || isBlankLine(a) && isBlankLine(b) }
 	// Equal prefix and suffix first; the LCS runs on what is left.
 	p := 0
-	for p < len(orig) && p < len(upd) && orig[p] == upd[p] {
+	for p < len(orig) && p < len(upd) && same(orig[p], upd[p]) {
 		pairs[p] = p
 		p++
 	}
 	s := 0
-	for s < len(orig)-p && s < len(upd)-p && orig[len(orig)-1-s] == upd[len(upd)-1-s] {
+	for s < len(orig)-p && s < len(upd)-p && same(orig[len(orig)-1-s], upd[len(upd)-1-s]) {
 		pairs[len(upd)-1-s] = len(orig) - 1 - s
 		s++
 	}
@@ -412,7 +462,7 @@ func contextPairs(orig, upd []string) map[int]int {
 	dp := make([]int32, (len(a)+1)*w)
 	for i := len(a) - 1; i >= 0; i-- {
 		for j := len(b) - 1; j >= 0; j-- {
-			if a[i] == b[j] {
+			if same(a[i], b[j]) {
 				dp[i*w+j] = dp[(i+1)*w+j+1] + 1
 			} else {
 				dp[i*w+j] = max(dp[(i+1)*w+j], dp[i*w+j+1])
@@ -421,7 +471,7 @@ func contextPairs(orig, upd []string) map[int]int {
 	}
 	for i, j := 0, 0; i < len(a) && j < len(b); {
 		switch {
-		case a[i] == b[j]:
+		case same(a[i], b[j]):
 			pairs[p+j] = p + i
 			i++
 			j++

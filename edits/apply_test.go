@@ -103,7 +103,10 @@ func TestParseConflict(t *testing.T) {
 		{"missing divider", "<<<<<<< ORIGINAL\na\n>>>>>>> UPDATED", nil, "missing the \"=======\""},
 		{"missing updated marker", "<<<<<<< ORIGINAL\na\n=======\nb", nil, "missing \">>>>>>> UPDATED\""},
 		{"text before", "here:\n<<<<<<< ORIGINAL\na\n=======\nb\n>>>>>>> UPDATED", nil, "line 1: expected \"<<<<<<< ORIGINAL\""},
-		{"text between", "<<<<<<< ORIGINAL\na\n=======\nb\n>>>>>>> UPDATED\nnow:\n", nil, "line 6: text between hunks"},
+		{"prose after the hunks is ignored", "<<<<<<< ORIGINAL\na\n=======\nb\n>>>>>>> UPDATED\nnow:\n", []Hunk{{Original: []string{"a"}, Updated: []string{"b"}, Line: 1}}, ""},
+		{"a stray divider after the hunks", "<<<<<<< ORIGINAL\na\n=======\nb\n>>>>>>> UPDATED\n=======\n", nil, "line 6: text after the last hunk has a marker-like line"},
+		{"words after the closing marker", "<<<<<<< ORIGINAL\na\n=======\nb\n>>>>>>> UPDATED hunk 1\n", []Hunk{{Original: []string{"a"}, Updated: []string{"b"}, Line: 1}}, ""},
+		{"a quoted line is content", "<<<<<<< ORIGINAL\na\n=======\n>>>>>>> updated the docs\n>>>>>>> UPDATED\n", []Hunk{{Original: []string{"a"}, Updated: []string{">>>>>>> updated the docs"}, Line: 1}}, ""},
 		{"empty", "", nil, "no hunks"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package edits
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -30,8 +31,12 @@ type Hunk struct {
 //	>>>>>>> UPDATED
 //
 // Marker noise that models produce is tolerated (5 to 9 marker characters,
-// trailing spaces or characters, SEARCH/REPLACE for ORIGINAL/UPDATED, CRLF),
-// and code-fence lines between hunks are ignored. Content is never split at
+// trailing spaces or characters, words after an upper-case UPDATED or
+// REPLACE, SEARCH/REPLACE for ORIGINAL/UPDATED, CRLF). Text between or
+// after hunks — code fences, a sentence introducing the next hunk — is
+// ignored, as gptme does, unless it holds a marker-like line: that is a
+// hunk with a missing or misspelled marker, and dropping it would lose an
+// edit, so the patch is refused. Content is never split at
 // a line that merely looks like a marker: an ORIGINAL marker must name
 // ORIGINAL or SEARCH (so a real "<<<<<<< HEAD" is content), and when
 // several "=" lines stand between the markers the one of exactly seven
@@ -50,7 +55,14 @@ func ParseConflict(patch string) ([]Hunk, error) {
 			if len(hunks) == 0 {
 				return nil, fmt.Errorf("line %d: expected \"<<<<<<< ORIGINAL\", found %q: a patch is made of <<<<<<< ORIGINAL / ======= / >>>>>>> UPDATED hunks only", i+1, clip(l))
 			}
-			return nil, fmt.Errorf("line %d: text between hunks: %q; put every line inside a <<<<<<< ORIGINAL ... >>>>>>> UPDATED hunk", i+1, clip(l))
+			if !markerLike(l) {
+				continue // prose between or after hunks
+			}
+			where := fmt.Sprintf("between hunks %d and %d", len(hunks), len(hunks)+1)
+			if !slices.ContainsFunc(lines[i+1:], IsOriginalMarker) {
+				where = "after the last hunk"
+			}
+			return nil, fmt.Errorf("line %d: text %s has a marker-like line %q, which looks like a hunk with a missing or misspelled marker; write every hunk as <<<<<<< ORIGINAL / ======= / >>>>>>> UPDATED, each marker on its own line", i+1, where, clip(l))
 		}
 		start := i
 		end := -1
@@ -115,13 +127,18 @@ func findDivider(lines []string, start, end int) (int, error) {
 
 // IsOriginalMarker reports whether l opens a hunk: 5–9 '<', then ORIGINAL
 // or SEARCH.
-func IsOriginalMarker(l string) bool { return isMarker(l, '<', "ORIGINAL", "SEARCH") }
+func IsOriginalMarker(l string) bool { return isMarker(l, '<', false, "ORIGINAL", "SEARCH") }
 
 // IsUpdatedMarker reports whether l closes a hunk: 5–9 '>', then UPDATED
-// or REPLACE.
-func IsUpdatedMarker(l string) bool { return isMarker(l, '>', "UPDATED", "REPLACE") }
+// or REPLACE, and after an upper-case word anything models add to it
+// (">>>>>>> UPDATED (hunk 1)"), as gptme discards it.
+func IsUpdatedMarker(l string) bool { return isMarker(l, '>', true, "UPDATED", "REPLACE") }
 
-func isMarker(l string, c byte, words ...string) bool {
+// isMarker reports whether l is a marker of c's and one of words. With
+// wordsAfter, an upper-case word may be followed by more text after a
+// space or punctuation; a lower-case one (a quoted line in Markdown,
+// ">>>>> updated the docs") may not.
+func isMarker(l string, c byte, wordsAfter bool, words ...string) bool {
 	l = strings.TrimSpace(l)
 	n := 0
 	for n < len(l) && l[n] == c {
@@ -133,12 +150,27 @@ func isMarker(l string, c byte, words ...string) bool {
 	rest := strings.TrimSpace(l[n:])
 	for _, w := range words {
 		if len(rest) >= len(w) && strings.EqualFold(rest[:len(w)], w) {
+			tail := rest[len(w):]
+			if wordsAfter && rest[:len(w)] == w && (tail == "" || !isWordByte(tail[0])) {
+				return true
+			}
 			// Allow noise after the word (">", ":", spaces), not more words.
-			tail := strings.TrimSpace(rest[len(w):])
+			tail = strings.TrimSpace(tail)
 			return len(tail) <= 2 && !strings.ContainsAny(tail, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 		}
 	}
 	return false
+}
+
+func isWordByte(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_'
+}
+
+// markerLike reports whether l starts like a conflict marker or divider:
+// three or more '<', '=' or '>' in a row.
+func markerLike(l string) bool {
+	t := strings.TrimSpace(l)
+	return len(t) >= 3 && strings.IndexByte("<=>", t[0]) >= 0 && t[1] == t[0] && t[2] == t[0]
 }
 
 // dividerLen reports whether l is a divider candidate (5–9 '=' and nothing
