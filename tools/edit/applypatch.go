@@ -41,7 +41,9 @@ func (b *Batch) applyV4AFile(ctx context.Context, v edits.V4AFile) (string, erro
 	switch v.Op {
 	case edits.V4AAdd:
 		if f.exists {
-			return "", fmt.Errorf("add %s: the file already exists; update it instead", f.path)
+			// Codex overwrites it; its content was never read, and in the
+			// editor it may hold unsaved work.
+			return "", fmt.Errorf("add %s: the file already exists; to change it use \"*** Update File: %s\", to replace it whole put \"*** Delete File: %s\" before the Add", f.path, f.path, f.path)
 		}
 		b.write(f, v.Content)
 		return "A " + f.path, nil
@@ -70,7 +72,8 @@ func (b *Batch) applyV4AFile(ctx context.Context, v edits.V4AFile) (string, erro
 		return "", err
 	}
 	if to.exists && to.path != f.path {
-		return "", fmt.Errorf("move %s to %s: %s already exists", f.path, to.path, to.path)
+		// Codex overwrites it, as it does on an Add: refused for the same reason.
+		return "", fmt.Errorf("move %s to %s: %s already exists; to replace it put \"*** Delete File: %s\" before the Update", f.path, to.path, to.path, to.path)
 	}
 	b.Changes.Remove(f.path, f.content, f.version)
 	b.write(to, result)

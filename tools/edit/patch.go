@@ -167,24 +167,62 @@ func parseSections(body string) ([]filePatch, bool, error) {
 	return fps, true, nil
 }
 
-// splitHunks splits a body into its hunks' texts.
+// splitHunks splits a body into its hunks' texts, for paths in the tag:
+// hunk i goes to path i. Text before or between hunks is refused, named:
+// it belongs to no file, and a hunk with a broken marker among it would
+// shift every later hunk onto the wrong path. Text after the last hunk is
+// that hunk's, and patch's rules apply to it (prose is ignored).
 func splitHunks(body string) ([]string, error) {
 	var out []string
 	var cur strings.Builder
-	for _, l := range strings.Split(body, "\n") {
-		if edits.IsOriginalMarker(l) {
+	inHunk := false
+	strayLine, stray := 0, "" // the first line outside hunks since the last one
+	for i, l := range strings.Split(body, "\n") {
+		switch {
+		case !inHunk && edits.IsOriginalMarker(l):
+			if stray != "" {
+				where := "before the first hunk"
+				if len(out) > 0 {
+					where = fmt.Sprintf("between hunks %d and %d", len(out), len(out)+1)
+				}
+				return nil, fmt.Errorf("line %d: text %s (%q) belongs to no file and would be dropped; with paths in the tag the block holds exactly one hunk per path and nothing else (or use \"=== PATH: path ===\" sections)", strayLine, where, clip(stray))
+			}
+			inHunk = true
 			cur.Reset()
+		case !inHunk:
+			if t := strings.TrimSpace(l); stray == "" && t != "" && !strings.HasPrefix(t, "```") {
+				strayLine, stray = i+1, l
+			}
+			if len(out) > 0 {
+				cur.WriteString(l + "\n") // the last hunk's, if no hunk follows
+			}
+			continue
 		}
 		cur.WriteString(l + "\n")
 		if edits.IsUpdatedMarker(l) {
 			out = append(out, cur.String())
 			cur.Reset()
+			inHunk = false
 		}
+	}
+	switch {
+	case inHunk:
+		out = append(out, cur.String()) // unterminated: patch says so
+	case len(out) > 0:
+		out[len(out)-1] += cur.String()
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no hunks found")
 	}
 	return out, nil
+}
+
+// clip shortens s for an error message.
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
 }
 
 // parsePatchList reads [{"path": …, "patch": …}], given as a value or as

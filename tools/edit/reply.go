@@ -58,7 +58,7 @@ func (b *Batch) ApplyReply(ctx context.Context, reply string, format tools.Forma
 		isCall := func(bl tools.Block) bool { return calls[bl.Start] }
 		for _, sr := range FindSearchReplace(reply, p.Blocks(), isCall) {
 			steps = append(steps, step{sr.Start, fmt.Sprintf("SEARCH/REPLACE block for %s (at byte %d)", sr.Path, sr.Start), func() error {
-				_, err := b.Patch(ctx, sr.Path, sr.Patch)
+				_, err := b.SearchReplace(ctx, sr.Path, sr.Patch)
 				return err
 			}})
 		}

@@ -1,6 +1,8 @@
 package edit
 
 import (
+	"context"
+	"fmt"
 	"strings"
 
 	"github.com/agentls/agentls/edits"
@@ -75,4 +77,48 @@ func lastLinePath(text string) string {
 // dot or a slash in it.
 func looksLikePath(s string) bool {
 	return s != "" && len(s) < 256 && !strings.ContainsAny(s, " \t") && strings.ContainsAny(s, "./")
+}
+
+// SearchReplace applies a SEARCH/REPLACE block's hunks to path. As in
+// aider, a block whose SEARCH is empty creates a file that does not exist
+// (an empty SEARCH may be written as one blank line, gptme's way). On a file
+// that exists, an empty SEARCH fits only an empty file: aider appends to
+// it, which a model that did not know the file was there never meant.
+func (b *Batch) SearchReplace(ctx context.Context, path, patch string) (string, error) {
+	if path == "" {
+		return "", errNoPath
+	}
+	hunks, err := edits.ParseConflict(patch)
+	if err != nil {
+		return "", fmt.Errorf("SEARCH/REPLACE %s: %w", path, err)
+	}
+	f, err := b.read(ctx, path)
+	if err != nil {
+		return "", fmt.Errorf("SEARCH/REPLACE %s: %w", path, err)
+	}
+	emptySearch := isBlankText(hunks[0].Original)
+	switch {
+	case !f.exists && !emptySearch:
+		return "", fmt.Errorf("SEARCH/REPLACE %s: %s does not exist; to create it, leave SEARCH empty and put the whole content in REPLACE (or check the path)", f.path, f.path)
+	case !f.exists:
+		result, err := edits.ApplyHunks("", hunks)
+		if err != nil {
+			return "", fmt.Errorf("SEARCH/REPLACE %s: %w", f.path, err)
+		}
+		b.write(f, result)
+		return "Created " + f.path, nil
+	case emptySearch && strings.TrimPrefix(f.content, bom) != "":
+		return "", fmt.Errorf("SEARCH/REPLACE %s: SEARCH is empty, which creates a new file, but %s exists and is not empty; to change it, put the lines to replace in SEARCH, copied from the file (read it first)", f.path, f.path)
+	}
+	return b.Patch(ctx, path, patch)
+}
+
+// isBlankText reports whether lines hold nothing but whitespace.
+func isBlankText(lines []string) bool {
+	for _, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			return false
+		}
+	}
+	return true
 }
