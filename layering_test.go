@@ -15,7 +15,7 @@ const module = "github.com/agentls/agentls"
 
 // layers lists the module's top-level packages from the bottom up: a
 // package may depend only on packages of its own layer or lower ones.
-var layers = []string{"edits", "anchored", "tools", "agent", "lsp", "cmd"}
+var layers = []string{"edits", "anchored", "tools", "agent", "settings", "lsp", "cmd"}
 
 // externalRules says which layers may reach an outside module.
 var externalRules = []struct {

@@ -20,6 +20,7 @@ func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) (an
 		return actions, nil
 	}
 	actions = append(actions, s.approvalActions(d, p.Range)...)
+	actions = append(actions, s.trustActions(d)...)
 	if chat := s.chatActions(d); chat != nil {
 		// A chat holds the agent's own calls, already run: offering to
 		// apply them again would only confuse.

@@ -67,6 +67,8 @@ func (s *Server) executeCommand(ctx context.Context, p *executeCommandParams) (a
 		return s.jobCommand(p.Command, arg)
 	case cmdApprove, cmdDeny:
 		return s.approveCommand(p.Command == cmdApprove, arg)
+	case cmdTrust:
+		return s.trustCommand(ctx, arg)
 	}
 	return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "unknown command "+p.Command)
 }

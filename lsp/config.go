@@ -5,205 +5,113 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"slices"
-	"sort"
 	"strings"
 
 	"go.lsp.dev/protocol"
 
-	"github.com/agentls/agentls/tools"
-	"github.com/agentls/agentls/tools/builtin"
-	"github.com/agentls/agentls/tools/policy"
-	"github.com/agentls/agentls/tools/shell"
+	"github.com/agentls/agentls/settings"
 )
 
-// settings are the server's options (section "agentls"), from
-// initializationOptions, workspace/didChangeConfiguration and
-// workspace/configuration, with environment fallbacks. A bad value is
-// reported to the user and the previous value kept; nothing is dropped
-// silently.
-type settings struct {
-	Model            string   `json:"model"`
-	BaseURL          string   `json:"baseUrl"`
-	APIKeyEnv        string   `json:"apiKeyEnv"` // the name of the variable holding the key, never the key
-	ToolFormat       string   `json:"toolFormat"`
-	Tools            []string `json:"tools"`
-	ApplyMode        string   `json:"applyMode"`
-	ShellTimeout     int      `json:"shellTimeout"`     // seconds
-	CommandAllowlist []string `json:"commandAllowlist"` // command patterns that run without asking ("go test", "make")
-	CommandDenylist  []string `json:"commandDenylist"`  // command patterns that never run
-	// ApprovalPolicy says what happens to an agent's command that is
-	// neither allowed nor denied: "ask" the user, "deny" it, or "allow" it.
-	ApprovalPolicy  string   `json:"approvalPolicy"`
-	ApprovalTimeout int      `json:"approvalTimeout"` // seconds an approval waits before it counts as a denial
-	ErrorFormats    []string `json:"errorFormats"`    // extra errorformat lines for command output
-	MaxSteps        int      `json:"maxSteps"`
-	// OutputLimits are how many bytes of the head and tail of a command's
-	// stdout and stderr the model reads (0: the default, -1: none).
-	OutputLimits outputLimits `json:"outputLimits"`
-	// SaveDocuments is set by editor plugins that implement the
-	// agentls/saveDocuments request (save these buffers).
-	SaveDocuments bool `json:"saveDocuments"`
+// serverSettings are the server's options: one settings.Settings, made
+// from the defaults, the user's and the workspace's files, and the
+// editor's settings on top (initializationOptions,
+// workspace/didChangeConfiguration, workspace/configuration).
+type serverSettings = settings.Settings
+
+// settingsLayers are what the settings were made from: the files as
+// loaded, and every key the editor set (later values replace earlier
+// ones), so the settings can be made again when the files change or the
+// user trusts the workspace's.
+type settingsLayers struct {
+	files      settings.Loaded
+	editorKeys map[string]json.RawMessage
 }
 
-type outputLimits struct {
-	StdoutHead int `json:"stdoutHead"`
-	StdoutTail int `json:"stdoutTail"`
-	StderrHead int `json:"stderrHead"`
-	StderrTail int `json:"stderrTail"`
-}
+// defaultSettings are the settings before initialize.
+func defaultSettings() serverSettings { return settings.Defaults(os.Getenv) }
 
-func (l outputLimits) shell() shell.Limits {
-	return shell.Limits{StdoutHead: l.StdoutHead, StdoutTail: l.StdoutTail, StderrHead: l.StderrHead, StderrTail: l.StderrTail}
-}
+// fromEditor is how the editor's settings are taken: the user's own
+// choice, so every key applies.
+func fromEditor(from string) settings.Source { return settings.Source{Name: from, Trusted: true} }
 
-// defaultSettings are the settings before the client says anything.
-func defaultSettings() settings {
-	return settings{
-		Model:           os.Getenv("AGENTLS_MODEL"),
-		BaseURL:         os.Getenv("OPENAI_BASE_URL"),
-		APIKeyEnv:       "OPENAI_API_KEY",
-		ToolFormat:      string(tools.FormatMarkdown),
-		ApplyMode:       "apply",
-		ShellTimeout:    1200,
-		ApprovalPolicy:  "ask",
-		ApprovalTimeout: 300,
-		MaxSteps:        30,
-	}
-}
-
-// apply reads raw settings onto cur, key by key. It returns the new
-// settings and the problems found (each kept out of the result).
-func (cur settings) apply(raw json.RawMessage) (settings, []string) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return cur, nil
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
-		return cur, []string{"the settings are not a JSON object: " + err.Error()}
-	}
-	// Accept {"agentls": {...}} as well as the section itself.
-	if inner, ok := fields["agentls"]; ok && len(fields) == 1 {
-		fields = nil
-		if err := json.Unmarshal(inner, &fields); err != nil {
-			return cur, []string{"agentls: the settings are not a JSON object: " + err.Error()}
-		}
-	}
-	next := cur
-	var problems []string
-	set := func(key string, dst any, check func() string) {
-		v, ok := fields[key]
-		if !ok {
-			return
-		}
-		delete(fields, key)
-		saved := next
-		if err := json.Unmarshal(v, dst); err != nil {
-			next = saved
-			problems = append(problems, fmt.Sprintf("agentls.%s: %s is not a valid value (%v); keeping the previous one", key, v, err))
-			return
-		}
-		if check != nil {
-			if p := check(); p != "" {
-				next = saved
-				problems = append(problems, fmt.Sprintf("agentls.%s: %s; keeping the previous one", key, p))
-			}
-		}
-	}
-	oneOf := func(v *string, allowed ...string) func() string {
-		return func() string {
-			if !slices.Contains(allowed, *v) {
-				return fmt.Sprintf("%q is not one of %s", *v, strings.Join(allowed, ", "))
-			}
-			return ""
-		}
-	}
-	set("model", &next.Model, nil)
-	set("baseUrl", &next.BaseURL, nil)
-	set("apiKeyEnv", &next.APIKeyEnv, func() string {
-		if strings.HasPrefix(next.APIKeyEnv, "sk-") || strings.ContainsAny(next.APIKeyEnv, " =") {
-			next.APIKeyEnv = cur.APIKeyEnv // never keep or echo what looks like a key
-			return "give the name of the environment variable that holds the key, not the key"
-		}
-		return ""
-	})
-	set("toolFormat", &next.ToolFormat, oneOf(&next.ToolFormat, "markdown", "xml", "tool"))
-	set("tools", &next.Tools, func() string {
-		if _, _, err := builtin.Registry().Select(next.Tools); err != nil {
-			return err.Error()
-		}
-		return ""
-	})
-	set("applyMode", &next.ApplyMode, oneOf(&next.ApplyMode, "apply", "review"))
-	set("shellTimeout", &next.ShellTimeout, func() string {
-		if next.ShellTimeout <= 0 {
-			return "it must be a positive number of seconds"
-		}
-		return ""
-	})
-	set("commandAllowlist", &next.CommandAllowlist, func() string {
-		if _, err := policy.New(policy.Config{Allow: next.CommandAllowlist}); err != nil {
-			return err.Error()
-		}
-		return ""
-	})
-	set("commandDenylist", &next.CommandDenylist, func() string {
-		if _, err := policy.New(policy.Config{Deny: next.CommandDenylist}); err != nil {
-			return err.Error()
-		}
-		return ""
-	})
-	set("approvalPolicy", &next.ApprovalPolicy, oneOf(&next.ApprovalPolicy, "ask", "deny", "allow"))
-	set("approvalTimeout", &next.ApprovalTimeout, func() string {
-		if next.ApprovalTimeout <= 0 {
-			return "it must be a positive number of seconds"
-		}
-		return ""
-	})
-	set("errorFormats", &next.ErrorFormats, nil)
-	set("saveDocuments", &next.SaveDocuments, nil)
-	set("outputLimits", &next.OutputLimits, func() string {
-		l := next.OutputLimits
-		if min(l.StdoutHead, l.StdoutTail, l.StderrHead, l.StderrTail) < -1 {
-			return "each limit is a number of bytes (0: the default, -1: none)"
-		}
-		return ""
-	})
-	set("maxSteps", &next.MaxSteps, func() string {
-		if next.MaxSteps <= 0 {
-			return "it must be positive"
-		}
-		return ""
-	})
-	var unknown []string
-	for k := range fields {
-		unknown = append(unknown, k)
-	}
-	sort.Strings(unknown)
-	for _, k := range unknown {
-		problems = append(problems, fmt.Sprintf("agentls.%s: unknown setting (known: model, baseUrl, apiKeyEnv, toolFormat, tools, applyMode, shellTimeout, commandAllowlist, commandDenylist, approvalPolicy, approvalTimeout, errorFormats, outputLimits, maxSteps, saveDocuments)", k))
-	}
-	return next, problems
-}
-
-// configure applies raw settings at once and reports their problems to
-// the user in the background.
+// configure applies the editor's raw settings at once and reports their
+// problems to the user in the background.
 func (s *Server) configure(raw json.RawMessage, from string) {
 	s.mu.Lock()
-	next, problems := s.settings.apply(raw)
+	next, problems := s.settings.Apply(raw, fromEditor(from))
 	s.settings = next
+	s.rememberEditorKeys(raw)
 	s.mu.Unlock()
 	s.configureHost()
-	if len(problems) > 0 {
-		s.goBackground("report settings", func(ctx context.Context) {
-			for _, p := range problems {
-				s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s: %s", from, p)
-			}
-		})
+	s.reportSettings(problems)
+}
+
+// rememberEditorKeys keeps what the editor set, so the settings can be
+// made again over reloaded files (after the user trusts the workspace's).
+// Later values of a key replace earlier ones. s.mu is held.
+func (s *Server) rememberEditorKeys(raw json.RawMessage) {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return
+	}
+	if inner, ok := fields["agentls"]; ok && len(fields) == 1 {
+		fields = nil
+		if json.Unmarshal(inner, &fields) != nil {
+			return
+		}
+	}
+	if s.layers.editorKeys == nil {
+		s.layers.editorKeys = map[string]json.RawMessage{}
+	}
+	for k, v := range fields {
+		s.layers.editorKeys[k] = v
 	}
 }
 
-func (s *Server) currentSettings() settings {
+// loadFiles reads the settings files (the user's and the workspace's)
+// and lays the editor's settings over them. s.mu is held. It returns the
+// files' problems (the editor's were reported when it sent them).
+func (s *Server) loadFiles() settings.Loaded {
+	s.layers.files = settings.Load(os.Getenv, s.root)
+	next := s.layers.files.Settings
+	if len(s.layers.editorKeys) > 0 {
+		raw, _ := json.Marshal(s.layers.editorKeys)
+		next, _ = next.Apply(raw, fromEditor("editor"))
+	}
+	s.settings = next
+	return s.layers.files
+}
+
+// settingsMessages are the words for the user about the settings files:
+// one line per problem, and one for the workspace keys left out until the
+// user trusts the file.
+func settingsMessages(l settings.Loaded, root string) []string {
+	var out []string
+	for _, p := range l.Problems {
+		if !p.Ignored {
+			out = append(out, p.String())
+		}
+	}
+	if len(l.Ignored) > 0 {
+		out = append(out, fmt.Sprintf("%s sets %s, which decide what runs or where your code and keys go: they are ignored until you trust the file as it is now (`agentls trust %s`, or the code action \"%s\" in the file). Read it first: a cloned repository can ship it, and the agent cannot trust it for you",
+			settings.WorkspaceFile, strings.Join(l.Ignored, ", "), root, trustTitle))
+	}
+	return out
+}
+
+// reportSettings shows settings problems in the background.
+func (s *Server) reportSettings(problems []settings.Problem) {
+	if len(problems) == 0 {
+		return
+	}
+	s.goBackground("report settings", func(ctx context.Context) {
+		for _, p := range problems {
+			s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s", p)
+		}
+	})
+}
+
+func (s *Server) currentSettings() serverSettings {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.settings

@@ -10,12 +10,11 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/edits"
-	"github.com/agentls/agentls/tools"
 )
 
 // Commands are the workspace/executeCommand commands the server offers.
 func commandNames() []string {
-	return []string{cmdApplyReply, cmdUndo, cmdRedo, cmdReviewAccept, cmdReviewReject, cmdReviewDiff, cmdCancel, cmdAsk, cmdApprove, cmdDeny, cmdChatOpen, cmdChatSend, cmdRun, cmdJobsList, cmdJobsOutput, cmdJobsKill}
+	return []string{cmdApplyReply, cmdUndo, cmdRedo, cmdReviewAccept, cmdReviewReject, cmdReviewDiff, cmdCancel, cmdAsk, cmdApprove, cmdDeny, cmdChatOpen, cmdChatSend, cmdRun, cmdJobsList, cmdJobsOutput, cmdJobsKill, cmdTrust}
 }
 
 func (s *Server) initialize(_ context.Context, p *initializeParams) (any, error) {
@@ -46,29 +45,18 @@ func (s *Server) initialize(_ context.Context, p *initializeParams) (any, error)
 		encoding, s.encoding = "utf-8", edits.UTF8
 	}
 	s.state = stateInitializing
-	// The workspace's own settings file first, then the editor's, which
-	// override it. Problems are reported once initialized (a message
-	// before the initialize reply would break the handshake).
-	if root != "" {
-		raw, err := tools.ReadSettings(root)
-		if err != nil {
-			s.pendingProblems = append(s.pendingProblems, err.Error())
-		} else if raw != nil {
-			next, problems := s.settings.apply(raw)
-			s.settings = next
-			for _, p := range problems {
-				s.pendingProblems = append(s.pendingProblems, tools.SettingsFile+": "+p)
-			}
-		}
-	}
+	// The settings files first (the user's, then the workspace's, whose
+	// security-relevant keys count only once the user trusted it), then
+	// the editor's, which override them. Problems are reported once
+	// initialized (a message before the initialize reply would break the
+	// handshake).
+	s.pendingProblems = append(s.pendingProblems, settingsMessages(s.loadFiles(), root)...)
 	if len(p.InitOptions) > 0 {
-		raw := p.InitOptions
-		next, problems := s.settings.apply(raw)
+		next, problems := s.settings.Apply(p.InitOptions, fromEditor("initializationOptions"))
 		s.settings = next
-		if len(problems) > 0 {
-			for _, p := range problems {
-				s.pendingProblems = append(s.pendingProblems, "initializationOptions: "+p)
-			}
+		s.rememberEditorKeys(p.InitOptions)
+		for _, p := range problems {
+			s.pendingProblems = append(s.pendingProblems, p.String())
 		}
 	}
 	s.log.Info("initialize", "client", p.ClientInfo.Name, "clientVersion", p.ClientInfo.Version, "root", root, "encoding", encoding)

@@ -60,7 +60,7 @@ func (s *Server) shellHost() (*shelltool.Host, error) {
 		LogDir:     logDir,
 		Timeout:    time.Duration(set.ShellTimeout) * time.Second,
 		Policy:     policy.Config{Allow: set.CommandAllowlist, Deny: set.CommandDenylist},
-		Limits:     set.OutputLimits.shell(),
+		Limits:     set.OutputLimits.Shell(),
 		Output:     s.output.write,
 		Finished:   s.commandFinished,
 		JobStarted: s.showJob,
@@ -85,7 +85,7 @@ func (s *Server) configureHost() {
 	if err := h.SetPolicy(policy.Config{Allow: set.CommandAllowlist, Deny: set.CommandDenylist}); err != nil {
 		s.log.Warn("command policy", "err", err)
 	}
-	h.SetLimits(set.OutputLimits.shell())
+	h.SetLimits(set.OutputLimits.Shell())
 }
 
 // closeHost kills every process the tools started.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentls/agentls/agent/modeltest"
 	"github.com/agentls/agentls/lsp/lsptest"
+	"github.com/agentls/agentls/settings"
 )
 
 // shellTurn scripts a model that runs one shell block and then says done.
@@ -318,17 +319,22 @@ func waitGone(t *testing.T, pid int) {
 	t.Errorf("process %d is still alive", pid)
 }
 
-// TestWorkspaceSettings: the workspace's .agentls/settings.json extends
-// the allowlist (the command runs unasked); a broken one is reported.
+// TestWorkspaceSettings: a trusted .agentls/settings.json extends the
+// allowlist (the command runs unasked); a broken one is reported.
 func TestWorkspaceSettings(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	srv := shellTurn("touch made")
 	defer srv.Close()
-	withSettings := map[string]string{".agentls/settings.json": `{"commandAllowlist": ["touch"]}`}
+	content := `{"commandAllowlist": ["touch"]}`
+	withSettings := map[string]string{".agentls/settings.json": content}
 	for k, v := range files {
 		withSettings[k] = v
 	}
 	root := writeFiles(t, withSettings)
+	if err := (settings.Trust{Getenv: os.Getenv}).Grant(root, []byte(content)); err != nil {
+		t.Fatal(err)
+	}
 	e := lsptest.StartWith(t, root, lsptest.VSCode(), map[string]any{"model": "m", "baseUrl": srv.URL}, nil)
 	e.ChooseAction = func(protocol.ShowMessageRequestParams) string {
 		t.Error("asked about an allowlisted command")
@@ -340,10 +346,10 @@ func TestWorkspaceSettings(t *testing.T) {
 		t.Errorf("the allowlisted command did not run: %v", err)
 	}
 
-	broken := writeFiles(t, map[string]string{".agentls/settings.json": `{"commandAllowlist": ["a && b"], "nope": 1}`})
+	broken := writeFiles(t, map[string]string{".agentls/settings.json": `{"shellTimeout": -1, "nope": 1}`})
 	e2 := lsptest.Start(t, broken, lsptest.Helix())
 	e2.Await("the problems reported", func() bool {
-		return e2.HasMessageLocked(".agentls/settings.json: agentls.commandAllowlist") && e2.HasMessageLocked(".agentls/settings.json: agentls.nope: unknown setting")
+		return e2.HasMessageLocked(".agentls/settings.json: agentls.shellTimeout") && e2.HasMessageLocked(".agentls/settings.json: agentls.nope: unknown setting")
 	})
 }
 

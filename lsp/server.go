@@ -62,7 +62,8 @@ type Server struct {
 	caps     clientCapabilities
 	encoding edits.Encoding
 	quirks   quirks
-	settings settings
+	settings serverSettings
+	layers   settingsLayers // what the settings were made from
 	// pendingProblems are settings problems found before initialized.
 	pendingProblems []string
 

@@ -3,7 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/settings"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/builtin"
 	"github.com/agentls/agentls/tools/edit"
@@ -23,26 +24,25 @@ import (
 func runAsk(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("ask", flag.ContinueOnError)
 	dir := fs.String("C", ".", "work under `dir` (the workspace root)")
-	model := fs.String("model", "", "the `model` (default $AGENTLS_MODEL)")
-	baseURL := fs.String("base-url", "", "an OpenAI-compatible API `url` (default $OPENAI_BASE_URL, else OpenAI)")
-	keyEnv := fs.String("api-key-env", "OPENAI_API_KEY", "the `name` of the environment variable holding the key")
-	format := fs.String("format", "markdown", "tool-call `syntax`: markdown, xml or tool")
-	maxSteps := fs.Int("max-steps", 30, "at most `n` model calls")
-	if code, ok := parseFlags(fs, args, "usage: agentls ask [-C DIR] [--model M] [--base-url URL] [--format F] PROMPT...\n\n"+
+	model := fs.String("model", "", "the `model` (default: the settings' model, else $AGENTLS_MODEL)")
+	baseURL := fs.String("base-url", "", "an OpenAI-compatible API `url` (default: the settings' baseUrl, else $OPENAI_BASE_URL, else OpenAI)")
+	keyEnv := fs.String("api-key-env", "", "the `name` of the environment variable holding the key (default: the settings' apiKeyEnv, else OPENAI_API_KEY)")
+	format := fs.String("format", "", "tool-call `syntax`: markdown, xml or tool (default: the settings' toolFormat, else markdown)")
+	maxSteps := fs.Int("max-steps", 0, "at most `n` model calls (default: the settings' maxSteps, else 30)")
+	if code, ok := parseFlags(fs, args, "usage: agentls ask [-C DIR] [--model M] [--base-url URL] [--api-key-env NAME] [--format F] [--max-steps N] PROMPT...\n\n"+
 		"Runs one agent turn from the terminal against the files under DIR: the model's\n"+
 		"text streams to stdout; each of its edit calls is applied to disk atomically\n"+
 		"(all of a call's files, or none); its shell commands run in DIR, asking you\n"+
-		"first on the terminal unless DIR's "+tools.SettingsFile+" allows them (without a\n"+
-		"terminal they are refused). Exit 0 done, 1 the turn failed, 2 usage.", stderr); !ok {
+		"first on the terminal unless your settings allow them (without a terminal they\n"+
+		"are refused). It reads the same settings as the server: your\n"+
+		"$XDG_CONFIG_HOME/agentls/settings.json, then DIR's "+settings.WorkspaceFile+" (its keys\n"+
+		"that decide what runs or where data goes only once you trusted it: agentls\n"+
+		"trust); flags override both. Exit 0 done, 1 the turn failed, 2 usage.", stderr); !ok {
 		return code
 	}
 	prompt := strings.Join(fs.Args(), " ")
-	f, err := tools.ParseFormat(*format)
-	if err != nil || strings.TrimSpace(prompt) == "" {
-		if err == nil {
-			err = errors.New("no prompt given")
-		}
-		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
+	if strings.TrimSpace(prompt) == "" {
+		fmt.Fprintln(stderr, "agentls ask: no prompt given")
 		fs.Usage()
 		return exitUsage
 	}
@@ -54,32 +54,64 @@ func runAsk(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintf(stderr, "agentls ask: -C %s: %v\n", *dir, err)
 		return exitUsage
 	}
-	m, err := agent.NewModel(agent.ModelConfig{Model: *model, BaseURL: *baseURL, APIKeyEnv: *keyEnv}, os.Getenv)
+	loaded, _ := loadSettings(root, "ask", stderr)
+	// Flags are the user's own settings for this run: read through the
+	// same keys, so they are checked the same way.
+	flagKeys := map[string]any{}
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "model":
+			flagKeys["model"] = *model
+		case "base-url":
+			flagKeys["baseUrl"] = *baseURL
+		case "api-key-env":
+			flagKeys["apiKeyEnv"] = *keyEnv
+		case "format":
+			flagKeys["toolFormat"] = *format
+		case "max-steps":
+			flagKeys["maxSteps"] = *maxSteps
+		}
+	})
+	raw, _ := json.Marshal(flagKeys)
+	set, problems := loaded.Settings.Apply(raw, settings.Source{Name: "flags", Trusted: true})
+	if len(problems) > 0 {
+		for _, p := range problems {
+			fmt.Fprintf(stderr, "agentls ask: %s\n", p)
+		}
+		fs.Usage()
+		return exitUsage
+	}
+	f, _ := tools.ParseFormat(set.ToolFormat) // checked by Apply
+	m, err := agent.NewModel(agent.ModelConfig{Model: set.Model, BaseURL: set.BaseURL, APIKeyEnv: set.APIKeyEnv}, os.Getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
 		return exitUsage
 	}
-	reg, _, err := builtin.Registry().Select(append(edit.TurnTools(), shelltool.TurnTools()...))
+	allow := set.Tools
+	if len(allow) == 0 {
+		allow = append(edit.TurnTools(), shelltool.TurnTools()...)
+	}
+	reg, _, err := builtin.Registry().Select(allow)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
 		return exitFailed
 	}
-	cfg, err := policyConfig(root)
-	if err != nil {
-		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
-		return exitUsage
-	}
-	host, err := newShellHost(root, runLogDir(root), agent.KeptApprovals(os.Getenv, root), cfg, stderr)
+	host, err := newShellHost(root, runLogDir(root), agent.KeptApprovals(os.Getenv, root), set.Policy(), stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
 		return exitUsage
 	}
 	defer host.Close()
 	runner := diskRunner{root: root, reg: reg, host: host}
-	if isTerminal(stdin) {
+	switch {
+	case set.ApprovalPolicy == "allow":
+		runner.confirm = answerAll(tools.Run)
+	case set.ApprovalPolicy == "deny":
+		runner.confirm = nil
+	case isTerminal(stdin):
 		runner.confirm = &terminalConfirmer{in: bufio.NewReader(stdin), out: stderr}
 	}
-	turn := &agent.Turn{Model: m, Registry: reg, Format: f, Runner: runner, Limits: agent.Limits{MaxSteps: *maxSteps}}
+	turn := &agent.Turn{Model: m, Registry: reg, Format: f, Runner: runner, Limits: agent.Limits{MaxSteps: set.MaxSteps}}
 	turn.Observe = func(e agent.Event) {
 		switch e.Kind {
 		case agent.EventText:
@@ -111,6 +143,14 @@ func runAsk(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	fmt.Fprintf(stderr, "[agentls] done: %d steps, %d tool calls\n", sum.Steps, sum.ToolUses)
 	return exitOK
+}
+
+// answerAll answers every question the same way: the user's
+// approvalPolicy "allow".
+type answerAll tools.Answer
+
+func (a answerAll) Confirm(context.Context, tools.Question) (tools.Answer, error) {
+	return tools.Answer(a), nil
 }
 
 // diskRunner runs a turn's tool calls against the files: each edit call

@@ -68,6 +68,7 @@ func commands() []command {
 		{"policy", "print whether a command line would run, need approval, or be refused (JSON)", runPolicy},
 		{"serve", "run the language server (the default): on stdio, or --listen ADDR", runServe},
 		{"parse", "print the tool uses (or fenced blocks) in a model reply read from stdin, as JSON", runParse},
+		{"trust", "trust a workspace's .agentls/settings.json as it is now (its keys that decide what runs apply)", runTrust},
 		{"version", "print the version", runVersion},
 	}
 }

@@ -8,18 +8,20 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/settings"
 	"github.com/agentls/agentls/tools/policy"
 )
 
 func runPolicy(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("policy", flag.ContinueOnError)
-	dir := fs.String("C", ".", "the workspace `dir` whose "+tools.SettingsFile+" configures the policy")
+	dir := fs.String("C", ".", "the workspace `dir` whose "+settings.WorkspaceFile+" configures the policy")
 	if code, ok := parseFlags(fs, args, "usage: agentls policy [-C DIR] 'COMMAND LINE'\n\n"+
 		"Prints what agentls decides for a command line the agent wants to run, as\n"+
 		"JSON: {\"decision\": \"allow|ask|deny\", \"reason\": \"...\"}. allow runs without\n"+
-		"asking, ask needs the user's approval, deny is refused. The workspace's\n"+
-		tools.SettingsFile+" (commandAllowlist, commandDenylist) extends the built-in rules.\n"+
+		"asking, ask needs the user's approval, deny is refused. commandAllowlist and\n"+
+		"commandDenylist in your settings file and the workspace's "+settings.WorkspaceFile+"\n"+
+		"extend the built-in rules (a workspace's allowlist only once you trusted the\n"+
+		"file: agentls trust).\n"+
 		"Exit 0 (whatever the decision), 2 usage.", stderr); !ok {
 		return code
 	}
@@ -28,14 +30,14 @@ func runPolicy(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 		fs.Usage()
 		return exitUsage
 	}
-	cfg, err := policyConfig(*dir)
+	cfg, err := policyConfig(*dir, "policy", stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls policy: %v\n", err)
 		return exitUsage
 	}
 	p, err := policy.New(cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "agentls policy: %s: %v\n", tools.SettingsFile, err)
+		fmt.Fprintf(stderr, "agentls policy: %v\n", err)
 		return exitUsage
 	}
 	out, _ := json.Marshal(p.Check(fs.Arg(0)))
@@ -43,22 +45,17 @@ func runPolicy(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 	return exitOK
 }
 
-// policyConfig reads the command patterns of a workspace's settings file.
-func policyConfig(dir string) (policy.Config, error) {
+// policyConfig returns the command policy of the settings files for a
+// workspace (the allowlist only from a trusted workspace file), telling
+// stderr what was not taken; a bad value is an error.
+func policyConfig(dir, command string, stderr io.Writer) (policy.Config, error) {
 	root, err := filepath.Abs(dir)
 	if err != nil {
 		return policy.Config{}, err
 	}
-	raw, err := tools.ReadSettings(root)
-	if err != nil || raw == nil {
-		return policy.Config{}, err
+	l, bad := loadSettings(root, command, stderr)
+	if bad {
+		return policy.Config{}, fmt.Errorf("fix the settings above")
 	}
-	var s struct {
-		Allow []string `json:"commandAllowlist"`
-		Deny  []string `json:"commandDenylist"`
-	}
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return policy.Config{}, fmt.Errorf("%s: %w", tools.SettingsFile, err)
-	}
-	return policy.Config{Allow: s.Allow, Deny: s.Deny}, nil
+	return l.Settings.Policy(), nil
 }

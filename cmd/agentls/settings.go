@@ -1,0 +1,31 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/agentls/agentls/settings"
+)
+
+// loadSettings reads the user's and the workspace's settings files for a
+// command working under root, telling stderr what was not taken: bad
+// values and unknown keys, and the workspace keys left out until the user
+// trusts the file. It reports whether there was a problem other than an
+// untrusted key.
+func loadSettings(root, command string, stderr io.Writer) (settings.Loaded, bool) {
+	l := settings.Load(os.Getenv, root)
+	bad := false
+	for _, p := range l.Problems {
+		if !p.Ignored {
+			fmt.Fprintf(stderr, "agentls %s: %s\n", command, p)
+			bad = true
+		}
+	}
+	if len(l.Ignored) > 0 {
+		fmt.Fprintf(stderr, "agentls %s: %s sets %s, which decide what runs or where your code and keys go: ignored until you trust the file as it is now (read it, then run `agentls trust %s`)\n",
+			command, settings.WorkspaceFile, strings.Join(l.Ignored, ", "), root)
+	}
+	return l, bad
+}

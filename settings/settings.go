@@ -1,0 +1,199 @@
+// Package settings is agentls's configuration: one type for the keys of
+// the "agentls" section, wherever they come from — the editor
+// (initializationOptions, workspace/didChangeConfiguration,
+// workspace/configuration), the user's settings file, or the workspace's
+// .agentls/settings.json — with their defaults, environment fallbacks,
+// validation and unknown-key reports.
+//
+// It also holds the trust rule for settings (DESIGN §8a): a key that
+// widens what runs or where data goes ("security-relevant") is taken only
+// from a source the user controls — the editor, the user's file, or a
+// workspace file whose exact content the user trusted (trust.go). A cloned
+// repository, or an agent that writes .agentls/settings.json, cannot grant
+// itself anything.
+package settings
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/builtin"
+	"github.com/agentls/agentls/tools/policy"
+	"github.com/agentls/agentls/tools/shell"
+)
+
+// Settings are the server's and the CLI's options (section "agentls").
+type Settings struct {
+	Model      string   `json:"model"`
+	BaseURL    string   `json:"baseUrl"`
+	APIKeyEnv  string   `json:"apiKeyEnv"` // the name of the variable holding the key, never the key
+	ToolFormat string   `json:"toolFormat"`
+	Tools      []string `json:"tools"`
+	ApplyMode  string   `json:"applyMode"`
+	// ShellTimeout is in seconds.
+	ShellTimeout     int      `json:"shellTimeout"`
+	CommandAllowlist []string `json:"commandAllowlist"` // command patterns that run without asking ("go test", "make")
+	CommandDenylist  []string `json:"commandDenylist"`  // command patterns that never run
+	// ApprovalPolicy says what happens to an agent's action that is
+	// neither allowed nor denied: "ask" the user, "deny" it, or "allow" it.
+	ApprovalPolicy string `json:"approvalPolicy"`
+	// ApprovalTimeout is how many seconds an approval waits before it
+	// counts as a denial.
+	ApprovalTimeout int `json:"approvalTimeout"`
+	// ApplyEditTimeout is how many seconds the server waits for the
+	// editor to answer a workspace/applyEdit before it keeps the change
+	// as pending review.
+	ApplyEditTimeout int      `json:"applyEditTimeout"`
+	ErrorFormats     []string `json:"errorFormats"` // extra errorformat lines for command output
+	MaxSteps         int      `json:"maxSteps"`
+	// OutputLimits are how many bytes of the head and tail of a command's
+	// stdout and stderr the model reads (0: the default, -1: none).
+	OutputLimits OutputLimits `json:"outputLimits"`
+	// SaveDocuments is set by editor plugins that implement the
+	// agentls/saveDocuments request (save these buffers).
+	SaveDocuments bool `json:"saveDocuments"`
+}
+
+// OutputLimits bound what the model reads of a command's output.
+type OutputLimits struct {
+	StdoutHead int `json:"stdoutHead"`
+	StdoutTail int `json:"stdoutTail"`
+	StderrHead int `json:"stderrHead"`
+	StderrTail int `json:"stderrTail"`
+}
+
+// Shell returns the limits as the shell takes them.
+func (l OutputLimits) Shell() shell.Limits {
+	return shell.Limits{StdoutHead: l.StdoutHead, StdoutTail: l.StdoutTail, StderrHead: l.StderrHead, StderrTail: l.StderrTail}
+}
+
+// Policy returns the command patterns as the policy takes them.
+func (s Settings) Policy() policy.Config {
+	return policy.Config{Allow: s.CommandAllowlist, Deny: s.CommandDenylist}
+}
+
+// Defaults are the settings before any source says anything; getenv gives
+// the environment fallbacks (AGENTLS_MODEL, OPENAI_BASE_URL).
+func Defaults(getenv func(string) string) Settings {
+	return Settings{
+		Model:            getenv("AGENTLS_MODEL"),
+		BaseURL:          getenv("OPENAI_BASE_URL"),
+		APIKeyEnv:        "OPENAI_API_KEY",
+		ToolFormat:       string(tools.FormatMarkdown),
+		ApplyMode:        "apply",
+		ShellTimeout:     1200,
+		ApprovalPolicy:   "ask",
+		ApprovalTimeout:  300,
+		ApplyEditTimeout: 60,
+		MaxSteps:         30,
+	}
+}
+
+// A key is one setting: its name, how it is read and checked, and, for a
+// key that widens what runs or where data goes, why it needs trust.
+type key struct {
+	name string
+	// risk says what the key can do that a repository must not decide
+	// ("" for a harmless key, which any source may set).
+	risk string
+	// set decodes v into s and checks it; on error s may be changed and
+	// is thrown away by the caller.
+	set func(s *Settings, v []byte) error
+}
+
+// keys are every setting, in the order they are documented.
+var keys = []key{
+	{name: "model", set: field(func(s *Settings) *string { return &s.Model }, nil)},
+	{name: "baseUrl", risk: "it says where your code and your API key are sent",
+		set: field(func(s *Settings) *string { return &s.BaseURL }, nil)},
+	{name: "apiKeyEnv", risk: "it says which of your environment's secrets is sent as the API key",
+		set: field(func(s *Settings) *string { return &s.APIKeyEnv }, func(v string) error {
+			if strings.HasPrefix(v, "sk-") || strings.ContainsAny(v, " =") || v == "" {
+				return fmt.Errorf("give the name of the environment variable that holds the key, not the key")
+			}
+			return nil
+		})},
+	{name: "toolFormat", set: field(func(s *Settings) *string { return &s.ToolFormat }, oneOf("markdown", "xml", "tool"))},
+	{name: "tools", risk: "it says which tools the agent may use",
+		set: field(func(s *Settings) *[]string { return &s.Tools }, func(v []string) error {
+			_, _, err := builtin.Registry().Select(v)
+			return err
+		})},
+	{name: "applyMode", set: field(func(s *Settings) *string { return &s.ApplyMode }, oneOf("apply", "review"))},
+	{name: "shellTimeout", set: field(func(s *Settings) *int { return &s.ShellTimeout }, positive("seconds"))},
+	{name: "commandAllowlist", risk: "it lets commands run without asking you",
+		set: field(func(s *Settings) *[]string { return &s.CommandAllowlist }, func(v []string) error {
+			_, err := policy.New(policy.Config{Allow: v})
+			return err
+		})},
+	// A denylist only narrows what runs: any source may add to it.
+	{name: "commandDenylist", set: field(func(s *Settings) *[]string { return &s.CommandDenylist }, func(v []string) error {
+		_, err := policy.New(policy.Config{Deny: v})
+		return err
+	})},
+	{name: "approvalPolicy", risk: "it can let every command run without asking you",
+		set: field(func(s *Settings) *string { return &s.ApprovalPolicy }, oneOf("ask", "deny", "allow"))},
+	{name: "approvalTimeout", set: field(func(s *Settings) *int { return &s.ApprovalTimeout }, positive("seconds"))},
+	{name: "applyEditTimeout", set: field(func(s *Settings) *int { return &s.ApplyEditTimeout }, positive("seconds"))},
+	{name: "errorFormats", set: field(func(s *Settings) *[]string { return &s.ErrorFormats }, nil)},
+	{name: "outputLimits", set: field(func(s *Settings) *OutputLimits { return &s.OutputLimits }, func(l OutputLimits) error {
+		if min(l.StdoutHead, l.StdoutTail, l.StderrHead, l.StderrTail) < -1 {
+			return fmt.Errorf("each limit is a number of bytes (0: the default, -1: none)")
+		}
+		return nil
+	})},
+	{name: "maxSteps", set: field(func(s *Settings) *int { return &s.MaxSteps }, positive(""))},
+	{name: "saveDocuments", set: field(func(s *Settings) *bool { return &s.SaveDocuments }, nil)},
+}
+
+// Keys returns the names of every setting, in documented order.
+func Keys() []string {
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = k.name
+	}
+	return names
+}
+
+// SecurityKeys returns the names of the settings that only a trusted
+// source may set, with why.
+func SecurityKeys() map[string]string {
+	out := map[string]string{}
+	for _, k := range keys {
+		if k.risk != "" {
+			out[k.name] = k.risk
+		}
+	}
+	return out
+}
+
+func lookup(name string) (key, bool) {
+	i := slices.IndexFunc(keys, func(k key) bool { return k.name == name })
+	if i < 0 {
+		return key{}, false
+	}
+	return keys[i], true
+}
+
+func oneOf(allowed ...string) func(string) error {
+	return func(v string) error {
+		if !slices.Contains(allowed, v) {
+			return fmt.Errorf("%q is not one of %s", v, strings.Join(allowed, ", "))
+		}
+		return nil
+	}
+}
+
+func positive(unit string) func(int) error {
+	return func(v int) error {
+		if v <= 0 {
+			if unit != "" {
+				return fmt.Errorf("it must be a positive number of %s", unit)
+			}
+			return fmt.Errorf("it must be positive")
+		}
+		return nil
+	}
+}
