@@ -97,6 +97,10 @@ func TestContextKeepsItsBytes(t *testing.T) {
 		{"whitespace-only line written empty in both", "a\n\t\nb\n", hunk("a\n\nb", "a\n\nB"), "a\n\t\nB\n"},
 		{"whitespace-only line re-indented in UPDATED only", "def f():\n    x = 1\n    \n    return x\n", hunk("def f():\n    x = 1\n    \n    return x", "def f():\n    x = 2\n        \n    return x"),
 			"def f():\n    x = 2\n    \n    return x\n"},
+		{"file and UPDATED indent a blank line ORIGINAL left empty", "def f():\n    a()\n    \n    b()\n", hunk("def f():\n    a()\n\n    b()", "def f():\n    a()\n    \n    c()"),
+			"def f():\n    a()\n    \n    c()\n"},
+		{"ORIGINAL indents a blank line file and UPDATED leave empty", "def f():\n    a()\n\n    b()\n", hunk("def f():\n    a()\n    \n    b()", "def f():\n    a()\n\n    c()"),
+			"def f():\n    a()\n\n    c()\n"},
 		{"an added blank line is still added", "a\n  \nb\n", hunk("a\n  \nb", "a\n  \n\nb"), "a\n  \n\nb\n"},
 		{"a removed blank line is still removed", "a\n  \n\nb\n", hunk("a\n  \n\nb", "a\n\nb"), "a\n  \nb\n"},
 	} {

@@ -42,6 +42,13 @@ func TestPeerReplies(t *testing.T) {
 			nil, "SEARCH is empty, which creates a new file, but a.go exists and is not empty"},
 		{"SEARCH on a missing file says how to create it", "nope.go\n```go\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n```\n",
 			nil, "nope.go does not exist; to create it, leave SEARCH empty"},
+		// Where aider finds the file, and what it skips.
+		{"the file name fenced on its own", "```python\na.go\n```\n```python\n<<<<<<< SEARCH\npackage a\n=======\npackage f\n>>>>>>> REPLACE\n```\n",
+			map[string]string{"a.go": "modify:package f\n\nfunc A() int { return 1 }\n"}, ""},
+		{"a block that names no file is refused, not skipped", "Here:\n\n```go\n<<<<<<< SEARCH\npackage a\n=======\npackage f\n>>>>>>> REPLACE\n```\n",
+			nil, "SEARCH/REPLACE block (at byte 7): the block names no file"},
+		{"prose between the hunks of one block", "a.go\n```go\n<<<<<<< SEARCH\npackage a\n=======\npackage f\n>>>>>>> REPLACE\n\n...\n\n<<<<<<< SEARCH\nfunc A() int { return 1 }\n=======\nfunc A() int { return 7 }\n>>>>>>> REPLACE\n```\n",
+			map[string]string{"a.go": "modify:package f\n\nfunc A() int { return 7 }\n"}, ""},
 		// The patch tool keeps gptme's rule: files are created with save.
 		{"patch with an empty ORIGINAL does not create a file", "```patch new.go\n<<<<<<< ORIGINAL\n=======\npackage n\n>>>>>>> UPDATED\n```\n",
 			nil, "does not exist; use save"},

@@ -57,7 +57,11 @@ func (b *Batch) ApplyReply(ctx context.Context, reply string, format tools.Forma
 	if format != tools.FormatXML {
 		isCall := func(bl tools.Block) bool { return calls[bl.Start] }
 		for _, sr := range FindSearchReplace(reply, p.Blocks(), isCall) {
-			steps = append(steps, step{sr.Start, fmt.Sprintf("SEARCH/REPLACE block for %s (at byte %d)", sr.Path, sr.Start), func() error {
+			what := fmt.Sprintf("SEARCH/REPLACE block for %s (at byte %d)", sr.Path, sr.Start)
+			if sr.Path == "" {
+				what = fmt.Sprintf("SEARCH/REPLACE block (at byte %d)", sr.Start)
+			}
+			steps = append(steps, step{sr.Start, what, func() error {
 				_, err := b.SearchReplace(ctx, sr.Path, sr.Patch)
 				return err
 			}})

@@ -2,6 +2,7 @@ package edit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -30,14 +31,24 @@ type SearchReplace struct {
 
 // FindSearchReplace returns the SEARCH/REPLACE blocks among a reply's
 // fenced blocks that are not tool calls (a ```patch block is run as patch).
+// The file may also be the only line of a fenced block right before (some
+// models fence the file name too). A block whose file is named nowhere is
+// returned with an empty Path, so that it is refused rather than silently
+// not applied.
 func FindSearchReplace(reply string, blocks []tools.Block, isTool func(tools.Block) bool) []SearchReplace {
 	var out []SearchReplace
 	prevEnd := 0
+	prevPath := "" // the previous block's content, if it is one path and ends right before
 	for _, b := range blocks {
 		before := reply[prevEnd:b.Start]
 		prevEnd = b.End
+		fencedPath := prevPath
+		prevPath = ""
 		if isTool(b) {
 			continue
+		}
+		if p := strings.TrimSpace(b.Content); looksLikePath(p) && !strings.Contains(p, "\n") {
+			prevPath = p
 		}
 		lines := strings.SplitN(b.Content, "\n", 3)
 		body := b.Content
@@ -45,6 +56,9 @@ func FindSearchReplace(reply string, blocks []tools.Block, isTool func(tools.Blo
 		switch {
 		case len(lines) > 0 && edits.IsOriginalMarker(lines[0]) && strings.Contains(strings.ToUpper(lines[0]), "SEARCH"):
 			path = lastLinePath(before)
+			if path == "" && strings.TrimSpace(before) == "" {
+				path = fencedPath
+			}
 			if path == "" && looksLikePath(b.Lang) {
 				path = b.Lang
 			}
@@ -54,9 +68,7 @@ func FindSearchReplace(reply string, blocks []tools.Block, isTool func(tools.Blo
 		default:
 			continue
 		}
-		if path != "" {
-			out = append(out, SearchReplace{Path: path, Patch: body, Start: b.Start})
-		}
+		out = append(out, SearchReplace{Path: path, Patch: body, Start: b.Start})
 	}
 	return out
 }
@@ -86,7 +98,7 @@ func looksLikePath(s string) bool {
 // it, which a model that did not know the file was there never meant.
 func (b *Batch) SearchReplace(ctx context.Context, path, patch string) (string, error) {
 	if path == "" {
-		return "", errNoPath
+		return "", errNoSearchReplacePath
 	}
 	hunks, err := edits.ParseConflict(patch)
 	if err != nil {
@@ -122,3 +134,7 @@ func isBlankText(lines []string) bool {
 	}
 	return true
 }
+
+// errNoSearchReplacePath is the message for a SEARCH/REPLACE block that
+// names no file.
+var errNoSearchReplacePath = errors.New("the block names no file: write the file's path alone on the line just before the opening fence")
