@@ -2,39 +2,65 @@ package tools
 
 import (
 	"bytes"
+	"fmt"
+	"path/filepath"
 	"strings"
 )
 
-// The fence rules, after gptme's (research/gptme.md §2):
+// The fence rules, after gptme's (research/gptme.md §2), with the closing
+// rule changed to read replies as models write them:
 //
 //   - A line starting, at column 0, with n >= 3 backticks opens a block of
 //     fence length n; the rest of the line, trimmed, is its language tag.
 //     Indented fences and ~~~ fences are not fences. A line of exactly six
 //     backticks glued to a tag (``````patch a.go) is repaired to a 3-fence.
-//   - Inside a block of fence length L at nesting depth d:
+//     A fence tagged "thinking>" (```thinking>, Gemini's way) opens a
+//     thinking section, not a block (think.go).
+//   - Inside a block of fence length L at nesting depth d, only fences of
+//     at least L backticks count: in a ```` block a ``` line is content,
+//     as CommonMark has it.
 //     – if d == 1 and the line starts with L backticks followed by another
 //     fence glued to a tag (``````shell) or by a think tag (```<think>),
 //     the block closes after its first L backticks and the rest of the line
 //     is read again as a new line;
-//     – a bare fence (backticks only) of length L, or of any length when
-//     d > 1, is a close candidate. At d > 1 it closes a nested level. At
-//     d == 1 it closes the block when the next line is blank, another
-//     fence, or absent (end of input). When the next line holds text, the
-//     fence is never a close (unless that text opens a thinking section, as
-//     a think tag glued to the fence does): it opens a nested level if a bare fence
-//     within the following 19 lines is followed, within 4 lines, by a
-//     non-blank line (stopping early at a fence with a language tag);
-//     otherwise it is a literal line of the block;
+//     – a bare fence (backticks only) of length L, or of any length >= L
+//     when d > 1, is a close candidate. At d > 1 it closes a nested level.
+//     At d == 1 it closes the block, whatever the next line holds — unless
+//     the block is a Markdown document (below), where a fence followed by
+//     text opens a nested level when a bare fence within the following 19
+//     lines is followed, within 4 lines, by a non-blank line (stopping
+//     early at a fence with a language tag), and closes the block
+//     otherwise;
 //     – a fence with text after the backticks that starts with a letter,
 //     digit, '_', '/', '.' or '~' opens a nested level;
 //     – every other line is content.
-//   - A block still open at the end of input is dropped.
+//   - A block still open at the end of input is dropped; when it was a call,
+//     or held a fence that would have opened one, it is a Problem that names
+//     it, so the model learns why nothing ran.
+//
+// Why the close rule: gptme never closes a block at a fence followed by a
+// line of text, and its lookahead takes the fence for a nested opener when
+// a later block follows. But "```shell … ```" then prose, then a bare
+// "```" output block is how real replies look, and there the prose and
+// the output became part of the command (gptme issue #3697). A bare fence
+// at column 0 is a close in every language that is run or patched as
+// code; nesting same-length bare fences is needed only for Markdown that
+// holds its own code blocks. A block is a Markdown document when its block
+// type is "markdown" or "md", or its path ends in .md, .markdown or .mdx:
+// the path of a path-argument tool (```save README.md, ```patch
+// docs/a.md), or the tag of a block that is no tool (```README.md). A
+// tool whose tag is split into words (shell, ipython) is never a document,
+// whatever its words say, so the lookahead never joins prose to a command.
+// A document's nested bare blocks need the lookahead's evidence: a bare
+// fence followed by text with no such evidence closes the document.
 //
 // gptme decides all this on the whole text; here each decision waits until
 // the lines it looks at have arrived, so streaming never reports a block
-// that more text could undo.
+// that more text could undo. Outside a document, a close needs no
+// lookahead at all: it is certain once the fence's line has ended.
 
-// Lookahead limits of the literal-or-opener decision (gptme's values).
+// Lookahead limits of a document's opener-or-close decision (gptme's
+// values).
 const (
 	openerLookahead  = 19 // lines searched for a later bare fence
 	openerAfterFence = 4  // lines after that fence searched for text
@@ -42,12 +68,16 @@ const (
 
 type fenceState struct {
 	lang       string
-	fence      int // length of the opening fence
-	depth      int // nesting depth, 1 for the block itself
-	start      int // offset of the opening fence
+	fence      int  // length of the opening fence
+	depth      int  // nesting depth, 1 for the block itself
+	start      int  // offset of the opening fence
+	document   bool // the block is Markdown: same-length bare fences may nest
 	hasContent bool
 	// contentStart and contentEnd delimit the content lines seen so far.
 	contentStart, contentEnd int
+	// swallowed is the tag of the first nested fence that would have opened
+	// a call outside the block, for the Problem of a block that never closes.
+	swallowed string
 }
 
 // openFence starts a block at the fence line ln, whose text begins with
@@ -59,16 +89,19 @@ func (p *Parser) openFence(ln lineInfo, text []byte, ticks int) {
 		// to close one block and open the next; gptme repairs it to ```patch.
 		fence = 3
 	}
+	lang := string(trimSpace(text[ticks:]))
 	p.fence = fenceState{
-		lang:         string(trimSpace(text[ticks:])),
+		lang:         lang,
 		fence:        fence,
 		depth:        1,
 		start:        ln.start,
+		document:     p.isDocument(lang),
 		contentStart: ln.next,
 		contentEnd:   ln.next,
 	}
 	if ln.final {
-		p.pos, p.mode = ln.end, modeDone // an opener at the end: dropped
+		p.unclosed() // an opener at the end
+		p.pos, p.mode = ln.end, modeDone
 		return
 	}
 	p.pos, p.lineStart, p.mode = ln.next, true, modeFence
@@ -82,6 +115,14 @@ func (p *Parser) stepFence() bool {
 	}
 	f := &p.fence
 	text := p.bytes(ln.start, ln.end)
+	if p.headlessOpen && isLoneThinkClose(text) {
+		// A reply that began inside thinking drafts blocks it never closes;
+		// its </think> on a line of its own ends the thinking, block and all.
+		p.closeHeadless()
+		p.mode = modeOuter
+		p.nextLine(ln)
+		return true
+	}
 	ticks := countTicks(text)
 
 	if f.depth == 1 && ticks >= f.fence {
@@ -93,13 +134,13 @@ func (p *Parser) stepFence() bool {
 		}
 	}
 
-	if ticks >= 3 {
+	if ticks >= 3 && ticks >= f.fence {
 		bare := isBareFence(text, ticks)
 		switch {
 		case bare && f.depth > 1:
 			f.depth-- // closes a nested level
 		case bare && ticks == f.fence:
-			closes, opener, decided := p.closeDecision(ln)
+			closes, decided := p.closeDecision(ln)
 			if !decided {
 				return false
 			}
@@ -109,12 +150,13 @@ func (p *Parser) stepFence() bool {
 				p.nextLine(ln)
 				return true
 			}
-			if opener {
-				f.depth++
-			}
+			f.depth++ // a nested bare block in a document
 		default:
 			if after := trimSpace(text[ticks:]); len(after) > 0 && opensNesting(after[0]) {
 				f.depth++
+				if f.swallowed == "" && f.depth == 2 && p.opensCall(string(after)) {
+					f.swallowed = string(after)
+				}
 			}
 		}
 	}
@@ -126,11 +168,68 @@ func (p *Parser) stepFence() bool {
 	}
 	f.contentEnd = ln.end
 	if ln.final {
-		p.pos, p.mode = ln.end, modeDone // unclosed block: dropped
+		p.unclosed()
+		p.pos, p.mode = ln.end, modeDone
 		return true
 	}
 	p.pos = ln.next
 	return true
+}
+
+// unclosed reports the open block, which the input ended inside: a Problem
+// when it was a call or swallowed one, so that a missing fence is never a
+// silent loss of everything after it.
+func (p *Parser) unclosed() {
+	f := &p.fence
+	_, call := p.blockToolUse(Block{Lang: f.lang})
+	if !call && f.swallowed == "" {
+		return
+	}
+	opener := strings.Repeat("`", f.fence) + f.lang
+	msg := fmt.Sprintf("the block opened by %q never closes (the reply ended inside it), so nothing in it was run", opener)
+	if f.swallowed != "" {
+		msg += fmt.Sprintf(", not even the %q block inside it", strings.Repeat("`", 3)+f.swallowed)
+	}
+	msg += fmt.Sprintf("; end each block with a line of %d backticks", f.fence)
+	p.problem(f.start, msg)
+}
+
+// opensCall reports whether a fence tagged lang would open a call at the
+// top level.
+func (p *Parser) opensCall(lang string) bool {
+	_, ok := p.blockToolUse(Block{Lang: lang})
+	return ok
+}
+
+// isDocument reports whether a block tagged lang is a Markdown document,
+// whose content may hold bare-fenced blocks of its own fence length (see
+// the rules above).
+func (p *Parser) isDocument(lang string) bool {
+	blockType, rest := splitTag(lang)
+	if strings.EqualFold(blockType, "markdown") || strings.EqualFold(blockType, "md") {
+		return true
+	}
+	if p.opts.Format != FormatXML && p.opts.Lookup != nil {
+		if ref, ok := p.opts.Lookup(blockType); ok {
+			return ref.PathArg && isMarkdownPath(strings.TrimSpace(rest))
+		}
+	}
+	return isMarkdownPath(blockType) || isMarkdownPath(strings.TrimSpace(rest))
+}
+
+// isMarkdownPath reports whether path names a Markdown file.
+func isMarkdownPath(path string) bool {
+	ext := strings.ToLower(filepath.Ext(path))
+	return ext == ".md" || ext == ".markdown" || ext == ".mdx"
+}
+
+// splitTag splits a language tag into its block type (the first word) and
+// the rest.
+func splitTag(lang string) (blockType, rest string) {
+	if i := strings.IndexAny(lang, " \t"); i >= 0 {
+		return lang[:i], lang[i+1:]
+	}
+	return lang, ""
 }
 
 // opensNesting reports whether a fence whose text starts with c opens a
@@ -147,23 +246,26 @@ func gluedFence(b []byte) bool {
 	return n >= 3 && n < len(b) && !isSpace(b[n])
 }
 
-// closeDecision decides what the bare fence ln of the block's own length, at
-// depth 1, is: a close, a nested opener, or a literal line. decided is false
-// until enough lines have arrived.
-func (p *Parser) closeDecision(ln lineInfo) (closes, opener, decided bool) {
+// closeDecision decides whether the bare fence ln of the block's own length,
+// at depth 1, closes the block or (in a document) opens a nested level.
+// decided is false until enough lines have arrived.
+func (p *Parser) closeDecision(ln lineInfo) (closes, decided bool) {
+	if !p.fence.document {
+		return true, true
+	}
 	next, st := p.lineAfter(ln)
 	switch st {
 	case lineMore:
-		return false, false, false
+		return false, false
 	case lineNone:
-		return true, false, true
+		return true, true
 	}
 	nt := p.bytes(next.start, next.end)
 	if isBlank(nt) || countTicks(nt) >= 3 || thinkOpenTag(nt) != "" {
-		return true, false, true
+		return true, true
 	}
-	opener, decided = p.nestedOpenerAhead(next)
-	return false, opener, decided
+	opener, decided := p.nestedOpenerAhead(next)
+	return !opener, decided
 }
 
 // nestedOpenerAhead looks at the lines from first on for evidence that the
@@ -234,10 +336,7 @@ func (p *Parser) blockToolUse(b Block) (ToolUse, bool) {
 	if p.opts.Format == FormatXML || p.opts.Lookup == nil {
 		return ToolUse{}, false
 	}
-	blockType, rest := b.Lang, ""
-	if i := strings.IndexAny(b.Lang, " \t"); i >= 0 {
-		blockType, rest = b.Lang[:i], b.Lang[i+1:]
-	}
+	blockType, rest := splitTag(b.Lang)
 	ref, ok := p.opts.Lookup(blockType)
 	if !ok {
 		return ToolUse{}, false

@@ -35,13 +35,14 @@ func TestFenceRules(t *testing.T) {
 		{"opener at the very end", "text\n```a", nil2(), []wantBlock{}},
 		{"nested block with lang", "```markdown\n# x\n```python\nprint()\n```\n```", nil2(),
 			[]wantBlock{{"markdown", "# x\n```python\nprint()\n```"}}},
-		{"nested bare opener confirmed by lookahead", "```md\nText\n```\ncode\n```\nmore\n```", nil2(),
+		{"nested bare opener confirmed by lookahead in a document", "```md\nText\n```\ncode\n```\nmore\n```", nil2(),
 			[]wantBlock{{"md", "Text\n```\ncode\n```\nmore"}}},
 		{"longer fence holds shorter", "````md\n```go\nx\n```\n````", nil2(), []wantBlock{{"md", "```go\nx\n```"}}},
 		{"bare fence of another length is content", "````a\n```\nx\n````", nil2(), []wantBlock{{"a", "```\nx"}}},
 		{"five backticks", "`````a\n````\n```\n`````\n", nil2(), []wantBlock{{"a", "````\n```"}}},
-		{"close then text never closes", "```sh\nls\n```\nDone.", nil2(), []wantBlock{}},
-		{"close then text is literal, later close wins", "```a\nx\n```\ny\n```", nil2(), []wantBlock{{"a", "x\n```\ny"}}},
+		{"close then text closes", "```sh\nls\n```\nDone.", nil2(), []wantBlock{{"sh", "ls"}}},
+		{"close then text closes, the later fence opens", "```a\nx\n```\ny\n```", nil2(), []wantBlock{{"a", "x"}}},
+		{"document: close then text without evidence closes", "```md\nx\n```\ny\n```", nil2(), []wantBlock{{"md", "x"}}},
 		{"close, blank, text", "```sh\nls\n```\n\nDone.", nil2(), []wantBlock{{"sh", "ls"}}},
 		{"close then fence", "```a\nx\n```\n```b\ny\n```", nil2(), []wantBlock{{"a", "x"}, {"b", "y"}}},
 		{"close with trailing spaces", "```a\nx\n```  \t\n", nil2(), []wantBlock{{"a", "x"}}},
@@ -54,7 +55,7 @@ func TestFenceRules(t *testing.T) {
 		{"quote after backticks does not nest", "```a\n```\"x\n```", nil2(), []wantBlock{{"a", "```\"x"}}},
 		{"unfinished nesting dropped", "```md\n```sh\nls\n```", nil2(), []wantBlock{}},
 		{"nested close of any length", "```md\n```sh\nls\n`````\n```", nil2(), []wantBlock{{"md", "```sh\nls\n`````"}}},
-		{"lookahead stops at a tagged fence", "```a\nx\n```\ny\n```go\nz\n```\n\n", nil2(), []wantBlock{}},
+		{"lookahead stops at a tagged fence", "```md\nx\n```\ny\n```go\nz\n```\n\n", nil2(), []wantBlock{{"md", "x"}, {"go", "z"}}},
 		{"crlf kept in content", "```a\r\nx\r\ny\r\n```\r\n", nil2(), []wantBlock{{"a", "x\r\ny"}}},
 		{"unicode", "```go\nfmt.Println(\"héllo 🌍\")\n```", nil2(), []wantBlock{{"go", "fmt.Println(\"héllo 🌍\")"}}},
 
@@ -69,7 +70,8 @@ func TestFenceRules(t *testing.T) {
 		{"glued think closes the block", "```shell\nls\n```<think>\nfoo\n</think>\n```shell\npwd\n```", nil2(), []wantBlock{{"shell", "ls"}, {"shell", "pwd"}}},
 		{"think mid-line is text", "text <think>\n```a\nx\n```", nil2(), []wantBlock{{"a", "x"}}},
 		{"text after </think> starts a line", "<think>hmm</think>```shell\nls\n```", nil2(), []wantBlock{{"shell", "ls"}}},
-		{"headless </think> is text by default", "```shell\nls\n```\n\n</think>\n```shell\npwd\n```", nil2(), []wantBlock{{"shell", "ls"}, {"shell", "pwd"}}},
+		{"headless </think> ends thinking begun without its tag", "```shell\nls\n```\n\n</think>\n```shell\npwd\n```", nil2(), []wantBlock{{"shell", "pwd"}}},
+		{"headless </think> is text with TaggedThinking", "```shell\nls\n```\n\n</think>\n```shell\npwd\n```", ParseOptions{TaggedThinking: true}, []wantBlock{{"shell", "ls"}, {"shell", "pwd"}}},
 		{"reply that starts in thinking", "so ```shell\n```shell\nrm\n```\n</think>\n```shell\nls\n```", ParseOptions{StartInThinking: true}, []wantBlock{{"shell", "ls"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -100,15 +102,19 @@ func TestFenceStreaming(t *testing.T) {
 		want  int // blocks certain before Finish
 	}{
 		{"closing fence at the end", "```a\nx\n```", 0},
-		{"closing fence and newline", "```a\nx\n```\n", 0},
+		{"closing fence and newline", "```a\nx\n```\n", 1},
+		{"closing fence, line not ended", "```a\nx\n```", 0},
+		{"document: closing fence and newline", "```md\nx\n```\n", 0},
+		{"document: closing fence and text line", "```md\nx\n```\nDone.\n", 0},
 		{"closing fence and blank line", "```a\nx\n```\n\n", 1},
-		{"closing fence and text line", "```a\nx\n```\nDone.\n", 0},
+		{"closing fence and text line", "```a\nx\n```\nDone.\n", 1},
 		{"closing fence and another fence", "```a\nx\n```\n```b\n", 1},
-		{"closing fence, partial next line", "```a\nx\n```\nDo", 0},
+		{"closing fence, partial next line", "```a\nx\n```\nDo", 1},
+		{"document: closing fence, partial next line", "```md\nx\n```\nDo", 0},
 		{"nested opener confirmed, outer still open", "```md\nT\n```\ncode\n```\nmore\n```\n\n", 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := NewParser(ParseOptions{KeepBlocks: true})
+			p := NewParser(ParseOptions{KeepBlocks: true, TaggedThinking: true})
 			p.WriteString(tc.reply)
 			if got := len(p.Blocks()); got != tc.want {
 				t.Errorf("streaming: %d blocks, want %d", got, tc.want)
@@ -118,17 +124,23 @@ func TestFenceStreaming(t *testing.T) {
 }
 
 func TestLookaheadLimits(t *testing.T) {
-	// A later bare fence more than 19 lines away does not make the fence an
-	// opener: the fence is a literal line and the block closes at the end.
-	far := "```a\nx\n```\ntext\n" + strings.Repeat("filler\n", 19) + "```\nmore\n```"
+	// In a document, a later bare fence more than 19 lines away is no
+	// evidence of nesting: the fence closes the document.
+	far := "```md\nx\n```\ntext\n" + strings.Repeat("filler\n", 19) + "```\nmore\n```"
 	p := parseChecked(t, far, ParseOptions{})
-	if got := blocksOf(p.Blocks()); len(got) != 1 || got[0].Content != "x\n```\ntext\n"+strings.Repeat("filler\n", 19)+"```\nmore" {
-		t.Errorf("far fence: %q", got)
+	if diff := cmp.Diff([]wantBlock{{"md", "x"}, {"", "more"}}, blocksOf(p.Blocks())); diff != "" {
+		t.Errorf("far fence (-want +got):\n%s", diff)
+	}
+	// Within 19 lines it is.
+	near := "```md\nx\n```\ntext\n" + strings.Repeat("filler\n", 17) + "```\nmore\n```"
+	p = parseChecked(t, near, ParseOptions{})
+	if diff := cmp.Diff([]wantBlock{{"md", "x\n```\ntext\n" + strings.Repeat("filler\n", 17) + "```\nmore"}}, blocksOf(p.Blocks())); diff != "" {
+		t.Errorf("near fence (-want +got):\n%s", diff)
 	}
 	// A bare fence followed by five blank lines then text is not evidence.
-	blank := "```a\nx\n```\ntext\n```\n\n\n\n\nmore\n```"
+	blank := "```md\nx\n```\ntext\n```\n\n\n\n\nmore\n```"
 	p = parseChecked(t, blank, ParseOptions{})
-	if got := blocksOf(p.Blocks()); len(got) != 1 || got[0].Content != "x\n```\ntext" {
-		t.Errorf("blank-separated fence: %q", got)
+	if diff := cmp.Diff([]wantBlock{{"md", "x"}, {"", "\n\n\n\nmore"}}, blocksOf(p.Blocks())); diff != "" {
+		t.Errorf("blank-separated fence (-want +got):\n%s", diff)
 	}
 }

@@ -26,9 +26,18 @@ var fuzzSeeds = []string{
 	"<function_calls><invoke name=\"save\"><parameter name=\"path\">a</parameter>x</invoke></function_calls>",
 	"@save(call_1): {\"path\": \"a.py\", \"content\": \"}{\\\"\"}\n@shell(2):\n{'command': 'ls', 'x': [1, True, None,],}",
 	"```text\n@shell(1): {\"command\": \"rm\"}\n```\n\n@shell(2): {\"command\": \"ls\"}",
+	"```shell\necho hello\n```\nThe exact output is:\n\n```\nhello\n```",
+	"```save README.md\n# T\n```\nmake\n```\nmore\n```\n",
+	"````save a.md\n```go\nx\n````\nthen\n```shell\nls\n```\n",
+	"I could run\n```shell\nrm -rf ~\n```\nbut no.</think>\n```shell\nls\n```\n",
+	"```shell\ncurl x | sh\n</think>\n```shell\nls\n```\n",
+	"```thinking>\n```shell\nrm\n```\n</thinking>```\n```shell\nls\n```\n",
+	"Use `</think>`\n<tool-use><shell>ls</shell></tool-use></thinking>@shell(1): {}",
 }
 
-// FuzzParser checks the parser's invariants on any input, in every format:
+// FuzzParser checks the parser's invariants on any input, in every format
+// and thinking mode (the top bit of format sets StartInThinking, that of
+// chunk TaggedThinking):
 // no panic or hang; every block's content is the reply's bytes at its
 // offsets; every call's content is a substring of the reply; parsing in
 // chunks gives what parsing whole gives, and streaming never reports what
@@ -49,7 +58,7 @@ func FuzzParser(f *testing.F) {
 				panic(fmt.Sprintf("parse of %q (format %d, chunk %d) took over 5s", reply, format, chunk))
 			}
 		}()
-		opts := ParseOptions{Format: AllFormats()[int(format)%3], Lookup: testLookup, StartInThinking: format >= 128, KeepBlocks: true}
+		opts := ParseOptions{Format: AllFormats()[int(format)%3], Lookup: testLookup, StartInThinking: format >= 128, TaggedThinking: chunk >= 128, KeepBlocks: true}
 		size := int(chunk)%64 + 1
 
 		whole := NewParser(opts)

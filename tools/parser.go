@@ -21,6 +21,14 @@ type ParseOptions struct {
 	// the model's chat template opened in the prompt (DeepSeek-R1, QwQ): the
 	// text up to the first </think> or </thinking> is thinking.
 	StartInThinking bool
+	// TaggedThinking says every thinking section in the reply has its
+	// opening tag: the server sends the model's reasoning apart from its
+	// text (reasoning_content), or the model does not think in text. A
+	// closing tag with no opening one is then text, and calls are reported
+	// as soon as they are complete. Without it, a reply that opened no
+	// section may turn out to have begun inside one (think.go): the parser
+	// reports nothing until the reply ends or a think tag settles it.
+	TaggedThinking bool
 }
 
 type parseMode int
@@ -66,6 +74,14 @@ type Parser struct {
 	lineStart bool // pos is at the start of a line, where fences, think tags and @ calls count
 	mode      parseMode
 
+	// headlessOpen says a closing think tag with no opening one may still
+	// come and turn everything before it into thinking: while it is set
+	// (and the reply has not ended) nothing found is reported.
+	headlessOpen bool
+	// skipWrapperFence says the line at pos follows the </thinking> of a
+	// ```thinking> section: a bare fence there ends the wrapper.
+	skipWrapperFence bool
+
 	fence fenceState
 	think thinkState
 	xml   xmlState
@@ -86,6 +102,7 @@ func NewParser(opts ParseOptions) *Parser {
 	// Room for a small reply's lookahead and calls, so most replies grow
 	// these slices once or never.
 	p := &Parser{opts: opts, lineStart: true, nls: make([]int, 0, 64), uses: make([]ToolUse, 0, 4)}
+	p.headlessOpen = !opts.TaggedThinking && !opts.StartInThinking
 	if opts.StartInThinking {
 		p.enterThink(0, "")
 	}
@@ -135,14 +152,33 @@ func (p *Parser) Finish() {
 // Blocks returns the top-level fenced blocks found so far, in text order,
 // if ParseOptions.KeepBlocks is set. The slice is shared: callers must not
 // modify it.
-func (p *Parser) Blocks() []Block { return p.blocks }
+func (p *Parser) Blocks() []Block {
+	if p.holding() {
+		return nil
+	}
+	return p.blocks
+}
 
 // ToolUses returns the tool uses found so far, in text order.
 // The slice is shared: callers must not modify it.
-func (p *Parser) ToolUses() []ToolUse { return p.uses }
+func (p *Parser) ToolUses() []ToolUse {
+	if p.holding() {
+		return nil
+	}
+	return p.uses
+}
 
 // Problems returns what looked like tool calls but could not be read.
-func (p *Parser) Problems() []Problem { return p.problems }
+func (p *Parser) Problems() []Problem {
+	if p.holding() {
+		return nil
+	}
+	return p.problems
+}
+
+// holding says what was found is not reported yet: a headless closing
+// think tag may still come and make it thinking (think.go).
+func (p *Parser) holding() bool { return p.headlessOpen && !p.eof }
 
 // ParseToolUses parses a whole reply and returns its tool uses.
 func ParseToolUses(reply string, opts ParseOptions) []ToolUse {
@@ -191,12 +227,24 @@ func (p *Parser) stepOuter() bool {
 		return false
 	}
 	text := p.bytes(ln.start, ln.end)
+	if p.skipWrapperFence {
+		p.skipWrapperFence = false
+		if t := trimSpace(text); isBareFence(t, countTicks(t)) {
+			p.nextLine(ln) // "</thinking>```": the end of the ```thinking> wrapper
+			return true
+		}
+	}
 	if p.lineStart {
 		if tag := thinkOpenTag(text); tag != "" {
 			p.enterThink(ln.start+len(tag), "</"+tag[1:])
 			return true
 		}
 		if ticks := countTicks(text); ticks >= 3 {
+			if body := thinkingFence(text, ticks); body >= 0 {
+				p.enterThink(ln.start+body, "</thinking>")
+				p.think.fenced = true
+				return true
+			}
 			p.openFence(ln, text, ticks)
 			return true
 		}
@@ -209,11 +257,20 @@ func (p *Parser) stepOuter() bool {
 			}
 		}
 	}
+	xmlAt, root := -1, ""
 	if p.opts.Format == FormatXML {
-		if k, root := findXMLRoot(text); k >= 0 {
-			p.enterXML(ln.start+k, root)
+		xmlAt, root = findXMLRoot(text)
+	}
+	if p.headlessOpen {
+		if k, tag := headlessClose(text); k >= 0 && (xmlAt < 0 || k < xmlAt) {
+			p.closeHeadless()
+			p.resumeAt(ln.start+k+len(tag), true)
 			return true
 		}
+	}
+	if xmlAt >= 0 {
+		p.enterXML(ln.start+xmlAt, root)
+		return true
 	}
 	p.nextLine(ln)
 	return true
