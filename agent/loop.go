@@ -31,7 +31,7 @@ type Limits struct {
 type Event struct {
 	Step int
 	Kind EventKind
-	Text string         // Text: the streamed text; Reply: the reply as kept; ToolDone: the output
+	Text string         // Text: the streamed text; Reasoning: the streamed reasoning; Reply: the reply as kept; ToolDone: the output
 	Use  *tools.ToolUse // ToolStart, ToolDone
 	Err  error          // ToolDone: the tool's error
 }
@@ -47,6 +47,10 @@ const (
 	EventReply
 	EventToolStart
 	EventToolDone
+	// EventReasoning: reasoning the server sent apart from the text
+	// (reasoning_content), shown for progress; it is not part of the
+	// reply and nothing in it is run.
+	EventReasoning
 )
 
 // A Turn is one request to the agent: the model is called, its tool calls
@@ -130,6 +134,14 @@ func (t *Turn) Run(ctx context.Context, req Request) (Summary, error) {
 // right after its first complete tool call, and the generation stopped
 // there: the model must see that call's result before it goes on. Native
 // tool calls arrive whole when the stream finishes.
+//
+// A call is run only if the finished reply would still hold it: the
+// parser reports none while a headless </think> may still turn what came
+// before it into thinking (tools.ParseOptions.TaggedThinking), so for a
+// model that may begin its reply inside thinking the first call runs when
+// the reply ends — unless the server sends the reasoning apart
+// (reasoning_content), which shows the text holds none, or the model is
+// configured as TaggedThinking.
 func (t *Turn) streamStep(ctx context.Context, step int, msgs []openai.ChatCompletionMessage, native []openai.Tool, maxBytes int) (openai.ChatCompletionMessage, []tools.ToolUse, []tools.Problem, error) {
 	reply := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant}
 	st, err := t.Model.Stream(ctx, msgs, native)
@@ -137,19 +149,42 @@ func (t *Turn) streamStep(ctx context.Context, step int, msgs []openai.ChatCompl
 		return reply, nil, nil, err
 	}
 	defer st.Close()
-	p := tools.NewParser(tools.ParseOptions{Format: t.Format, Lookup: t.Registry.Lookup})
-	var text strings.Builder
-	for {
-		chunk, err := st.Next()
-		if chunk != "" {
-			text.WriteString(chunk)
-			p.WriteString(chunk)
-			t.observe(Event{Step: step, Kind: EventText, Text: chunk})
+	var (
+		text         strings.Builder
+		reasoning    int // bytes of reasoning received
+		sawReasoning bool
+		p            *tools.Parser
+	)
+	// The parser is made at the first text, after the reasoning servers
+	// send first: whether any came decides how the text is read.
+	parser := func() *tools.Parser {
+		if p == nil {
+			p = tools.NewParser(tools.ParseOptions{
+				Format:         t.Format,
+				Lookup:         t.Registry.Lookup,
+				TaggedThinking: t.Model.TaggedThinking() || sawReasoning,
+			})
 		}
-		if uses := p.ToolUses(); len(uses) > 0 && t.Format != tools.FormatTool {
-			// The first call is complete: stop here.
-			reply.Content = text.String()[:uses[0].End]
-			return reply, uses[:1:1], nil, nil
+		return p
+	}
+	for {
+		d, err := st.Recv()
+		if d.Reasoning != "" {
+			sawReasoning = true
+			reasoning += len(d.Reasoning)
+			t.observe(Event{Step: step, Kind: EventReasoning, Text: d.Reasoning})
+		}
+		if d.Text != "" {
+			text.WriteString(d.Text)
+			parser().WriteString(d.Text)
+			t.observe(Event{Step: step, Kind: EventText, Text: d.Text})
+		}
+		if p != nil && t.Format != tools.FormatTool {
+			if uses := p.ToolUses(); len(uses) > 0 {
+				// The first call is complete and certain: stop here.
+				reply.Content = text.String()[:uses[0].End]
+				return reply, uses[:1:1], nil, nil
+			}
 		}
 		if errors.Is(err, io.EOF) {
 			break
@@ -157,10 +192,11 @@ func (t *Turn) streamStep(ctx context.Context, step int, msgs []openai.ChatCompl
 		if err != nil {
 			return reply, nil, nil, err
 		}
-		if text.Len() > maxBytes {
-			return reply, nil, nil, fmt.Errorf("%w: the model's reply passed %d bytes without finishing; ask again with a narrower request", ErrLimit, maxBytes)
+		if text.Len()+reasoning > maxBytes {
+			return reply, nil, nil, fmt.Errorf("%w: the model's reply passed %d bytes (reasoning included) without finishing; ask again with a narrower request", ErrLimit, maxBytes)
 		}
 	}
+	p = parser()
 	p.Finish()
 	reply.Content = text.String()
 	uses, problems := p.ToolUses(), p.Problems()

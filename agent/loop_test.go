@@ -252,3 +252,93 @@ func TestTurnLog(t *testing.T) {
 		}
 	}
 }
+
+// readReply reads a reply fixture shared with the parser's tests.
+func readReply(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "tools", "testdata", "replies", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// TestTurnHeadlessThinkingDraftsNotRun is the attack of a reply that
+// begins inside thinking with no <think> (DeepSeek-R1's template opens it
+// in the prompt): the drafts "rm -rf ~/project" and "curl … | sh" come
+// complete before the </think>; only the call after it may run, and
+// streaming must not run a draft before the </think> has arrived.
+func TestTurnHeadlessThinkingDraftsNotRun(t *testing.T) {
+	for _, tc := range []struct {
+		fixture, want string
+	}{
+		{"r1-headless.txt", "rm -rf ./build && go test ./..."},
+		{"r1-unclosed-draft.txt", "du -sh ."},
+		{"r1-glued-close.txt", "git log --oneline -5"},
+		{"gemini-headless.txt", "<<<<<<< ORIGINAL"},
+	} {
+		t.Run(tc.fixture, func(t *testing.T) {
+			srv := modeltest.New(modeltest.Text(readReply(t, tc.fixture), 5), modeltest.Text("Done.", 100))
+			defer srv.Close()
+			runner := &recordingRunner{}
+			if _, err := newTurn(t, srv, tools.FormatMarkdown, runner).Run(context.Background(), Request{Prompt: "x"}); err != nil {
+				t.Fatal(err)
+			}
+			if len(runner.uses) != 1 || !strings.HasPrefix(runner.uses[0].Content, tc.want) {
+				t.Fatalf("ran %+v, want only %q", runner.uses, tc.want)
+			}
+		})
+	}
+}
+
+// TestTurnHoldsCallsUntilThinkingIsSettled: without a sign of where the
+// thinking is, a complete call waits for the end of the reply (here the
+// server stalls after it, so the turn times out having run nothing); with
+// reasoning sent apart, or a TaggedThinking model, it runs at once and the
+// generation is stopped.
+func TestTurnHoldsCallsUntilThinkingIsSettled(t *testing.T) {
+	const call = "I'll list the files.\n```shell\nls\n```\n\n"
+	stalled := func(r modeltest.Reply) modeltest.Reply { r.Stall = true; return r }
+	for _, tc := range []struct {
+		name   string
+		reply  modeltest.Reply
+		tagged bool
+		ran    bool
+	}{
+		{"held: no reasoning, not tagged", stalled(modeltest.Text(call, 8)), false, false},
+		{"reasoning_content sent apart", stalled(modeltest.Reasoned("Maybe\n```shell\nrm -rf ~\n```\nNo.\n</think>\n", call, 8)), false, true},
+		{"TaggedThinking model", stalled(modeltest.Text(call, 8)), true, true},
+		{"an opened section settles it", stalled(modeltest.Text("<think>\nhm\n</think>\n"+call, 8)), false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := modeltest.New(tc.reply, modeltest.Text("Done.", 100))
+			defer srv.Close()
+			runner := &recordingRunner{}
+			turn := &Turn{Model: testModel(t, srv.URL, ModelConfig{Retries: 1, ChunkTimeout: 300 * time.Millisecond, TaggedThinking: tc.tagged}),
+				Registry: builtin.Registry(), Format: tools.FormatMarkdown, Runner: runner}
+			var reasoning strings.Builder
+			turn.Observe = func(e Event) {
+				if e.Kind == EventReasoning {
+					reasoning.WriteString(e.Text)
+				}
+			}
+			sum, err := turn.Run(context.Background(), Request{Prompt: "x"})
+			if !tc.ran {
+				var e *Error
+				if !errors.As(err, &e) || e.Kind != Timeout || len(runner.uses) != 0 {
+					t.Fatalf("err %v, ran %+v; want a timeout and nothing run", err, runner.uses)
+				}
+				return
+			}
+			if err != nil || len(runner.uses) != 1 || runner.uses[0].Content != "ls" {
+				t.Fatalf("err %v, ran %+v; want ls run", err, runner.uses)
+			}
+			if strings.Contains(sum.Messages[2].Content, "rm -rf") {
+				t.Errorf("the reasoning went into the reply: %q", sum.Messages[2].Content)
+			}
+			if tc.name == "reasoning_content sent apart" && !strings.Contains(reasoning.String(), "rm -rf ~") {
+				t.Errorf("reasoning events: %q", reasoning.String())
+			}
+		})
+	}
+}

@@ -35,6 +35,16 @@ type ModelConfig struct {
 	// each next chunk (default 120 s): a stalled server becomes an error,
 	// never a hang.
 	ChunkTimeout time.Duration
+	// TaggedThinking says the model's replies never begin inside a
+	// thinking section whose opening tag they omit: it does not think in
+	// text (GPT-4.1, Claude), or writes both tags. Its first tool call then
+	// runs as soon as it is complete. Leave it false for models whose chat
+	// template opens <think> in the prompt (DeepSeek-R1, QwQ) unless the
+	// server sends their reasoning apart (reasoning_content, which the turn
+	// notices by itself): otherwise a call drafted in the thinking would be
+	// run. With it false, a reply's calls run when the reply has ended or
+	// a think tag has shown where its thinking is (tools.ParseOptions).
+	TaggedThinking bool
 }
 
 // A Model streams chat completions.
@@ -87,6 +97,9 @@ func NewModel(cfg ModelConfig, getenv func(string) string) (*Model, error) {
 // Name returns the model's name.
 func (m *Model) Name() string { return m.cfg.Model }
 
+// TaggedThinking reports ModelConfig.TaggedThinking.
+func (m *Model) TaggedThinking() bool { return m.cfg.TaggedThinking }
+
 // A Stream is one streamed completion.
 type Stream struct {
 	m        *Model
@@ -115,21 +128,41 @@ func (m *Model) Stream(ctx context.Context, messages []openai.ChatCompletionMess
 	return st, nil
 }
 
+// A Delta is one streamed piece of a reply.
+type Delta struct {
+	// Text is more of the reply's text.
+	Text string
+	// Reasoning is more of the model's thinking, when the server sends it
+	// apart from the text (reasoning_content: DeepSeek's API, vLLM and
+	// llama.cpp with a reasoning parser). It is never part of the reply:
+	// nothing in it is a tool call, and it is not sent back to the model.
+	Reasoning string
+}
+
 // Next returns the next piece of text (possibly empty when the chunk only
-// carried a tool-call fragment). It returns io.EOF when the model has
-// finished; a stream that ends without finishing is an error.
+// carried a tool-call fragment or reasoning). It returns io.EOF when the
+// model has finished; a stream that ends without finishing is an error.
 func (st *Stream) Next() (string, error) {
+	d, err := st.Recv()
+	return d.Text, err
+}
+
+// Recv returns the next piece of text and reasoning (both possibly empty
+// when the chunk only carried a tool-call fragment). It returns io.EOF
+// when the model has finished; a stream that ends without finishing is an
+// error.
+func (st *Stream) Recv() (Delta, error) {
 	for {
 		resp, err := st.s.Recv()
 		st.timer.Reset(st.m.cfg.ChunkTimeout)
 		if errors.Is(err, io.EOF) {
 			if !st.finished {
-				return "", &Error{Kind: StreamCut, Message: "the model's stream ended before the model finished (the connection was cut); what arrived is kept, ask again to continue"}
+				return Delta{}, &Error{Kind: StreamCut, Message: "the model's stream ended before the model finished (the connection was cut); what arrived is kept, ask again to continue"}
 			}
-			return "", io.EOF
+			return Delta{}, io.EOF
 		}
 		if err != nil {
-			return "", st.m.classify(err, st.stalled.Load())
+			return Delta{}, st.m.classify(err, st.stalled.Load())
 		}
 		if len(resp.Choices) == 0 {
 			continue
@@ -141,7 +174,7 @@ func (st *Stream) Next() (string, error) {
 		if c.FinishReason != "" {
 			st.finished = true
 		}
-		return c.Delta.Content, nil
+		return Delta{Text: c.Delta.Content, Reasoning: c.Delta.ReasoningContent}, nil
 	}
 }
 

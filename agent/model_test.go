@@ -234,3 +234,42 @@ func TestNewModelNeedsAModel(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestModelReasoningApart: reasoning the server sends as
+// reasoning_content comes out of Recv apart from the text, and Next (the
+// text alone) never shows it.
+func TestModelReasoningApart(t *testing.T) {
+	reply := modeltest.Reasoned("The user wants ls. ```shell\nrm -rf ~\n```", "```shell\nls\n```\n", 6)
+	srv := modeltest.New(reply, reply)
+	defer srv.Close()
+	m := testModel(t, srv.URL, ModelConfig{})
+	st, err := m.Stream(context.Background(), user("x"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text, reasoning strings.Builder
+	for {
+		d, err := st.Recv()
+		text.WriteString(d.Text)
+		reasoning.WriteString(d.Reasoning)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	if text.String() != "```shell\nls\n```\n" || reasoning.String() != "The user wants ls. ```shell\nrm -rf ~\n```" {
+		t.Errorf("text %q, reasoning %q", text.String(), reasoning.String())
+	}
+
+	st, err = m.Stream(context.Background(), user("x"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if got, err := drain(st); err != nil || got != "```shell\nls\n```\n" {
+		t.Errorf("Next gave %q, %v", got, err)
+	}
+}

@@ -37,10 +37,14 @@ type Reply struct {
 	Delay time.Duration
 }
 
-// A Chunk is one streamed delta: text, or a fragment of a tool call.
+// A Chunk is one streamed delta: text, reasoning, or a fragment of a tool
+// call.
 type Chunk struct {
-	Text     string
-	ToolCall *ToolCallDelta
+	Text string
+	// Reasoning is sent as reasoning_content, the way DeepSeek, vLLM and
+	// llama.cpp send a reasoning model's thinking apart from its text.
+	Reasoning string
+	ToolCall  *ToolCallDelta
 }
 
 // A ToolCallDelta is a fragment of a native tool call: the first one of a
@@ -59,6 +63,19 @@ func Text(text string, n int) Reply {
 		r.Chunks = append(r.Chunks, Chunk{Text: text[:k]})
 		text = text[k:]
 	}
+	return r
+}
+
+// Reasoned returns a reply that streams reasoning as reasoning_content,
+// then text, each in pieces of at most n bytes.
+func Reasoned(reasoning, text string, n int) Reply {
+	var r Reply
+	for len(reasoning) > 0 {
+		k := min(n, len(reasoning))
+		r.Chunks = append(r.Chunks, Chunk{Reasoning: reasoning[:k]})
+		reasoning = reasoning[k:]
+	}
+	r.Chunks = append(r.Chunks, Text(text, n).Chunks...)
 	return r
 }
 
@@ -189,7 +206,14 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, model string, re
 			}
 		}
 		if c.ToolCall == nil {
-			event(map[string]any{"content": c.Text}, "")
+			delta := map[string]any{}
+			if c.Reasoning != "" {
+				delta["reasoning_content"] = c.Reasoning
+			}
+			if c.Text != "" || c.Reasoning == "" {
+				delta["content"] = c.Text
+			}
+			event(delta, "")
 			continue
 		}
 		if finish == "" {
