@@ -71,7 +71,7 @@ func ResolveHunks(text string, hunks []Hunk) ([]TextEdit, error) {
 	d := newDoc(text)
 	exact := d.exactStarts(hunks)
 	for i, h := range hunks {
-		if endsWithBlank(h.Original) {
+		if exact[i] >= 0 && pastFinalNewline(text, exact[i], h.Original) {
 			exact[i] = -1
 		}
 	}
@@ -164,7 +164,7 @@ func splice(text string, reps []replacement, of int) (string, error) {
 
 // resolveOne resolves one hunk, by the fast path if it can.
 func resolveOne(d *doc, h Hunk, num, of int) ([]replacement, error) {
-	if s := d.exactStarts([]Hunk{h})[0]; s >= 0 && !endsWithBlank(h.Original) {
+	if s := d.exactStarts([]Hunk{h})[0]; s >= 0 && !pastFinalNewline(d.text, s, h.Original) {
 		w, m := d.window(s, len(h.Original))
 		return w.replace(m, h, num, of)
 	}
@@ -236,10 +236,24 @@ func resolve(d *doc, h Hunk, num, of int) ([]replacement, error) {
 
 // endsWithBlank reports whether lines end with a blank line, the way
 // gptme writes "this chunk ends with a newline" (a blank line before the
-// marker). The exact fast path does not take such a hunk: it would match
-// the blank line past the file's final newline, a line no one wrote.
+// marker).
 func endsWithBlank(lines []string) bool {
 	return len(lines) > 0 && isBlankLine(lines[len(lines)-1])
+}
+
+// pastFinalNewline reports whether the exact fast path's match of orig at
+// start takes orig's last, empty line for the nothing after the text's
+// final newline: a line no one wrote, which the general way (and gptme's
+// final-newline reading of that blank line) must decide on instead.
+func pastFinalNewline(text string, start int, orig []string) bool {
+	if len(orig) == 0 || orig[len(orig)-1] != "" {
+		return false
+	}
+	n := len(orig) - 1 // the line breaks between orig's lines
+	for _, l := range orig {
+		n += len(l)
+	}
+	return start+n == len(text)
 }
 
 // resolveFinalNewline resolves a hunk whose ORIGINAL ends with a blank line
