@@ -75,6 +75,9 @@ func TestPeerReplies(t *testing.T) {
 		{"Delete then Move replaces a file", "```apply_patch\n*** Begin Patch\n*** Delete File: ends.txt\n*** Update File: old/x.txt\n*** Move to: ends.txt\n-x\n+z\n*** End Patch\n```\n",
 			map[string]string{"ends.txt": "modify:z\n", "old/x.txt": "delete:"}, ""},
 
+		{"Update keeps a file without a final newline so", "```apply_patch\n*** Begin Patch\n*** Update File: notes.md\n@@\n-- a\n+- first\n+- second\n*** End Patch\n```\n",
+			map[string]string{"notes.md": "modify:- first\n- second"}, ""},
+
 		// gptme's append starts the text on a new line when the file has
 		// no final newline; so does agentls, in the file's line endings.
 		{"append after a file without a final newline", "```append notes.md\n- b\n```\n", map[string]string{"notes.md": "modify:- a\n- b\n"}, ""},
