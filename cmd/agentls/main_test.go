@@ -70,7 +70,8 @@ func TestParseContract(t *testing.T) {
 			"<tool-use><save path=\"a\">x</save></tool-use><function_calls><invoke name=\"shell\"><parameter name=\"command\">ls</parameter></invoke></function_calls>",
 			`[{"tool":"save","args":["a"],"content":"x","start":10},{"tool":"shell","args":[],"kwargs":{"command":"ls"},"content":"","start":60}]`},
 		{"streaming holds back an unsettled block", []string{"parse", "--streaming"}, "```shell\nls\n```\n", `[]`},
-		{"streaming reports a settled block", []string{"parse", "--streaming"}, "```shell\nls\n```\n\n", `[{"tool":"shell","args":[],"content":"ls","start":0}]`},
+		{"streaming holds a block a headless </think> may still hide", []string{"parse", "--streaming"}, "```shell\nls\n```\n\n", `[]`},
+		{"streaming reports a settled block", []string{"parse", "--streaming"}, "<think>plan</think>\n```shell\nls\n```\n", `[{"tool":"shell","args":[],"content":"ls","start":20}]`},
 		{"blocks", []string{"parse", "--blocks"}, "```go\nx\n```\n", `[{"lang":"go","content":"x"}]`},
 		{"nothing", []string{"parse"}, "no tools here", `[]`},
 	} {
