@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"go.lsp.dev/protocol"
@@ -27,15 +28,39 @@ func (s *Server) logMessage(ctx context.Context, typ protocol.MessageType, msg s
 	}
 }
 
-// applyEdit asks the client to apply a workspace edit.
+// applyEdit asks the client to apply a workspace edit, and waits for its
+// answer up to Options.ApplyEditTimeout (and no longer than the session):
+// a client that never answers must not hold the task, the edit and the
+// server's exit for good. When the time is up the request is cancelled
+// ($/cancelRequest) and errApplyEditUnanswered returned; the callers keep
+// the change as pending review, so nothing is lost.
 func (s *Server) applyEdit(ctx context.Context, label string, we workspaceEdit) (applyEditResult, error) {
 	var res applyEditResult
-	_, err := s.conn.Call(ctx, protocol.MethodWorkspaceApplyEdit, &applyEditParams{Label: label, Edit: we}, &res)
-	if err != nil {
-		return res, fmt.Errorf("workspace/applyEdit: %w", err)
+	timeout := s.opts.ApplyEditTimeout
+	if timeout <= 0 {
+		timeout = defaultApplyEditTimeout
 	}
-	return res, nil
+	callCtx, cancel := context.WithTimeoutCause(ctx, timeout, errApplyEditUnanswered)
+	defer cancel()
+	id, err := s.conn.Call(callCtx, protocol.MethodWorkspaceApplyEdit, &applyEditParams{Label: label, Edit: we}, &res)
+	if err == nil {
+		return res, nil
+	}
+	if errors.Is(context.Cause(callCtx), errApplyEditUnanswered) && ctx.Err() == nil {
+		s.log.Warn("the editor did not answer workspace/applyEdit in time: the request is cancelled", "label", label, "timeout", timeout)
+		// The editor may still be applying it (a dialog left open): tell
+		// it the server stopped waiting.
+		if err := s.conn.Notify(context.WithoutCancel(ctx), protocol.MethodCancelRequest, map[string]any{"id": &id}); err != nil {
+			s.log.Warn("$/cancelRequest failed", "err", err)
+		}
+		return res, fmt.Errorf("%w within %s (the request is cancelled)", errApplyEditUnanswered, timeout)
+	}
+	return res, fmt.Errorf("workspace/applyEdit: %w", err)
 }
+
+// errApplyEditUnanswered is a workspace/applyEdit the editor did not answer
+// in time.
+var errApplyEditUnanswered = errors.New("workspace/applyEdit: no answer")
 
 // showDocumentParams and showDocumentResult are LSP 3.16's; the library
 // has no types for them.

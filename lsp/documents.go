@@ -3,13 +3,13 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"go.lsp.dev/protocol"
-	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/anchored"
 	"github.com/agentls/agentls/edits"
@@ -17,9 +17,12 @@ import (
 )
 
 // A document is a buffer the editor has open; it shadows the file on disk.
+// A buffer that is no file (VS Code's untitled:, vim-fugitive's
+// fugitive://, a diff view) is kept too, with no path: its text can hold a
+// reply to apply, but it is no file of the workspace.
 type document struct {
 	uri      protocol.DocumentURI
-	path     string // absolute file name
+	path     string // absolute file name; "" for a buffer that is no file
 	language string
 	version  int32
 	// buf holds the text; immutable, so copies of a document share it,
@@ -109,15 +112,24 @@ func (ds *documents) byFile(path string) (document, bool) {
 func (s *Server) didOpen(_ context.Context, p *protocol.DidOpenTextDocumentParams) (any, error) {
 	d := &document{
 		uri:      p.TextDocument.URI,
-		path:     cleanFile(uri.URI(p.TextDocument.URI).Filename()),
 		language: string(p.TextDocument.LanguageID),
 		version:  p.TextDocument.Version,
 		buf:      edits.NewBuffer(p.TextDocument.Text),
 	}
+	if file, err := fileOfURI(d.uri); err == nil {
+		d.path = cleanFile(file)
+	} else {
+		s.log.Info("opened a buffer that is no file: kept for its text only", "uri", d.uri, "why", err)
+	}
 	s.docs.mu.Lock()
 	defer s.docs.mu.Unlock()
+	if old, ok := s.docs.byURI[d.uri]; ok && old.path != "" {
+		delete(s.docs.byPath, old.path) // opened twice without a close
+	}
 	s.docs.byURI[d.uri] = d
-	s.docs.byPath[d.path] = d
+	if d.path != "" {
+		s.docs.byPath[d.path] = d
+	}
 	s.docs.signal()
 	return nil, nil
 }
@@ -126,7 +138,9 @@ func (s *Server) didClose(_ context.Context, p *protocol.DidCloseTextDocumentPar
 	s.docs.mu.Lock()
 	defer s.docs.mu.Unlock()
 	if d, ok := s.docs.byURI[p.TextDocument.URI]; ok {
-		delete(s.docs.byPath, d.path)
+		if s.docs.byPath[d.path] == d {
+			delete(s.docs.byPath, d.path)
+		}
 		delete(s.docs.byURI, p.TextDocument.URI)
 		s.docs.signal()
 	}
@@ -211,11 +225,21 @@ func (e editorSource) Read(ctx context.Context, rel string) (string, int32, bool
 
 // relPathOfURI returns a file URI's path relative to the workspace root.
 func (s *Server) relPathOfURI(u protocol.DocumentURI) (string, error) {
-	return s.relPath(document{path: cleanFile(uri.URI(u).Filename())})
+	file, err := fileOfURI(u)
+	if err != nil {
+		return "", err
+	}
+	return s.relPath(document{uri: u, path: cleanFile(file)})
 }
 
 // relPath returns a document's path relative to the workspace root.
 func (s *Server) relPath(d document) (string, error) {
+	if d.path == "" {
+		return "", fmt.Errorf("%s is not a file on disk (an untitled or virtual buffer): agentls works on the workspace's files; save it into the workspace first", d.uri)
+	}
+	if s.root == "" {
+		return "", fmt.Errorf("%s: there is no workspace folder; open a folder in the editor", d.path)
+	}
 	rel, err := filepath.Rel(s.root, d.path)
 	if err != nil || strings.HasPrefix(rel, "..") {
 		return "", fmt.Errorf("%s is outside the workspace %s", d.path, s.root)
@@ -223,13 +247,56 @@ func (s *Server) relPath(d document) (string, error) {
 	return filepath.ToSlash(rel), nil
 }
 
-// all returns the open documents.
+// all returns the open documents that are files (buffers that are no
+// file are no part of the workspace: not listed to the model, not saved).
 func (ds *documents) all() []document {
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
 	out := make([]document, 0, len(ds.byURI))
 	for _, d := range ds.byURI {
-		out = append(out, *d)
+		if d.path != "" {
+			out = append(out, *d)
+		}
 	}
 	return out
+}
+
+// fileOfURI returns the file a document URI names. Only a file: URI with
+// an absolute path (on this host) names one: go.lsp.dev/uri's Filename
+// panics on the others, and editors send plenty (VS Code's
+// untitled:Untitled-1, vim-fugitive's fugitive://, http: or git: views).
+func fileOfURI(u protocol.DocumentURI) (string, error) {
+	parsed, err := url.Parse(string(u))
+	if err != nil {
+		return "", fmt.Errorf("%q is not a URI: %w", u, err)
+	}
+	if !strings.EqualFold(parsed.Scheme, "file") {
+		return "", fmt.Errorf("%s is not a file (its scheme is %q, not file)", u, parsed.Scheme)
+	}
+	if parsed.Host != "" && !strings.EqualFold(parsed.Host, "localhost") {
+		return "", fmt.Errorf("%s names a file on another host (%s)", u, parsed.Host)
+	}
+	name := parsed.Path
+	if len(name) > 1 && filepath.VolumeName(name[1:]) != "" {
+		name = name[1:] // file:///C:/x on Windows
+	}
+	name = filepath.FromSlash(name)
+	if !filepath.IsAbs(name) || strings.ContainsRune(name, 0) {
+		return "", fmt.Errorf("%s has no absolute file name", u)
+	}
+	return name, nil
+}
+
+// workspaceRoot returns the folder a root or workspace-folder URI names
+// (s.mu held, in initialize). One that is no folder on disk (untitled:, a
+// remote scheme) is no root: the server runs without a workspace, and the
+// user is told once initialized.
+func (s *Server) workspaceRoot(u protocol.DocumentURI) string {
+	root, err := fileOfURI(u)
+	if err != nil {
+		s.log.Warn("the workspace folder is not a folder on disk: no workspace", "uri", u, "why", err)
+		s.pendingProblems = append(s.pendingProblems, fmt.Sprintf("the workspace folder %s is not a folder on disk, so agentls runs without a workspace (edits need one): open a local folder", u))
+		return ""
+	}
+	return root
 }

@@ -28,9 +28,9 @@ func (s *Server) initialize(_ context.Context, p *initializeParams) (any, error)
 	root := ""
 	switch {
 	case p.RootURI != "":
-		root = uri.URI(p.RootURI).Filename()
+		root = s.workspaceRoot(p.RootURI)
 	case len(p.WorkspaceFolders) > 0:
-		root = uri.URI(p.WorkspaceFolders[0].URI).Filename()
+		root = s.workspaceRoot(protocol.DocumentURI(p.WorkspaceFolders[0].URI))
 	}
 	if root != "" {
 		if real, err := filepath.EvalSymlinks(root); err == nil {

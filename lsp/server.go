@@ -32,7 +32,17 @@ type Options struct {
 	Log *slog.Logger
 	// Version is reported in serverInfo.
 	Version string
+	// ApplyEditTimeout bounds the wait for the editor's answer to a
+	// workspace/applyEdit (0: defaultApplyEditTimeout). An edit not
+	// answered in time is kept as pending review, and the user and the
+	// model are told.
+	ApplyEditTimeout time.Duration
 }
+
+// defaultApplyEditTimeout is long enough for an editor that asks the user
+// before applying (VS Code's refactor preview), short enough that a client
+// that lost the request does not leave a task waiting for good.
+const defaultApplyEditTimeout = 60 * time.Second
 
 // serverState is where the server is in the LSP lifecycle.
 type serverState int
@@ -94,12 +104,14 @@ type Server struct {
 // shutdown), which sets the process's exit code.
 func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (clean bool, err error) {
 	s := newServer(opts)
-	s.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(rwc))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.ctx = ctx
+	// A bad frame is answered and skipped, not the session's end.
+	stream := newFrameStream(rwc, func(b *badMessage) { s.log.Warn("skipped a message that is not JSON-RPC", "why", b.Error()) })
+	s.conn = sessionConn{Conn: jsonrpc2.NewConn(stream), session: ctx}
 	s.output = s.newOutputChannel()
-	h, canceller := jsonrpc2.CancelHandler(jsonrpc2.AsyncHandler(jsonrpc2.ReplyHandler(s.handle)))
+	h, canceller := jsonrpc2.CancelHandler(jsonrpc2.AsyncHandler(jsonrpc2.ReplyHandler(recoverPanics(s.log, s.handle))))
 	s.conn.Go(ctx, s.track(cancelRequests(h, canceller)))
 	select {
 	case <-ctx.Done():

@@ -135,6 +135,13 @@ type Editor struct {
 	// the agentls editor plugins do (start it with initializationOptions
 	// {"saveDocuments": true} so the server knows).
 	SavesDocuments bool
+	// IgnoreApplyEdit makes the editor never answer workspace/applyEdit
+	// (a client that lost the request, or hung): the requests are only
+	// counted (ApplyEditsUnansweredLocked).
+	IgnoreApplyEdit bool
+	unanswered      int
+	// cancelled are the ids of the server's $/cancelRequest notifications.
+	cancelled []json.RawMessage
 
 	serverDone  chan error
 	stop        func()
@@ -154,6 +161,16 @@ func Start(t testing.TB, root string, profile Profile) *Editor {
 // editor answers workspace/configuration with (nil: none).
 func StartWith(t testing.TB, root string, profile Profile, initOptions, settings any) *Editor {
 	t.Helper()
+	return StartWithOptions(t, root, profile, initOptions, settings, lsp.Options{})
+}
+
+// StartWithOptions is StartWith with the server's Options (Version
+// defaults to "test").
+func StartWithOptions(t testing.TB, root string, profile Profile, initOptions, settings any, opts lsp.Options) *Editor {
+	t.Helper()
+	if opts.Version == "" {
+		opts.Version = "test"
+	}
 	if real, err := filepath.EvalSymlinks(root); err == nil {
 		root = real
 	}
@@ -161,7 +178,7 @@ func StartWith(t testing.TB, root string, profile Profile, initOptions, settings
 	ctx, cancel := context.WithCancel(context.Background())
 	e := &Editor{t: t, Root: root, profile: profile, changed: make(chan struct{}), buffers: map[string]*buffer{}, serverDone: make(chan error, 1), initOptions: initOptions, settings: settings}
 	go func() {
-		_, err := lsp.Serve(ctx, serverEnd, lsp.Options{Version: "test"})
+		_, err := lsp.Serve(ctx, serverEnd, opts)
 		e.serverDone <- err
 	}()
 	e.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(clientEnd))
@@ -522,6 +539,16 @@ func (e *Editor) answer(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		e.signal()
 		e.mu.Unlock()
 	case protocol.MethodWorkspaceApplyEdit:
+		e.mu.Lock()
+		ignore := e.IgnoreApplyEdit
+		if ignore {
+			e.unanswered++
+			e.signal()
+		}
+		e.mu.Unlock()
+		if ignore {
+			return nil // never answered
+		}
 		var p struct {
 			Label string          `json:"label"`
 			Edit  json.RawMessage `json:"edit"`
@@ -531,6 +558,15 @@ func (e *Editor) answer(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		}
 		res := e.applyWorkspaceEdit(p.Edit)
 		return reply(ctx, res, nil)
+	case protocol.MethodCancelRequest:
+		var p struct {
+			ID json.RawMessage `json:"id"`
+		}
+		json.Unmarshal(req.Params(), &p)
+		e.mu.Lock()
+		e.cancelled = append(e.cancelled, p.ID)
+		e.signal()
+		e.mu.Unlock()
 	case protocol.MethodWindowShowMessage:
 		var p protocol.ShowMessageParams
 		json.Unmarshal(req.Params(), &p)
@@ -795,4 +831,26 @@ func (e *Editor) Diagnostics(rel string) []protocol.Diagnostic {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return slices.Clone(e.diags[rel])
+}
+
+// ApplyEditsUnansweredLocked returns how many workspace/applyEdit
+// requests the editor left unanswered (IgnoreApplyEdit); for use inside an
+// Await condition.
+func (e *Editor) ApplyEditsUnansweredLocked() int { return e.unanswered }
+
+// CancelledRequestsLocked returns the ids of the server's requests it
+// cancelled with $/cancelRequest; for use inside an Await condition.
+func (e *Editor) CancelledRequestsLocked() []json.RawMessage { return e.cancelled }
+
+// Notify sends the server any notification, for messages the editor's
+// other methods do not make (a buffer that is no file, say).
+func (e *Editor) Notify(method string, params any) error {
+	return e.conn.Notify(context.Background(), method, params)
+}
+
+// Call sends the server any request and decodes its result into result
+// (nil: discarded).
+func (e *Editor) Call(method string, params, result any) error {
+	_, err := e.conn.Call(context.Background(), method, params, result)
+	return err
 }

@@ -1,0 +1,99 @@
+package lsp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+)
+
+// TestRecoverPanics: a handler that panics (a request or a notification,
+// before or after it replied) costs its message only: a request not yet
+// answered gets an InternalError naming its method, the panic and its
+// stack are logged, and nothing panics further up (jsonrpc2.ReplyHandler
+// panics on a request left unanswered, which would end the process).
+func TestRecoverPanics(t *testing.T) {
+	call, _ := jsonrpc2.NewCall(jsonrpc2.NewNumberID(1), "textDocument/codeAction", nil)
+	note, _ := jsonrpc2.NewNotification("textDocument/didOpen", nil)
+	tests := []struct {
+		name        string
+		req         jsonrpc2.Request
+		handler     jsonrpc2.Handler
+		wantReplies int
+		wantErr     string // in the reply's error; "" for none
+	}{
+		{"request panics", call, func(context.Context, jsonrpc2.Replier, jsonrpc2.Request) error {
+			panic("only file URIs are supported")
+		}, 1, "internal error in textDocument/codeAction: only file URIs are supported"},
+		{"notification panics", note, func(context.Context, jsonrpc2.Replier, jsonrpc2.Request) error {
+			panic(errors.New("nil map"))
+		}, 1, "internal error in textDocument/didOpen: nil map"},
+		{"panics after replying", call, func(ctx context.Context, reply jsonrpc2.Replier, _ jsonrpc2.Request) error {
+			reply(ctx, "done", nil)
+			panic("late")
+		}, 1, ""},
+		{"no panic", call, func(ctx context.Context, reply jsonrpc2.Replier, _ jsonrpc2.Request) error {
+			return reply(ctx, "done", nil)
+		}, 1, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var logged bytes.Buffer
+			log := slog.New(slog.NewTextHandler(&logged, nil))
+			var replies []error
+			reply := func(_ context.Context, _ any, err error) error {
+				replies = append(replies, err)
+				return nil
+			}
+			h := jsonrpc2.ReplyHandler(recoverPanics(log, tt.handler))
+			h(context.Background(), reply, tt.req)
+			if len(replies) != tt.wantReplies {
+				t.Fatalf("%d replies, want %d", len(replies), tt.wantReplies)
+			}
+			var je *jsonrpc2.Error
+			switch err := replies[0]; {
+			case tt.wantErr == "" && err != nil:
+				t.Errorf("reply error %v, want none", err)
+			case tt.wantErr != "" && (!errors.As(err, &je) || je.Code != jsonrpc2.InternalError || !strings.Contains(je.Message, tt.wantErr)):
+				t.Errorf("reply error %v, want an InternalError with %q", err, tt.wantErr)
+			}
+			if panicked := strings.Contains(tt.name, "panics"); panicked != strings.Contains(logged.String(), "goroutine") {
+				t.Errorf("panicked %v, but the log is %q", panicked, logged.String())
+			}
+		})
+	}
+}
+
+// TestFileOfURI: only a file URI with an absolute path on this host names
+// a file; the others are errors, not panics.
+func TestFileOfURI(t *testing.T) {
+	tests := []struct {
+		uri  string
+		want string // "" for an error
+	}{
+		{"file:///home/u/a.go", "/home/u/a.go"},
+		{"file:///home/u/a%20b.go", "/home/u/a b.go"},
+		{"FILE:///a.go", "/a.go"},
+		{"file://localhost/a.go", "/a.go"},
+		{"untitled:Untitled-1", ""},
+		{"fugitive:///repo/.git//0/a.go", ""},
+		{"http://example.com/a.go", ""},
+		{"file://otherhost/a.go", ""},
+		{"file:a.go", ""},
+		{"file://", ""},
+		{"", ""},
+		{"file:///a%00b", ""},
+		{"%zz", ""},
+	}
+	for _, tt := range tests {
+		got, err := fileOfURI(protocol.DocumentURI(tt.uri))
+		if tt.want == "" && err == nil || tt.want != "" && (err != nil || got != tt.want) {
+			t.Errorf("fileOfURI(%q) = %q, %v; want %q", tt.uri, got, err, tt.want)
+		}
+	}
+}
