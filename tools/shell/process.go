@@ -1,31 +1,32 @@
 package shell
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/agentls/agentls/tools/proc"
 )
 
 // process is one bash and the two goroutines reading its output.
 type process struct {
-	cmd     *exec.Cmd
+	proc    *proc.Process
 	stdin   *os.File // we write scripts here
 	stdout  *demux
 	stderr  *demux
 	pipes   [2]*os.File   // read ends of stdout and stderr, closed when both readers end
-	exited  chan struct{} // closed once bash has been waited for
+	exited  chan struct{} // closed once bash has exited (it is reaped by kill)
 	readers chan struct{} // closed once both readers have ended
 }
 
-// startProcess starts `bash --noprofile --norc` in dir, as the leader of
-// a new session (so of a new process group, which is how everything it
-// starts can be killed at once; and without a controlling terminal, so a
-// command that opens /dev/tty fails at once instead of stopping the
-// process group).
-func startProcess(dir string, env []string, output func(int, string, []byte)) (*process, error) {
+// startProcess starts `bash --noprofile --norc` in dir through guard, as
+// the leader of a new session (so of a new process group, which is how
+// everything it starts can be killed at once, also by guard's watchdog if
+// the server dies; and without a controlling terminal, so a command that
+// opens /dev/tty fails at once instead of stopping the process group).
+func startProcess(guard *proc.Guard, dir string, env []string, output func(int, string, []byte)) (*process, error) {
 	var files []*os.File // every end, closed on failure
 	pipe := func() (r, w *os.File, err error) {
 		r, w, err = os.Pipe()
@@ -59,8 +60,8 @@ func startProcess(dir string, env []string, output func(int, string, []byte)) (*
 	// *os.File values go to the child as they are: no copying goroutines
 	// inside exec, so Wait never waits for a grandchild's pipe.
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
+	child, err := guard.Start(cmd, nil)
+	if err != nil {
 		closeAll()
 		return nil, fmt.Errorf("start shell in %s: %w", dir, err)
 	}
@@ -70,7 +71,7 @@ func startProcess(dir string, env []string, output func(int, string, []byte)) (*
 	errW.Close()
 
 	p := &process{
-		cmd:     cmd,
+		proc:    child,
 		stdin:   inW,
 		stdout:  newDemux("stdout", output),
 		stderr:  newDemux("stderr", output),
@@ -79,7 +80,7 @@ func startProcess(dir string, env []string, output func(int, string, []byte)) (*
 		readers: make(chan struct{}),
 	}
 	go func() {
-		cmd.Wait() // the exit status is read from cmd.ProcessState
+		<-child.Exited()
 		close(p.exited)
 	}()
 	go p.stdout.run(outR)
@@ -112,23 +113,23 @@ func (p *process) alive() bool {
 // exitCode is how bash ended, once it has: its exit status, or 128 plus
 // the signal that killed it, as shells report it.
 func (p *process) exitCode() int {
-	<-p.exited
-	state := p.cmd.ProcessState
-	if status, ok := state.Sys().(syscall.WaitStatus); ok && status.Signaled() {
-		return 128 + int(status.Signal())
+	status := p.proc.ExitStatus()
+	if status.Signal != 0 {
+		return 128 + int(status.Signal)
 	}
-	return state.ExitCode()
+	return status.Code
 }
 
-// kill ends bash and every process in its group: SIGTERM first, so
-// programs can clean up, and SIGKILL once the group has gone quiet or the
-// grace period is over. It returns when bash has been waited for and both
-// pipes are closed, so no goroutine, file or zombie of ours is left. A
-// process that left the group (setsid) and still holds a pipe cannot make
-// it hang: the pipe is closed under it after a while.
+// kill ends bash and every process in its session: SIGTERM to the group
+// first, so programs can clean up, and SIGKILL to the group and the rest
+// of the session once the group has gone quiet or the grace period is
+// over. It returns when bash has been reaped and both pipes are closed,
+// so no goroutine, file or zombie of ours is left. A process that left
+// the session (setsid) and still holds a pipe cannot make it hang: the
+// pipe is closed under it after a while. Calling it again does nothing.
 func (p *process) kill(grace time.Duration) {
-	pgid := p.cmd.Process.Pid
-	if err := syscall.Kill(-pgid, syscall.SIGTERM); !errors.Is(err, syscall.ESRCH) {
+	// An error means bash has been reaped by an earlier kill.
+	if err := p.proc.Signal(syscall.SIGTERM); err == nil {
 		// The group is gone when bash is waited for and nobody holds its
 		// pipes any more (polling the group would count zombies that our
 		// parent may never reap).
@@ -138,7 +139,7 @@ func (p *process) kill(grace time.Duration) {
 		case <-timer.C:
 		}
 		timer.Stop()
-		syscall.Kill(-pgid, syscall.SIGKILL)
+		p.proc.Kill()
 	}
 	p.stdin.Close()
 	<-p.exited
@@ -149,6 +150,7 @@ func (p *process) kill(grace time.Duration) {
 		p.pipes[1].Close()
 		<-p.readers
 	}
+	p.proc.Reap() // the exit status is kept by exitCode's ExitStatus
 }
 
 // exitedAndDrained is closed when bash has exited and both pipes have

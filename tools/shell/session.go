@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/agentls/agentls/tools/proc"
 )
 
 // DefaultTimeout is how long a command may run when Options.Timeout is 0:
@@ -68,6 +70,9 @@ type Session struct {
 
 	closing   chan struct{} // closed by Close
 	closeOnce sync.Once
+	// guard starts every shell of the session, and its watchdog kills
+	// what they started if the server dies without Close.
+	guard *proc.Guard
 
 	mu      sync.Mutex // held by Run and by Close
 	proc    *process   // nil after Close or a failed restart
@@ -101,13 +106,15 @@ func Start(ctx context.Context, opts Options) (*Session, error) {
 		timeout: opts.Timeout,
 		keep:    opts.Keep.withDefaults(),
 		closing: make(chan struct{}),
+		guard:   proc.NewGuard(),
 		cwd:     dir,
 	}
 	if s.timeout == 0 {
 		s.timeout = DefaultTimeout
 	}
-	s.proc, err = startProcess(dir, s.env, opts.Output)
+	s.proc, err = startProcess(s.guard, dir, s.env, opts.Output)
 	if err != nil {
+		s.guard.Close()
 		return nil, err
 	}
 	return s, nil
@@ -284,10 +291,10 @@ func (s *Session) restart() error {
 		s.proc.kill(killGrace)
 		s.proc = nil
 	}
-	p, err := startProcess(s.Dir(), s.env, s.opts.Output)
+	p, err := startProcess(s.guard, s.Dir(), s.env, s.opts.Output)
 	if err != nil && s.Dir() != s.dir {
 		s.setDir(s.dir)
-		p, err = startProcess(s.dir, s.env, s.opts.Output)
+		p, err = startProcess(s.guard, s.dir, s.env, s.opts.Output)
 	}
 	if err != nil {
 		return fmt.Errorf("restart shell: %w", err)
@@ -332,6 +339,7 @@ func (s *Session) Close() error {
 			s.proc.kill(killGrace)
 			s.proc = nil
 		}
+		s.guard.Close()
 	})
 	return nil
 }

@@ -228,7 +228,7 @@ func TestCloseLeavesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pids := []int{s.proc.cmd.Process.Pid}
+	pids := []int{s.proc.proc.Pid()}
 	for _, script := range []string{
 		"sleep 1000 & echo $!",
 		"(sleep 1000 & echo $!)",
