@@ -342,3 +342,39 @@ func TestTurnHoldsCallsUntilThinkingIsSettled(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkFirstCallLatency measures what holding a call costs: the time
+// from the start of a turn to its first tool run, for a Claude-shaped
+// reply (a call, then prose and an output block) streamed at 50 tokens a
+// second (4 bytes a token), held until the reply ends versus run as soon
+// as it is complete (TaggedThinking, or reasoning sent apart).
+func BenchmarkFirstCallLatency(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("..", "tools", "testdata", "replies", "claude-output-block.txt"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, tagged := range []bool{false, true} {
+		name := map[bool]string{false: "held", true: "tagged"}[tagged]
+		b.Run(name, func(b *testing.B) {
+			var total time.Duration
+			for b.Loop() {
+				reply := modeltest.Text(string(data), 4)
+				reply.Delay = 20 * time.Millisecond
+				srv := modeltest.New(reply, modeltest.Text("Done.", 100))
+				start := time.Now()
+				var first time.Duration
+				runner := &recordingRunner{answer: func(tools.ToolUse) (string, error) {
+					first = time.Since(start)
+					return "ok", nil
+				}}
+				turn := &Turn{Model: testModel(b, srv.URL, ModelConfig{Retries: 1, TaggedThinking: tagged}), Registry: builtin.Registry(), Format: tools.FormatMarkdown, Runner: runner}
+				if _, err := turn.Run(context.Background(), Request{Prompt: "x"}); err != nil {
+					b.Fatal(err)
+				}
+				srv.Close()
+				total += first
+			}
+			b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "ms/first-call")
+		})
+	}
+}

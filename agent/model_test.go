@@ -16,7 +16,7 @@ import (
 
 const testKey = "sk-test-SECRET-1234"
 
-func testModel(t *testing.T, url string, cfg ModelConfig) *Model {
+func testModel(t testing.TB, url string, cfg ModelConfig) *Model {
 	t.Helper()
 	cfg.BaseURL, cfg.Model = url, "test-model"
 	if cfg.Backoff == 0 {
