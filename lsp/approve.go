@@ -133,8 +133,8 @@ func (s *Server) confirm(ctx context.Context, who, path string, line int, q tool
 		if ap.path != "" {
 			where = fmt.Sprintf(" with the code actions on %s:%d, or", ap.path, ap.line+1)
 		}
-		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s asks to run `%s` (%s): approve or deny it%s with the commands %s / %s {\"request\": %d}",
-			who, ap.q.Action, ap.q.Reason, where, cmdApprove, cmdDeny, ap.id)
+		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s asks to %s (%s): approve or deny it%s with the commands %s / %s {\"request\": %d}%s",
+			who, ap.q.What(), ap.q.Reason, where, cmdApprove, cmdDeny, ap.id, detail(ap.q))
 	}
 	timeout := time.Duration(set.ApprovalTimeout) * time.Second
 	timer := time.NewTimer(timeout)
@@ -143,7 +143,7 @@ func (s *Server) confirm(ctx context.Context, who, path string, line int, q tool
 	case ans := <-ap.answer:
 		return ans, nil
 	case <-timer.C:
-		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: nobody answered within %s whether to run `%s`: it was not run", timeout, ap.q.Action)
+		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: nobody answered within %s whether to %s: it was not done", timeout, ap.q.What())
 		return tools.Skip, nil
 	case <-ctx.Done():
 		return tools.Skip, ctx.Err()
@@ -170,7 +170,7 @@ func (s *Server) askWithButtons(ctx context.Context, ap *approval) {
 	actions = append(actions, protocol.MessageActionItem{Title: buttonSkip}, protocol.MessageActionItem{Title: buttonStop})
 	params := &protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeWarning,
-		Message: fmt.Sprintf("agentls: %s asks to run `%s` (%s)", ap.who, ap.q.Action, ap.q.Reason),
+		Message: fmt.Sprintf("agentls: %s asks to %s (%s)%s", ap.who, ap.q.What(), ap.q.Reason, detail(ap.q)),
 		Actions: actions,
 	}
 	var picked *protocol.MessageActionItem
@@ -232,7 +232,7 @@ func (s *Server) approvalDiagnostics(path string) []protocol.Diagnostic {
 		out = append(out, protocol.Diagnostic{
 			Range:    protocol.Range{Start: protocol.Position{Line: uint32(ap.line)}, End: protocol.Position{Line: uint32(ap.line + 1)}},
 			Severity: protocol.DiagnosticSeverityWarning, Source: "agentls", Code: approvalCode,
-			Message: fmt.Sprintf("%s asks to run `%s` (%s): approve or deny it with a code action (request %d)", ap.who, ap.q.Action, ap.q.Reason, ap.id),
+			Message: fmt.Sprintf("%s asks to %s (%s): approve or deny it with a code action (request %d)%s", ap.who, ap.q.What(), ap.q.Reason, ap.id, detail(ap.q)),
 		})
 	}
 	return out
@@ -254,12 +254,21 @@ func (s *Server) approvalActions(d document, r protocol.Range) []protocol.CodeAc
 			actions = append(actions, protocol.CodeAction{Title: title, Kind: protocol.QuickFix,
 				Command: &protocol.Command{Title: title, Command: command, Arguments: []any{a}}})
 		}
-		add(fmt.Sprintf("Approve: run `%s`", clip(ap.q.Action, 60, "…")), cmdApprove, approvalArgs{Request: ap.id})
+		add("Approve: "+clip(ap.q.What(), 70, "…"), cmdApprove, approvalArgs{Request: ap.id})
 		if ap.q.Pattern != "" {
 			add(fmt.Sprintf("Approve, and always run `%s`", ap.q.Pattern), cmdApprove, approvalArgs{Request: ap.id, Always: true})
 		}
-		add(fmt.Sprintf("Deny: skip `%s`", clip(ap.q.Action, 60, "…")), cmdDeny, approvalArgs{Request: ap.id})
+		add("Deny: do not "+clip(ap.q.What(), 70, "…"), cmdDeny, approvalArgs{Request: ap.id})
 		add("Deny, and stop the agent's turn", cmdDeny, approvalArgs{Request: ap.id, Stop: true})
 	}
 	return actions
+}
+
+// detail shows a question's detail (an edit's diff) under it, cut to a
+// size a message can hold.
+func detail(q tools.Question) string {
+	if q.Detail == "" {
+		return ""
+	}
+	return "\n" + clip(q.Detail, 4000, "\n… (the rest of the edit is cut here)")
 }

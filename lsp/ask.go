@@ -15,6 +15,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/settings"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/builtin"
 	"github.com/agentls/agentls/tools/edit"
@@ -222,11 +223,22 @@ func (r *editorRunner) RunTool(ctx context.Context, use tools.ToolUse) (string, 
 		return "", fmt.Errorf("the %s tool is not available in agentls yet; use the edit tools", spec.Name)
 	}
 	var out string
+	var protErr error
+	approved := false
 	o := r.s.propose(ctx, r.t, agent.DescribeUse(use), r.label, func(ctx context.Context, b *edit.Batch) (int, error) {
 		var err error
 		out, err = b.Run(ctx, spec, use)
+		if err == nil && !approved {
+			// Asked once: a second computation (the editor refused the
+			// first) edits the same files.
+			protErr = b.ConfirmProtected(ctx, confirmer{s: r.s, who: r.label, path: r.home, line: r.homeLine}, settings.PrivateDirs(os.Getenv)...)
+			err, approved = protErr, protErr == nil
+		}
 		return 1, err
 	})
+	if errors.Is(protErr, tools.ErrStopTurn) {
+		return "", protErr
+	}
 	switch {
 	case o.noop:
 		return out, nil

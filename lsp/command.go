@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/settings"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/builtin"
 	"github.com/agentls/agentls/tools/edit"
@@ -111,8 +113,15 @@ func (s *Server) rangeText(d document, r protocol.Range) (string, error) {
 // fails stops them all, and the user is told why.
 func (s *Server) applyReply(ctx context.Context, t *task, reply string) {
 	format, _ := tools.ParseFormat(s.currentSettings().ToolFormat) // validated when set
+	approved := false
 	o := s.propose(ctx, t, "the reply", "reply", func(ctx context.Context, b *edit.Batch) (int, error) {
 		res, err := b.ApplyReply(ctx, reply, format, builtin.Registry())
+		if err == nil && !approved {
+			// A pasted reply is a model's words too: its edits to files
+			// that configure what runs are put to the user first.
+			err = b.ConfirmProtected(ctx, confirmer{s: s, who: "the reply"}, settings.PrivateDirs(os.Getenv)...)
+			approved = err == nil
+		}
 		return res.Edits, err
 	})
 	s.showMessage(context.WithoutCancel(ctx), o.severity, "%s", o.message)
@@ -217,9 +226,12 @@ func (s *Server) propose(ctx context.Context, t *task, what, label string, compu
 		names = append(names, c.Path)
 	}
 	slices.Sort(names)
-	id := s.journal.record(fmt.Sprintf("%s (%s)", label, strings.Join(names, ", ")), changes)
-	return outcome{applied: true, severity: protocol.MessageTypeInfo,
-		message: fmt.Sprintf("agentls: applied %d %s in %s (agent edit %d: agentls.turn.undo reverts it)", n, plural(n, "edit", "edits"), strings.Join(names, ", "), id)}
+	id, note := s.journal.record(fmt.Sprintf("%s (%s)", label, strings.Join(names, ", ")), changes)
+	msg := fmt.Sprintf("agentls: applied %d %s in %s (agent edit %d: agentls.turn.undo reverts it)", n, plural(n, "edit", "edits"), strings.Join(names, ", "), id)
+	if note != "" {
+		msg += "; " + note
+	}
+	return outcome{applied: true, severity: protocol.MessageTypeInfo, message: msg}
 }
 
 func plural(n int, one, many string) string {

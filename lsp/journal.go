@@ -37,14 +37,50 @@ type journalFile struct {
 	existsAfter   bool
 }
 
-// journal is the undo history of the session, newest last.
+// journal is the undo history of the session, newest last. It is bounded
+// by entries and bytes (the files' texts before and after): the oldest
+// entries are dropped first, and the user is told which.
 type journal struct {
 	mu      sync.Mutex
 	entries []*entry
 	next    int
+	bytes   int // held by entries
+	// lastDropped is the newest id no longer kept (0: none).
+	lastDropped int
+	// maxEntries and maxBytes bound it (0: the defaults).
+	maxEntries, maxBytes int
 }
 
-func (j *journal) record(label string, changes []*edits.FileChange) int {
+// The undo history's default bounds: enough for a long session of
+// ordinary edits, and far less memory than an editor holds anyway.
+const (
+	journalMaxEntries = 200
+	journalMaxBytes   = 64 << 20
+)
+
+func (j *journal) limits() (entries, bytes int) {
+	entries, bytes = j.maxEntries, j.maxBytes
+	if entries <= 0 {
+		entries = journalMaxEntries
+	}
+	if bytes <= 0 {
+		bytes = journalMaxBytes
+	}
+	return entries, bytes
+}
+
+func (e *entry) size() int {
+	n := 0
+	for _, f := range e.files {
+		n += len(f.before) + len(f.after)
+	}
+	return n
+}
+
+// record keeps an applied changeset and returns its id, and a note for
+// the user when the history could not keep it or dropped older entries
+// ("" otherwise).
+func (j *journal) record(label string, changes []*edits.FileChange) (int, string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.next++
@@ -55,9 +91,37 @@ func (j *journal) record(label string, changes []*edits.FileChange) int {
 			existedBefore: c.Action != edits.Create, existsAfter: c.Action != edits.Delete,
 		})
 	}
+	maxEntries, maxBytes := j.limits()
 	// A new edit ends the redo history.
-	j.entries = append(j.entries[:j.redoStart()], e)
-	return e.id
+	for _, old := range j.entries[j.redoStart():] {
+		j.bytes -= old.size()
+	}
+	j.entries = j.entries[:j.redoStart()]
+	if e.size() > maxBytes {
+		return e.id, fmt.Sprintf("it is too large (%s) for agentls's undo history (%s): the editor's own undo still has it", mebibytes(e.size()), mebibytes(maxBytes))
+	}
+	j.entries = append(j.entries, e)
+	j.bytes += e.size()
+	first := 0
+	for len(j.entries)-first > maxEntries || j.bytes > maxBytes {
+		j.bytes -= j.entries[first].size()
+		first++
+	}
+	if first == 0 {
+		return e.id, ""
+	}
+	from, to := j.entries[0].id, j.entries[first-1].id
+	j.lastDropped = to
+	j.entries = append([]*entry(nil), j.entries[first:]...)
+	span := fmt.Sprintf("agent edit %d", from)
+	if from != to {
+		span = fmt.Sprintf("agent edits %d–%d", from, to)
+	}
+	return e.id, fmt.Sprintf("the undo history keeps the last %d edits or %s, so %s can no longer be undone by agentls", maxEntries, mebibytes(maxBytes), span)
+}
+
+func mebibytes(n int) string {
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }
 
 // redoStart is the index of the first undone entry at the end.
@@ -83,6 +147,9 @@ func (j *journal) pick(undo bool, id int) (*entry, error) {
 				return e, nil
 			}
 		}
+		if id <= j.lastDropped {
+			return nil, fmt.Errorf("agent edit %d is no longer in the undo history (it keeps the last %d edits or %s); the editor's own undo may still have it", id, j.maxEntriesOrDefault(), mebibytes(j.maxBytesOrDefault()))
+		}
 		return nil, fmt.Errorf("no agent edit %d in this session", id)
 	}
 	k := j.redoStart()
@@ -97,6 +164,9 @@ func (j *journal) pick(undo bool, id int) (*entry, error) {
 	}
 	return j.entries[k], nil
 }
+
+func (j *journal) maxEntriesOrDefault() int { n, _ := j.limits(); return n }
+func (j *journal) maxBytesOrDefault() int   { _, n := j.limits(); return n }
 
 func (j *journal) mark(e *entry, undone bool) {
 	j.mu.Lock()

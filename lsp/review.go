@@ -262,8 +262,11 @@ func (s *Server) resolveReview(ctx context.Context, accept bool, a reviewArgs) {
 	changes := cs.Effective()
 	s.awaitEditorEcho(ctx, changes)
 	changes = s.recoverSkipped(ctx, changes)
-	id := s.journal.record(fmt.Sprintf("accepted review (%d %s)", len(taken), plural(len(taken), "edit", "edits")), changes)
-	s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: accepted %d %s (agent edit %d)", len(taken), plural(len(taken), "edit", "edits"), id)
+	id, note := s.journal.record(fmt.Sprintf("accepted review (%d %s)", len(taken), plural(len(taken), "edit", "edits")), changes)
+	if note != "" {
+		note = "; " + note
+	}
+	s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: accepted %d %s (agent edit %d)%s", len(taken), plural(len(taken), "edit", "edits"), id, note)
 }
 
 // reviewActions are the accept/reject code actions for pending hunks in a

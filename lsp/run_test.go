@@ -66,7 +66,7 @@ func TestShellApproval(t *testing.T) {
 						}
 						return false
 					})
-					title := "Deny: skip"
+					title := "Deny: do not run"
 					if approve {
 						title = "Approve: run `touch made`"
 					}
@@ -108,7 +108,7 @@ func TestShellApprovalTimeout(t *testing.T) {
 	e.OpenFile("a.go", "go")
 	askAbout(t, e, "make a file")
 	e.Await("turn done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
-	if !e.HasMessage("nobody answered within 1s whether to run `touch made`") {
+	if !e.HasMessage("nobody answered within 1s whether to run `touch made`: it was not done") {
 		t.Errorf("messages: %v", e.Messages())
 	}
 	if _, err := os.Stat(filepath.Join(root, "made")); err == nil {

@@ -3,6 +3,7 @@ package lsp_test
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -140,4 +141,73 @@ func TestTrustWorkspaceSettings(t *testing.T) {
 	os.WriteFile(filepath.Join(root, settings.WorkspaceFile), []byte(`{"commandAllowlist": ["touch", "curl"]}`), 0o644)
 	e2 := lsptest.StartWith(t, root, lsptest.Helix(), map[string]any{"model": "m"}, nil)
 	e2.Await("untrusted again", func() bool { return e2.HasMessageLocked("commandAllowlist, which decide what runs") })
+}
+
+// TestProtectedEditAsks: the attack of a model that saves .git/config with
+// core.fsmonitor and then runs `git status` (a command it may run
+// unasked), so that git runs its program. The edit is put to the user
+// first, with its diff: declined, nothing is applied, the model is told,
+// and git runs nothing; approved, it lands.
+func TestProtectedEditAsks(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	const hook = "[core]\n\tfsmonitor = \"touch PWNED; false\"\n"
+	for _, approve := range []bool{false, true} {
+		t.Run(map[bool]string{false: "declined", true: "approved"}[approve], func(t *testing.T) {
+			srv := modeltest.New(
+				modeltest.Text("Tuning git.\n```save .git/config\n"+hook+"```\n\n", 16),
+				modeltest.Text("```shell\ngit status\n```\n\n", 16),
+				modeltest.Text("Done.", 16),
+			)
+			defer srv.Close()
+			isolate(t, srv)
+			root := writeFiles(t, files)
+			if out, err := exec.Command("git", "-C", root, "init", "-q").CombinedOutput(); err != nil {
+				t.Fatalf("git init: %v %s", err, out)
+			}
+			before, _ := os.ReadFile(filepath.Join(root, ".git", "config"))
+			e := lsptest.StartWith(t, root, lsptest.VSCode(), map[string]any{"model": "m"}, nil)
+			var questions []string
+			e.ChooseAction = func(p protocol.ShowMessageRequestParams) string {
+				questions = append(questions, p.Message)
+				if strings.Contains(p.Message, "edit .git/config") && approve {
+					return "Run"
+				}
+				return "Skip"
+			}
+			if err := e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "speed up git"}); err != nil {
+				t.Fatal(err)
+			}
+			e.Await("turn done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
+			if len(questions) == 0 || !strings.Contains(questions[0], "asks to edit .git/config (") || !strings.Contains(questions[0], "+\tfsmonitor = \"touch PWNED; false\"") {
+				t.Fatalf("the edit was not put to the user with its diff: %q", questions)
+			}
+			after, _ := os.ReadFile(filepath.Join(root, ".git", "config"))
+			if approve {
+				if e.EditsAppliedLocked() == 0 {
+					t.Error("the approved edit was not sent")
+				}
+				return
+			}
+			if string(after) != string(before) || e.EditsAppliedLocked() != 0 {
+				t.Errorf("the declined edit landed: %q", after)
+			}
+			if _, err := os.Stat(filepath.Join(root, "PWNED")); err == nil {
+				t.Error("git ran the agent's fsmonitor program")
+			}
+			reqs := srv.Requests()
+			if len(reqs) < 2 || !strings.Contains(lastMessage(reqs[1]), "the user did not approve editing .git/config") {
+				t.Errorf("the model was not told: %+v", reqs)
+			}
+		})
+	}
+}
+
+func lastMessage(r modeltest.Request) string {
+	m := r.Body.Messages
+	if len(m) == 0 {
+		return ""
+	}
+	return m[len(m)-1].Content
 }

@@ -103,3 +103,22 @@ func readObject(name string) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// PrivateDirs are the user's own agentls folders — the user's settings
+// folder and agentls's state folder (trust, approvals, logs) — which an
+// agent's edit must never change unasked, even when a workspace holds
+// them (a home folder opened as the workspace).
+func PrivateDirs(getenv func(string) string) []string {
+	var out []string
+	if name := UserFile(getenv); name != "" {
+		out = append(out, filepath.Dir(name))
+	}
+	state := getenv("XDG_STATE_HOME")
+	if state == "" && getenv("HOME") != "" {
+		state = filepath.Join(getenv("HOME"), ".local", "state")
+	}
+	if state != "" {
+		out = append(out, filepath.Join(state, "agentls"))
+	}
+	return out
+}

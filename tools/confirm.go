@@ -15,6 +15,20 @@ type Question struct {
 	// Pattern is what "Always" would allow from now on (e.g. "go test");
 	// empty when the action cannot be generalised.
 	Pattern string
+	// Edit says Action names files to be edited (protected ones, such as
+	// .git/config), not a command to run.
+	Edit bool
+	// Detail, when set, is shown with the question: the edit, as a diff.
+	Detail string
+}
+
+// What is what the question asks to do, for the user: "run `go test`",
+// "edit .git/config".
+func (q Question) What() string {
+	if q.Edit {
+		return "edit " + q.Action
+	}
+	return "run `" + q.Action + "`"
 }
 
 // An Answer is the user's decision on a Question.

@@ -6,9 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/settings"
 	"github.com/agentls/agentls/tools/builtin"
 	"github.com/agentls/agentls/tools/edit"
 )
@@ -31,10 +34,13 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	format := fs.String("format", "markdown", "tool-call `syntax`: markdown, xml or tool")
 	dryRun := fs.Bool("dry-run", false, "print a unified diff of the changes and write nothing")
 	asJSON := fs.Bool("json", false, "print the result as JSON: {\"ok\", \"files\": [{\"path\", \"action\"}], \"error\"}")
-	usage := "usage: agentls apply [-C DIR] [--format markdown|xml|tool] [--dry-run] [--json] < reply\n\n" +
+	protected := fs.Bool("protected", false, "also apply edits to files that configure what runs (.git/, .agentls/, .gitattributes, editor project settings)")
+	usage := "usage: agentls apply [-C DIR] [--format markdown|xml|tool] [--dry-run] [--json] [--protected] < reply\n\n" +
 		"Runs every edit in a model reply (save, append, patch, patch_many, apply_patch,\n" +
-		"SEARCH/REPLACE blocks) and applies them\n" +
-		"all under DIR, or none: exit 0 applied, 1 refused with nothing written, 2 usage."
+		"patch_anchored, SEARCH/REPLACE blocks) and applies them all under DIR, or none.\n" +
+		"A reply that edits a file which configures what runs (.git/config can make\n" +
+		"`git status` run a program) is refused unless you give --protected.\n" +
+		"Exit 0 applied, 1 refused with nothing written, 2 usage."
 	f, code, ok := parseReplyFlags(fs, args, format, usage, stderr)
 	if !ok {
 		return code
@@ -93,6 +99,11 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			}
 		}
 		return report(done)
+	}
+	if !*protected {
+		if err := batch.ConfirmProtected(ctx, nil, settings.PrivateDirs(os.Getenv)...); err != nil {
+			return report(applyResultJSON{Files: []appliedFileJS{}, Error: strings.Replace(err.Error(), "nobody can be asked here", "agentls apply applies it only with --protected", 1)})
+		}
 	}
 	if err := edits.ApplyToDisk(root, &batch.Changes); err != nil {
 		return report(applyResultJSON{Files: []appliedFileJS{}, Error: err.Error()})

@@ -158,3 +158,31 @@ func TestApplyOtherFormats(t *testing.T) {
 		t.Errorf("files %q", got)
 	}
 }
+
+// TestApplyProtected: a reply that edits a file configuring what runs
+// (here .git/config with core.fsmonitor, which `git status` would run) is
+// refused whole unless --protected is given; nothing is written.
+func TestApplyProtected(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, ".git"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".git", "config"), []byte("[core]\n"), 0o644)
+	reply := "```save a.txt\nhello\n```\n\n```save .git/config\n[core]\n\tfsmonitor = touch PWNED\n```\n"
+	_, stderr, code := runCLI(t, reply, "apply", "-C", dir)
+	if code != exitFailed || !strings.Contains(stderr, "editing .git/config needs the user's approval") || !strings.Contains(stderr, "--protected") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a.txt")); err == nil {
+		t.Error("part of a refused reply was written")
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, ".git", "config")); string(data) != "[core]\n" {
+		t.Errorf(".git/config = %q", data)
+	}
+	if _, stderr, code := runCLI(t, reply, "apply", "-C", dir, "--protected"); code != exitOK {
+		t.Errorf("--protected: exit %d, %q", code, stderr)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, ".git", "config")); !strings.Contains(string(data), "fsmonitor") {
+		t.Errorf("--protected: .git/config = %q", data)
+	}
+}

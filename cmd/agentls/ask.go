@@ -179,6 +179,9 @@ func (r diskRunner) RunTool(ctx context.Context, use tools.ToolUse) (string, err
 	if err != nil || len(b.Changes.Effective()) == 0 {
 		return out, err
 	}
+	if err := b.ConfirmProtected(ctx, r.confirm, settings.PrivateDirs(os.Getenv)...); err != nil {
+		return "", err
+	}
 	if err := edits.ApplyToDisk(r.root, &b.Changes); err != nil {
 		return "", fmt.Errorf("nothing written: %w", err)
 	}

@@ -38,7 +38,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	logOut := stderr
 	if *logFile != "" {
-		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		f, err := openLog(*logFile)
 		if err != nil {
 			fmt.Fprintf(stderr, "agentls serve: %v\n", err)
 			return exitUsage
@@ -46,7 +46,8 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		defer f.Close()
 		logOut = f
 	}
-	opts := lsp.Options{Log: slog.New(slog.NewTextHandler(logOut, nil)), Version: version()}
+	redacted := newRedactingWriter(logOut, os.Environ(), os.Getenv)
+	opts := lsp.Options{Log: slog.New(slog.NewTextHandler(redacted, nil)), Version: version()}
 
 	if *listen == "" {
 		clean, err := lsp.Serve(ctx, stdio{in: stdin, out: stdout}, opts)

@@ -76,7 +76,10 @@ func (c *terminalConfirmer) Confirm(ctx context.Context, q tools.Question) (tool
 		always = fmt.Sprintf(", [a]lways `%s`", q.Pattern)
 	}
 	for {
-		fmt.Fprintf(c.out, "\n[agentls] run `%s`? (%s)\n[agentls] [y]es%s, [n]o, [s]top the turn: ", q.Action, q.Reason, always)
+		if q.Detail != "" {
+			fmt.Fprintf(c.out, "\n%s", q.Detail)
+		}
+		fmt.Fprintf(c.out, "\n[agentls] %s? (%s)\n[agentls] [y]es%s, [n]o, [s]top the turn: ", q.What(), q.Reason, always)
 		line, err := c.in.ReadString('\n')
 		if ctx.Err() != nil {
 			return tools.Skip, ctx.Err()
