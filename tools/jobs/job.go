@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+
+	"github.com/agentls/agentls/tools/proc"
 )
 
 // A job is one background command and everything kept about it.
@@ -13,7 +15,8 @@ type job struct {
 	command  string
 	dir      string
 	cmd      *exec.Cmd
-	pid      int // also its process group id
+	proc     *proc.Process // the main process, leader of the job's session
+	pid      int           // also its process group and session id
 	started  time.Time
 	pipes    []*os.File // read ends of stdout and stderr
 	logPath  string
@@ -29,7 +32,6 @@ type job struct {
 	log            *os.File
 	logErr         error
 	killed         bool
-	reaping        bool // the main process is being reaped: its pid is no longer ours to signal
 	ended          time.Time
 	exitCode       int
 	signalName     string

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agentls/agentls/tools/proc"
 )
 
 // Stream names given to Options.Output.
@@ -87,6 +89,9 @@ type Options struct {
 // A Manager runs background jobs. Its methods are safe for concurrent use.
 type Manager struct {
 	opts Options
+	// guard starts every job, and its watchdog kills the jobs' sessions
+	// if the server dies without Close.
+	guard *proc.Guard
 
 	mu     sync.Mutex
 	jobs   map[int]*job
@@ -104,7 +109,7 @@ func NewManager(opts Options) *Manager {
 	if opts.KillGrace <= 0 {
 		opts.KillGrace = defaultKillGrace
 	}
-	return &Manager{opts: opts, jobs: make(map[int]*job), nextID: 1}
+	return &Manager{opts: opts, guard: proc.NewGuard(), jobs: make(map[int]*job), nextID: 1}
 }
 
 // Info describes a job at one moment.
@@ -213,8 +218,11 @@ func (m *Manager) start(id int, command, dir string) (*job, error) {
 	cmd.Env = append(append(os.Environ(), quietEnv...), m.opts.Env...)
 	cmd.Stdout = outW
 	cmd.Stderr = errW
-	cmd.SysProcAttr = newGroupAttr()
-	err = cmd.Start()
+	// A session of its own, so a process group of its own (pgid = pid)
+	// that Kill signals as a whole; it also detaches the job from the
+	// editor's terminal: a job that opens /dev/tty fails instead of
+	// fighting the editor for it.
+	child, err := m.guard.Start(cmd, nil)
 	// The child has its own copies of the write ends; ours must go, or the
 	// readers would never see EOF.
 	outW.Close()
@@ -226,7 +234,8 @@ func (m *Manager) start(id int, command, dir string) (*job, error) {
 		return nil, fmt.Errorf("start job #%d in %s: %w", id, dir, err)
 	}
 	j.cmd = cmd
-	j.pid = cmd.Process.Pid
+	j.proc = child
+	j.pid = child.Pid()
 	j.started = time.Now()
 	j.pipes = []*os.File{outR, errR}
 	if m.opts.Output != nil {
@@ -248,10 +257,10 @@ func (m *Manager) start(id int, command, dir string) (*job, error) {
 // tells Options.Exited.
 func (m *Manager) supervise(j *job) {
 	defer m.running.Done()
-	// On Linux the main process stays a zombie until reap: its pid, which
+	// On Linux the main process stays a zombie until Reap: its pid, which
 	// is also the group id, cannot be reused, so the group may be
 	// signalled safely until then.
-	reap := waitExited(j.cmd)
+	<-j.proc.Exited()
 	close(j.exited)
 
 	// A grandchild that inherited the pipes (`sleep 100 &`) would keep
@@ -259,7 +268,7 @@ func (m *Manager) supervise(j *job) {
 	// outside the group (a daemon that called setsid) still holds them,
 	// stop reading.
 	if !waitFor(j.readsDone, pipeGrace) {
-		j.signal(sigKill)
+		j.proc.Kill() // the group, and what job control moved out of it
 		if !waitFor(j.readsDone, pipeGrace) {
 			for _, p := range j.pipes {
 				p.SetReadDeadline(time.Now())
@@ -267,14 +276,10 @@ func (m *Manager) supervise(j *job) {
 			<-j.readsDone
 		}
 	}
-	// A job is its process group: whatever the main process left behind
-	// dies with it, or nothing could ever kill it.
-	j.signal(sigKill)
-
-	j.mu.Lock()
-	j.reaping = true // no more signals: the pid may be reused after this
-	j.mu.Unlock()
-	reap() // its error is in the ProcessState, or there is none
+	// A job is its session: whatever the main process left behind dies
+	// with it (Reap kills it), or nothing could ever kill it. No signal
+	// is sent after: the pid may be reused.
+	j.proc.Reap() // its error is in the ProcessState, or there is none
 
 	j.mu.Lock()
 	j.ended = time.Now()
@@ -444,5 +449,5 @@ func (m *Manager) Close() error {
 		}
 	}
 	m.running.Wait()
-	return nil
+	return m.guard.Close()
 }

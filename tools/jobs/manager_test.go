@@ -261,6 +261,9 @@ func TestKillTakesGrandchildren(t *testing.T) {
 		{"plain", "sleep 300 & echo $!; wait", "SIGTERM"},
 		{"ignores SIGTERM", "trap '' TERM; sleep 300 & echo $!; while :; do sleep 0.05; done", "SIGKILL"},
 		{"pipeline", "sleep 301 | cat & echo $!; wait", "SIGTERM"},
+		// Job control moves the sleep to a group of its own in the job's
+		// session, out of reach of the group's signals.
+		{"job control", "set -m; sleep 300 & echo $!; wait", "SIGTERM"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -298,7 +301,15 @@ func TestLeftoversDoNotHang(t *testing.T) {
 		grandchild := atoi(t, out.Stdout)
 		eventually(t, "the leftover sleep to die", func() bool { return processGone(grandchild, true) })
 	})
-	t.Run("outside the group", func(t *testing.T) {
+	t.Run("in another group of the session", func(t *testing.T) {
+		t.Parallel()
+		id := start(t, m, "set -m; sleep 300 & echo $!").ID
+		waitEnded(t, m, id)
+		out, _ := m.Output(id, 0, 0)
+		grandchild := atoi(t, out.Stdout)
+		eventually(t, "the leftover sleep to die", func() bool { return processGone(grandchild, true) })
+	})
+	t.Run("outside the session", func(t *testing.T) {
 		t.Parallel()
 		// setsid puts the sleep beyond the group's reach: the pipes are
 		// given up instead.

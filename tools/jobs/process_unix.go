@@ -15,24 +15,11 @@ const (
 	sigKill = syscall.SIGKILL
 )
 
-// newGroupAttr puts a job in a session of its own, and so in a process
-// group of its own (pgid = pid), which Kill signals as a whole. Unlike a
-// mere Setpgid it also detaches the job from the editor's terminal: a job
-// that opens /dev/tty fails instead of fighting the editor for it.
-func newGroupAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setsid: true}
-}
-
 // signal sends sig to the job's process group, unless the main process
-// is already being reaped (then the group id may belong to someone else).
+// has been reaped (then the group id may belong to someone else).
 func (j *job) signal(sig syscall.Signal) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.reaping {
-		return
-	}
-	// ESRCH means the group is already empty.
-	_ = syscall.Kill(-j.pid, sig)
+	// An error means the group is empty, or no longer ours.
+	_ = j.proc.Signal(sig)
 }
 
 // exitStatus is how a reaped process ended: its exit code (128+signal
