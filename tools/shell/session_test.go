@@ -233,6 +233,7 @@ func TestCloseLeavesNothing(t *testing.T) {
 		"sleep 1000 & echo $!",
 		"(sleep 1000 & echo $!)",
 		"bash -c 'trap \"\" TERM; sleep 1000 & echo $!' ", // ignores SIGTERM: needs the SIGKILL
+		"bash -c 'set -m; sleep 1000 & echo $!'",          // job control: a group of its own
 	} {
 		c := only(t, mustRun(t, s, script))
 		pid, err := strconv.Atoi(strings.TrimSpace(c.Stdout))
