@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -37,6 +38,9 @@ func (s *Server) logMessage(ctx context.Context, typ protocol.MessageType, msg s
 func (s *Server) applyEdit(ctx context.Context, label string, we workspaceEdit) (applyEditResult, error) {
 	var res applyEditResult
 	timeout := s.opts.ApplyEditTimeout
+	if timeout <= 0 {
+		timeout = time.Duration(s.currentSettings().ApplyEditTimeout) * time.Second
+	}
 	if timeout <= 0 {
 		timeout = defaultApplyEditTimeout
 	}

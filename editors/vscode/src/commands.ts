@@ -32,6 +32,7 @@ export const COMMANDS = {
   killJob: { id: 'agentls.vscode.killJob', title: 'Kill Job…', server: 'agentls.jobs.kill' },
   approve: { id: 'agentls.vscode.approve', title: 'Approve…', server: 'agentls.approve' },
   deny: { id: 'agentls.vscode.deny', title: 'Deny…', server: 'agentls.deny' },
+  trust: { id: 'agentls.vscode.trust', title: 'Trust Workspace Settings', server: 'agentls.trust' },
   showOutput: { id: 'agentls.vscode.showOutput', title: 'Show Output' },
   restart: { id: 'agentls.vscode.restart', title: 'Restart Server' },
 } as const satisfies Record<string, CommandInfo>;

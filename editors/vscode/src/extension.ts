@@ -348,6 +348,7 @@ class Extension {
       killJob: (arg) => this.killJob(arg),
       approve: (arg) => this.approval(true, arg),
       deny: (arg) => this.approval(false, arg),
+      trust: (arg) => this.execute(COMMANDS.trust.server, plainObject(arg) ?? {}),
       showOutput: () => this.output.show(true),
       restart: () => this.restart(),
     };

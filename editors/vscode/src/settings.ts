@@ -23,6 +23,7 @@ export const SERVER_SETTINGS = [
   'commandDenylist',
   'approvalPolicy',
   'approvalTimeout',
+  'applyEditTimeout',
   'errorFormats',
   'outputLimits',
   'maxSteps',
