@@ -418,7 +418,7 @@ func (d *doc) replace(m match, h Hunk, num, of int) ([]replacement, error) {
 		}
 		return []replacement{{start, end, "", num, end}}, nil
 	}
-	keep := contextPairs(h.Original, h.Updated)
+	keep := pairLines(h.Original, h.Updated, true)
 	eol := dominantEOL(win)
 	var b strings.Builder
 	for k, u := range h.Updated {
@@ -448,14 +448,18 @@ func (d *doc) replace(m match, h Hunk, num, of int) ([]replacement, error) {
 }
 
 // contextPairs maps each UPDATED line that is an unchanged ORIGINAL line
-// (by a longest common subsequence) to that ORIGINAL line's index.
-//
-// Whitespace-only lines pair with each other whatever their whitespace: a
-// model that empties such a line in UPDATED (editors strip them) has not
-// edited it, and the file's bytes are kept.
-func contextPairs(orig, upd []string) map[int]int {
+// (by a longest common subsequence of equal lines) to that ORIGINAL line's
+// index.
+func contextPairs(orig, upd []string) map[int]int { return pairLines(orig, upd, false) }
+
+// pairLines is contextPairs where, with blanksPair, whitespace-only lines
+// also pair with each other whatever their whitespace: a hunk's context.
+// A model that empties such a line in UPDATED only (editors strip them)
+// has not edited it, and the file's bytes are kept. MinimalEdits must not
+// pair them: it has to see a change of whitespace.
+func pairLines(orig, upd []string, blanksPair bool) map[int]int {
 	pairs := map[int]int{}
-	same := func(a, b string) bool { return a == b || isBlankLine(a) && isBlankLine(b) }
+	same := func(a, b string) bool { return a == b || blanksPair && isBlankLine(a) && isBlankLine(b) }
 	// Equal prefix and suffix first; the LCS runs on what is left.
 	p := 0
 	for p < len(orig) && p < len(upd) && same(orig[p], upd[p]) {

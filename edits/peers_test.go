@@ -115,3 +115,18 @@ func TestContextKeepsItsBytes(t *testing.T) {
 		})
 	}
 }
+
+// TestMinimalEditsSeeWhitespaceOnlyLines is the other side of
+// TestContextKeepsItsBytes: a diff of two texts (the editor's edits, undo)
+// must see a whitespace-only line change, which a hunk's context ignores.
+func TestMinimalEditsSeeWhitespaceOnlyLines(t *testing.T) {
+	for _, tc := range []struct{ from, to string }{
+		{"a\n    \nb\n", "a\n\nb\n"},
+		{"a\n\nb\n", "a\n\t\nb\n"},
+		{"x\n\n## Agent\n", "x\n  \n\n## Agent\n"},
+	} {
+		if got := ApplyEdits(tc.from, MinimalEdits(tc.from, tc.to)); got != tc.to {
+			t.Errorf("MinimalEdits(%q, %q) applied gives %q", tc.from, tc.to, got)
+		}
+	}
+}
