@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
+	"github.com/agentls/agentls/tools/proc"
 )
 
 // NamePrefix starts every session name: agentls_1, agentls_2, ...
@@ -71,6 +73,9 @@ func (o Options) withDefaults() Options {
 // Everything it starts dies at Kill or Close.
 type Manager struct {
 	opts Options
+	// guard starts every program, and its watchdog kills their sessions
+	// if the server dies without Close.
+	guard *proc.Guard
 
 	mu       sync.Mutex
 	sessions map[string]*Session
@@ -82,7 +87,7 @@ type Manager struct {
 
 // NewManager returns a Manager with no sessions; nothing starts until asked.
 func NewManager(opts Options) *Manager {
-	return &Manager{opts: opts.withDefaults(), sessions: map[string]*Session{}, next: 1}
+	return &Manager{opts: opts.withDefaults(), guard: proc.NewGuard(), sessions: map[string]*Session{}, next: 1}
 }
 
 // Start runs `bash -c command` in a new pty, in its own session and
@@ -100,7 +105,7 @@ func (m *Manager) Start(ctx context.Context, command string) (*Session, error) {
 		return nil, ErrClosed
 	}
 	name := NamePrefix + strconv.Itoa(m.next)
-	s, err := startSession(name, command, []string{shellPath(), "-c", command}, m.opts)
+	s, err := startSession(m.guard, name, command, []string{shellPath(), "-c", command}, m.opts)
 	if err != nil {
 		return nil, err
 	}
@@ -204,6 +209,7 @@ func (m *Manager) Close() error {
 		wg.Go(func() { s.kill(m.opts.KillGrace) })
 	}
 	wg.Wait()
+	m.guard.Close()
 	if tmp != "" {
 		if err := os.RemoveAll(tmp); err != nil {
 			return fmt.Errorf("remove python cells: %w", err)

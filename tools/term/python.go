@@ -130,6 +130,9 @@ func (r *REPL) ensure() (restarted bool, err error) {
 		return false, nil
 	}
 	restarted = r.s != nil
+	if restarted {
+		r.s.kill(r.m.opts.KillGrace) // it has exited: this reaps it
+	}
 	r.m.mu.Lock()
 	defer r.m.mu.Unlock()
 	if r.m.closed {
@@ -147,7 +150,7 @@ func (r *REPL) ensure() (restarted bool, err error) {
 	// basic one echoes plainly.
 	opts.Env = append(append([]string(nil), opts.Env...), "PYTHON_BASIC_REPL=1")
 	argv := []string{opts.Python, "-q", "-i", "-c", pythonHelper, r.m.tmpDir, r.nonce}
-	s, err := startSession("python", opts.Python, argv, opts)
+	s, err := startSession(r.m.guard, "python", opts.Python, argv, opts)
 	if err != nil {
 		return false, err
 	}

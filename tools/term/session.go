@@ -9,6 +9,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/agentls/agentls/tools/proc"
 )
 
 // ErrNotStable is returned by WaitStable when the screen was still
@@ -26,7 +28,7 @@ type Session struct {
 	name    string
 	command string
 	started time.Time
-	cmd     *exec.Cmd
+	proc    *proc.Process // the leader: a zombie from its exit until kill
 	ptmx    *os.File
 
 	writeMu sync.Mutex // one writer at a time: keys must not interleave
@@ -36,7 +38,7 @@ type Session struct {
 	notify chan struct{} // closed and replaced whenever output arrives
 	taps   []func([]byte)
 
-	exited   chan struct{} // closed once the program has exited and been reaped
+	exited   chan struct{} // closed once the program has exited (kill reaps it)
 	drained  chan struct{} // closed once all output has been read
 	finished chan struct{} // closed once both have happened and the pty is closed
 	exitCode int           // valid after exited is closed
@@ -53,15 +55,21 @@ type Info struct {
 	ExitCode int // valid when !Running
 }
 
-// startSession runs argv in a new pty with its own session and process
-// group, and starts reading its output.
-func startSession(name, display string, argv []string, opts Options) (*Session, error) {
+// startSession runs argv through guard in a new pty with its own session
+// and process group (Pdeathsig kills the leader if the server dies without
+// kill, and guard's watchdog the rest of the session), and starts reading
+// its output.
+func startSession(guard *proc.Guard, name, display string, argv []string, opts Options) (*Session, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = opts.Dir
 	// TERM first, so that the caller's Env can override it.
 	cmd.Env = append(append(os.Environ(), "TERM=xterm-256color"), opts.Env...)
-	cmd.SysProcAttr = sysProcAttr()
-	ptmx, err := ptyStart(cmd, opts.Cols, opts.Rows)
+	var ptmx *os.File
+	child, err := guard.Start(cmd, func(cmd *exec.Cmd) error {
+		var err error
+		ptmx, err = ptyStart(cmd, opts.Cols, opts.Rows) // adds Setctty
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("start %q in a pty: %w", display, err)
 	}
@@ -69,7 +77,7 @@ func startSession(name, display string, argv []string, opts Options) (*Session, 
 		name:     name,
 		command:  display,
 		started:  time.Now(),
-		cmd:      cmd,
+		proc:     child,
 		ptmx:     ptmx,
 		term:     NewTerminal(opts.Cols, opts.Rows, opts.ScrollbackLines),
 		notify:   make(chan struct{}),
@@ -111,18 +119,12 @@ func (s *Session) read() {
 	}
 }
 
-// wait reaps the program, so that it never lingers as a zombie, and closes
-// the pty once its output is drained.
+// wait notes how the program ended, and closes the pty once its output is
+// drained. The program stays a zombie until kill has ended everything
+// left in its session, so that its id, which is the group's and the
+// session's, is never someone else's while it is signalled or watched.
 func (s *Session) wait() {
-	err := s.cmd.Wait()
-	code := 0
-	if err != nil {
-		code = -1
-		var exitErr *exec.ExitError
-		if errors.As(err, &exitErr) {
-			code = exitErr.ExitCode() // -1 when killed by a signal
-		}
-	}
+	code := s.proc.ExitStatus().Code // -1 when killed by a signal
 	s.mu.Lock()
 	s.exitCode = code
 	s.mu.Unlock()
@@ -144,7 +146,7 @@ func (s *Session) Command() string { return s.command }
 
 // PID returns the id of the session's leader, which is also its process
 // group and session id.
-func (s *Session) PID() int { return s.cmd.Process.Pid }
+func (s *Session) PID() int { return s.proc.Pid() }
 
 // Running reports whether the program is still running.
 func (s *Session) Running() bool {
@@ -309,30 +311,29 @@ func (s *Session) addTap(f func([]byte)) (remove func()) {
 // kill ends the program and everything left in its terminal session:
 // SIGHUP and SIGTERM to the process group (what closing a terminal
 // window does), then, after grace or as soon as the group is gone, SIGKILL
-// to the group and to every process still in the session; then the pty is
-// closed and the reader and reaper are waited for.
+// to the group and to every process still in the session; then the
+// program is reaped, the pty closed and the reader waited for. Killing a
+// session that has ended already only reaps it.
 func (s *Session) kill(grace time.Duration) {
-	pgid := s.PID()
 	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGCONT} {
-		_ = syscall.Kill(-pgid, sig)
+		_ = s.proc.Signal(sig)
 	}
 	// Wait for the whole group, not only the leader: a dev server's
 	// workers may still be shutting down after the shell is gone.
 	for deadline := time.Now().Add(grace); time.Now().Before(deadline); {
-		if !s.Running() && syscall.Kill(-pgid, 0) != nil {
+		if !s.Running() && !s.proc.GroupAlive() {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	for _, pid := range sessionMembers(pgid) {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-	}
+	s.proc.Kill()
 	select {
 	case <-s.exited:
+		s.proc.Reap()
 	case <-time.After(5 * time.Second):
-		// Not even SIGKILL ended it (a process stuck in the kernel); the
-		// reaper goroutine will still collect it when it goes.
+		// Not even SIGKILL ended it (a process stuck in the kernel): reap
+		// it whenever it goes.
+		go s.proc.Reap()
 	}
 	s.closePtyOnce()
 	<-s.drained

@@ -280,6 +280,27 @@ func TestCloseLeavesNoProcesses(t *testing.T) {
 	}
 }
 
+// sessionMembers returns the live processes of session sid.
+func sessionMembers(sid int) []int {
+	dir, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range dir {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(f) > 3 && f[0] != "Z" && f[3] == strconv.Itoa(sid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
 func countFDs(t *testing.T) int {
 	t.Helper()
 	entries, err := os.ReadDir("/proc/self/fd")
