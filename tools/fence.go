@@ -72,6 +72,7 @@ type fenceState struct {
 	depth      int  // nesting depth, 1 for the block itself
 	start      int  // offset of the opening fence
 	document   bool // the block is Markdown: same-length bare fences may nest
+	call       bool // the block is a tool call
 	hasContent bool
 	// contentStart and contentEnd delimit the content lines seen so far.
 	contentStart, contentEnd int
@@ -90,12 +91,15 @@ func (p *Parser) openFence(ln lineInfo, text []byte, ticks int) {
 		fence = 3
 	}
 	lang := string(trimSpace(text[ticks:]))
+	blockType, rest := splitTag(lang)
+	ref, call := p.lookup(blockType)
 	p.fence = fenceState{
 		lang:         lang,
 		fence:        fence,
 		depth:        1,
 		start:        ln.start,
-		document:     p.isDocument(lang),
+		document:     isDocument(blockType, rest, ref, call),
+		call:         call,
 		contentStart: ln.next,
 		contentEnd:   ln.next,
 	}
@@ -154,8 +158,12 @@ func (p *Parser) stepFence() bool {
 		default:
 			if after := trimSpace(text[ticks:]); len(after) > 0 && opensNesting(after[0]) {
 				f.depth++
-				if f.swallowed == "" && f.depth == 2 && p.opensCall(string(after)) {
-					f.swallowed = string(after)
+				if !f.call && f.swallowed == "" && f.depth == 2 {
+					// Only a block that is no call needs this: an unclosed
+					// call is a Problem already.
+					if tag := string(after); p.opensCall(tag) {
+						f.swallowed = tag
+					}
 				}
 			}
 		}
@@ -181,8 +189,7 @@ func (p *Parser) stepFence() bool {
 // silent loss of everything after it.
 func (p *Parser) unclosed() {
 	f := &p.fence
-	_, call := p.blockToolUse(Block{Lang: f.lang})
-	if !call && f.swallowed == "" {
+	if !f.call && f.swallowed == "" {
 		return
 	}
 	opener := strings.Repeat("`", f.fence) + f.lang
@@ -194,25 +201,32 @@ func (p *Parser) unclosed() {
 	p.problem(f.start, msg)
 }
 
+// lookup resolves a block type to the tool its blocks call, if any.
+func (p *Parser) lookup(blockType string) (ToolRef, bool) {
+	if p.opts.Format == FormatXML || p.opts.Lookup == nil {
+		return ToolRef{}, false
+	}
+	return p.opts.Lookup(blockType)
+}
+
 // opensCall reports whether a fence tagged lang would open a call at the
 // top level.
 func (p *Parser) opensCall(lang string) bool {
-	_, ok := p.blockToolUse(Block{Lang: lang})
+	blockType, _ := splitTag(lang)
+	_, ok := p.lookup(blockType)
 	return ok
 }
 
-// isDocument reports whether a block tagged lang is a Markdown document,
-// whose content may hold bare-fenced blocks of its own fence length (see
-// the rules above).
-func (p *Parser) isDocument(lang string) bool {
-	blockType, rest := splitTag(lang)
+// isDocument reports whether a block is a Markdown document, whose content
+// may hold bare-fenced blocks of its own fence length (see the rules
+// above). blockType and rest are its language tag split; ref and call say
+// which tool it calls, if any.
+func isDocument(blockType, rest string, ref ToolRef, call bool) bool {
 	if strings.EqualFold(blockType, "markdown") || strings.EqualFold(blockType, "md") {
 		return true
 	}
-	if p.opts.Format != FormatXML && p.opts.Lookup != nil {
-		if ref, ok := p.opts.Lookup(blockType); ok {
-			return ref.PathArg && isMarkdownPath(strings.TrimSpace(rest))
-		}
+	if call {
+		return ref.PathArg && isMarkdownPath(strings.TrimSpace(rest))
 	}
 	return isMarkdownPath(blockType) || isMarkdownPath(strings.TrimSpace(rest))
 }
@@ -333,11 +347,8 @@ func (p *Parser) emitFence(end int) {
 // blockToolUse returns the tool use a block stands for, if its type names a
 // tool.
 func (p *Parser) blockToolUse(b Block) (ToolUse, bool) {
-	if p.opts.Format == FormatXML || p.opts.Lookup == nil {
-		return ToolUse{}, false
-	}
 	blockType, rest := splitTag(b.Lang)
-	ref, ok := p.opts.Lookup(blockType)
+	ref, ok := p.lookup(blockType)
 	if !ok {
 		return ToolUse{}, false
 	}
