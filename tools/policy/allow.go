@@ -3,105 +3,211 @@ package policy
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 )
 
 // builtinAllowed decides whether a command (its name first) is read-only by
 // the allowlist: gptme's commands with its flag tables (research/gptme.md
-// §7.3) plus a few read-only git and go subcommands. It returns a label for
-// the reason, or what keeps it from being allowed, worded to follow the
+// §7.3) plus a few read-only git and go subcommands, reading only inside
+// the workspace and no secrets (workspace.go). It returns a label for the
+// reason, or what keeps it from being allowed, worded to follow the
 // command's text.
-func builtinAllowed(words []word) (label, problem string) {
+func (a *analyzer) builtinAllowed(words []word) (label, problem string) {
 	name, args := words[0].val, words[1:]
-	check, ok := readOnly[name]
+	cmd, ok := readOnly[name]
 	if !ok {
 		return "", " is not on the allowlist"
 	}
-	label, problem = check(name, args)
+	label, paths, problem := cmd.check(name, args)
 	if problem != "" {
 		return "", problem
 	}
 	if name == "echo" {
 		return label, ""
 	}
+	// What the shell expands is checked wherever it stands: a pattern
+	// becomes file names, whatever option it is the value of.
 	for _, w := range args {
+		if !w.plain() {
+			if p := argumentProblem(w); p != "" {
+				return "", ": " + p
+			}
+		}
+	}
+	if !cmd.reads && name != "cd" {
+		return label, ""
+	}
+	if name == "git" {
+		saved := a.dirs
+		a.dirs = a.gitDirs(args)
+		defer func() { a.dirs = saved }()
+	}
+	for _, w := range args {
+		if w.glob && !slices.Contains(paths, w) {
+			paths = append(paths, w)
+		}
+	}
+	for _, w := range paths {
 		if p := argumentProblem(w); p != "" {
 			return "", ": " + p
 		}
+		if p := a.readProblem(w.val, w.glob); p != "" {
+			return "", ": " + p
+		}
+	}
+	if p := a.dirProblem(); p != "" && cmd.reads {
+		return "", " " + p
+	}
+	if name == "git" {
+		if p := a.repositoryProblem(); p != "" {
+			return "", ": " + p
+		}
+	}
+	if name == "cd" {
+		return a.cd(args)
 	}
 	return label, ""
 }
 
-// checker checks a read-only command's arguments; it returns its label or a
-// problem.
-type checker func(name string, args []word) (label, problem string)
+// cd checks a `cd` whose target was checked as a path, and follows it.
+func (a *analyzer) cd(args []word) (string, string) {
+	var target *word
+	for i := range args {
+		if v := args[i].val; v == "-" || len(v) < 2 || v[0] != '-' {
+			target = &args[i]
+		}
+	}
+	switch {
+	case target == nil:
+		return "", " goes to the home directory, outside the workspace"
+	case target.val == "-":
+		return "", " goes back to the previous directory, which is only known when it runs"
+	}
+	a.changeDir(target.val)
+	return "cd", ""
+}
 
-var readOnly = map[string]checker{
-	"echo": func(string, []word) (string, string) { return "echo", "" },
-	"ls":   flags("aAbBcCdDfFgGhHiklLmnNopqQrRsStuUvxXZ1", "ITw", "all almost-all author escape block-size= ignore-backups color classify file-type format= full-time group-directories-first no-group human-readable si dereference-command-line dereference-command-line-symlink-to-dir hide= hyperlink indicator-style= inode ignore= kibibytes dereference literal numeric-uid-gid hide-control-chars show-control-chars quote-name quoting-style= reverse recursive size sort= time= time-style= tabsize= width= context zero help version"),
-	"stat": flags("Lft", "c", "dereference file-system format= printf= terse cached= help version"),
-	"cd":   flags("LPe@", "", ""),
-	"cat":  flags("AbeEnstTuv", "", "show-all number-nonblank show-ends number squeeze-blank show-tabs show-nonprinting help version"),
-	"pwd":  flags("LP", "", "logical physical help version"),
-	"head": numericFlags("qvz", "cn", "bytes= lines= quiet silent verbose zero-terminated help version"),
+// command is a read-only command: how its arguments are checked and
+// whether it reads files or its current directory.
+type command struct {
+	check checker
+	// reads marks a command that reads its path arguments or, without
+	// them, its current directory; the others (echo, basename, which…)
+	// only print their arguments or look names up.
+	reads bool
+}
+
+// checker checks a read-only command's arguments; it returns its label
+// and the arguments that name files it reads, or a problem.
+type checker func(name string, args []word) (label string, paths []word, problem string)
+
+func reading(c checker) command  { return command{check: c, reads: true} }
+func printing(c checker) command { return command{check: c} }
+
+var readOnly = map[string]command{
+	"echo": printing(func(string, []word) (string, []word, string) { return "echo", nil, "" }),
+	"ls":   reading(flags("aAbBcCdDfFgGhHiklLmnNopqQrRsStuUvxXZ1", "ITw", "all almost-all author escape block-size= ignore-backups color classify file-type format= full-time group-directories-first no-group human-readable si dereference-command-line dereference-command-line-symlink-to-dir hide= hyperlink indicator-style= inode ignore= kibibytes dereference literal numeric-uid-gid hide-control-chars show-control-chars quote-name quoting-style= reverse recursive size sort= time= time-style= tabsize= width= context zero help version")),
+	"stat": reading(flags("Lft", "c", "dereference file-system format= printf= terse cached= help version")),
+	// cd's target is checked like a path it reads.
+	"cd":   printing(flags("LPe@", "", "")),
+	"cat":  reading(flags("AbeEnstTuv", "", "show-all number-nonblank show-ends number squeeze-blank show-tabs show-nonprinting help version")),
+	"pwd":  printing(flags("LP", "", "logical physical help version")),
+	"head": reading(numericFlags("qvz", "cn", "bytes= lines= quiet silent verbose zero-terminated help version")),
 	// tail's follow modes never end, so they are left out with their options.
-	"tail": numericFlags("qvz", "cn", "bytes= lines= quiet silent verbose zero-terminated help version"),
-	"grep": numericFlags("EFGPiyvwxcLloqsbHhnTZzUraRI", "efmABCdD", "extended-regexp fixed-strings basic-regexp perl-regexp regexp= file= ignore-case no-ignore-case word-regexp line-regexp null-data no-messages invert-match version help max-count= byte-offset line-number no-line-number line-buffered with-filename no-filename label= only-matching quiet silent binary-files= text directories= devices= recursive dereference-recursive include= exclude= exclude-from= exclude-dir= files-without-match files-with-matches count initial-tab null before-context= after-context= context= color colour binary"),
+	"tail": reading(numericFlags("qvz", "cn", "bytes= lines= quiet silent verbose zero-terminated help version")),
+	// grep without -R/--dereference-recursive: they follow symlinks out
+	// of the tree.
+	"grep": reading(numericFlags("EFGPiyvwxcLloqsbHhnTZzUraI", "efmABCdD", "extended-regexp fixed-strings basic-regexp perl-regexp regexp= file= ignore-case no-ignore-case word-regexp line-regexp null-data no-messages invert-match version help max-count= byte-offset line-number no-line-number line-buffered with-filename no-filename label= only-matching quiet silent binary-files= text directories= devices= recursive include= exclude= exclude-from= exclude-dir= files-without-match files-with-matches count initial-tab null before-context= after-context= context= color colour binary",
+		readsFiles("f", "file exclude-from"), patternFirst("ef", "regexp file"))),
 	// rg without --pre, --pre-glob, --hostname-bin, -z/--search-zip: they
-	// run other programs.
-	"rg": flags("aBcFHhiIlLnNoOpqsSuUvVwx0bP", "ABCefgjmMrtTEd", "after-context= before-context= context= binary block-buffered byte-offset case-sensitive color= colors= column context-separator= count count-matches crlf debug dfa-size-limit= encoding= engine= field-context-separator= field-match-separator= file= files files-with-matches files-without-match fixed-strings follow glob= glob-case-insensitive heading no-heading hidden iglob= ignore-case ignore-file= ignore-file-case-insensitive include-zero invert-match json line-buffered line-number no-line-number line-regexp max-columns= max-columns-preview max-count= max-depth= max-filesize= mmap multiline multiline-dotall no-config no-filename no-ignore no-ignore-dot no-ignore-exclude no-ignore-files no-ignore-global no-ignore-messages no-ignore-parent no-ignore-vcs no-messages no-mmap no-pcre2-unicode no-unicode null null-data one-file-system only-matching passthru path-separator= pcre2 pretty quiet regex-size-limit= regexp= replace= search-zip-never smart-case sort= sortr= stats text threads= trim type= type-add= type-clear= type-list type-not= unrestricted vimgrep with-filename word-regexp files-with-matches help version"),
-	// ag without --pager and -z/--search-zip.
-	"ag": flags("acfilLnoQrsStuUvVw0", "ABCGgmp", "after= before= context= count color no-color column no-column case-sensitive ignore-case smart-case depth= follow fixed-strings files-with-matches files-without-matches file-search-regex= hidden ignore= ignore-dir= literal max-count= numbers no-numbers only-matching path-to-ignore= print-long-lines recurse no-recurse search-binary silent skip-vcs-ignores stats unrestricted vimgrep word-regexp nobreak noheading heading filename nofilename group nogroup null print0 help version"),
-	"wc": flags("cmlLw", "", "bytes chars lines max-line-length words files0-from= total= help version"),
+	// run other programs; without -L/--follow, which leaves the tree
+	// through symlinks.
+	"rg": reading(flags("aBcFHhiIlnNoOpqsSuUvVwx0bP", "ABCefgjmMrtTEd", "after-context= before-context= context= binary block-buffered byte-offset case-sensitive color= colors= column context-separator= count count-matches crlf debug dfa-size-limit= encoding= engine= field-context-separator= field-match-separator= file= files files-with-matches files-without-match fixed-strings glob= glob-case-insensitive heading no-heading hidden iglob= ignore-case ignore-file= ignore-file-case-insensitive include-zero invert-match json line-buffered line-number no-line-number line-regexp max-columns= max-columns-preview max-count= max-depth= max-filesize= mmap multiline multiline-dotall no-config no-filename no-ignore no-ignore-dot no-ignore-exclude no-ignore-files no-ignore-global no-ignore-messages no-ignore-parent no-ignore-vcs no-messages no-mmap no-pcre2-unicode no-unicode null null-data one-file-system only-matching passthru path-separator= pcre2 pretty quiet regex-size-limit= regexp= replace= search-zip-never smart-case sort= sortr= stats text threads= trim type= type-add= type-clear= type-list type-not= unrestricted vimgrep with-filename word-regexp files-with-matches help version",
+		readsFiles("f", "file ignore-file"), patternFirst("ef", "regexp file"), listsFiles("files", "type-list"))),
+	// ag without --pager and -z/--search-zip; without -f/--follow.
+	"ag": reading(flags("acilLnoQrsStuUvVw0", "ABCGgmp", "after= before= context= count color no-color column no-column case-sensitive ignore-case smart-case depth= fixed-strings files-with-matches files-without-matches file-search-regex= hidden ignore= ignore-dir= literal max-count= numbers no-numbers only-matching path-to-ignore= print-long-lines recurse no-recurse search-binary silent skip-vcs-ignores stats unrestricted vimgrep word-regexp nobreak noheading heading filename nofilename group nogroup null print0 help version",
+		readsFiles("p", "path-to-ignore"), patternFirst("", ""), listsFiles("g", ""))),
+	// wc, sort and du without --files0-from: it reads the names of the
+	// files to open from a file, which cannot be checked.
+	"wc": reading(flags("cmlLw", "", "bytes chars lines max-line-length words total= help version")),
 	// sort without -o/--output (writes a file), -T/--temporary-directory and
 	// --compress-program (runs a program).
-	"sort": flags("bdfgiMhnRrVcCmsuz", "ktS", "ignore-leading-blanks dictionary-order ignore-case general-numeric-sort ignore-nonprinting month-sort human-numeric-sort numeric-sort random-sort random-source= reverse sort= version-sort batch-size= check check= debug files0-from= key= merge buffer-size= field-separator= parallel= stable unique zero-terminated help version"),
+	"sort": reading(flags("bdfgiMhnRrVcCmsuz", "ktS", "ignore-leading-blanks dictionary-order ignore-case general-numeric-sort ignore-nonprinting month-sort human-numeric-sort numeric-sort random-sort random-source= reverse sort= version-sort batch-size= check check= debug key= merge buffer-size= field-separator= parallel= stable unique zero-terminated help version",
+		readsFiles("", "random-source"))),
 	// uniq's second operand is an output file, so it takes at most one.
-	"uniq": flagsWithOperands("cdDiuz", "fsw", "count repeated all-repeated group skip-fields= ignore-case skip-chars= unique zero-terminated check-chars= help version", 1),
-	"cut":  flags("nsz", "bcdf", "bytes= characters= delimiter= fields= complement only-delimited output-delimiter= zero-terminated help version"),
-	// file without -C (compiles a magic file) and -S (turns off its sandbox).
-	"file":  flags("bcdEhiklLNnprsvzZ0", "eFfmP", "brief mime mime-type mime-encoding keep-going dereference no-dereference raw special-files uncompress uncompress-noreport extension apple exclude= exclude-quiet= files-from= separator= magic-file= print0 no-pad preserve-date no-buffer help version"),
-	"which": flags("as", "", ""),
-	"type":  flags("afpPt", "", ""),
-	// tree without -o (writes a file).
-	"tree": flags("adlfxRqNQpugshDFvtcUrCnAJSX", "LPIHT", "gitignore ignore-case matchdirs metafirst prune info noreport charset= filelimit= si du timefmt= inodes device dirsfirst filesfirst sort= help version"),
-	"du":   flags("abcDhHkLlmPsSx0", "dBtX", "all apparent-size block-size= bytes total dereference-args max-depth= human-readable inodes count-links dereference no-dereference separate-dirs si summarize threshold= time time-style= exclude= exclude-from= one-file-system null files0-from= help version"),
-	"df":   flags("ahHiklPTv", "Btx", "all block-size= human-readable si inodes local output portability print-type sync no-sync total type= exclude-type= help version"),
-	// Pure path arithmetic.
-	"basename": flags("az", "s", "multiple suffix= zero help version"),
-	"dirname":  flags("z", "", "zero help version"),
-	"realpath": flags("emLPqsz", "", "canonicalize-existing canonicalize-missing logical physical quiet strip no-symlinks zero relative-to= relative-base= help version"),
-	"readlink": flags("femnqsvz", "", "canonicalize canonicalize-existing canonicalize-missing no-newline quiet silent verbose zero help version"),
-	"find":     findAllowed,
-	"git":      gitAllowed,
-	"go":       goAllowed,
+	"uniq": reading(flags("cdDiuz", "fsw", "count repeated all-repeated group skip-fields= ignore-case skip-chars= unique zero-terminated check-chars= help version", maxOperands(1))),
+	"cut":  reading(flags("nsz", "bcdf", "bytes= characters= delimiter= fields= complement only-delimited output-delimiter= zero-terminated help version")),
+	// file without -C (compiles a magic file), -S (turns off its sandbox)
+	// and -f/--files-from (names to open, read from a file).
+	"file":  reading(flags("bcdEhiklLNnprsvzZ0", "eFmP", "brief mime mime-type mime-encoding keep-going dereference no-dereference raw special-files uncompress uncompress-noreport extension apple exclude= exclude-quiet= separator= magic-file= print0 no-pad preserve-date no-buffer help version", readsFiles("m", "magic-file"))),
+	"which": printing(flags("as", "", "")),
+	"type":  printing(flags("afpPt", "", "")),
+	// tree without -o (writes a file), -R (writes 00Tree.html in every
+	// directory) and -l (follows symlinks out of the tree).
+	"tree": reading(flags("adfxqNQpugshDFvtcUrCnAJSX", "LPIHT", "gitignore ignore-case matchdirs metafirst prune info noreport charset= filelimit= si du timefmt= inodes device dirsfirst filesfirst sort= help version")),
+	// du without -L/--dereference (follows symlinks out of the tree).
+	"du": reading(flags("abcDhHklmPsSx0", "dBtX", "all apparent-size block-size= bytes total dereference-args max-depth= human-readable inodes count-links no-dereference separate-dirs si summarize threshold= time time-style= exclude= exclude-from= one-file-system null help version",
+		readsFiles("X", "exclude-from"))),
+	"df": reading(flags("ahHiklPTv", "Btx", "all block-size= human-readable si inodes local output portability print-type sync no-sync total type= exclude-type= help version")),
+	// Pure path arithmetic, or symlinks resolved: nothing is read.
+	"basename": printing(flags("az", "s", "multiple suffix= zero help version")),
+	"dirname":  printing(flags("z", "", "zero help version")),
+	"realpath": printing(flags("emLPqsz", "", "canonicalize-existing canonicalize-missing logical physical quiet strip no-symlinks zero relative-to= relative-base= help version")),
+	"readlink": printing(flags("femnqsvz", "", "canonicalize canonicalize-existing canonicalize-missing no-newline quiet silent verbose zero help version")),
+	"find":     reading(findAllowed),
+	"git":      reading(gitAllowed),
+	"go":       reading(goAllowed),
 	// command -v NAME and -V look a name up; command with a command to run
 	// is a wrapper and never gets here.
-	"command": flags("pvV", "", ""),
+	"command": printing(flags("pvV", "", "")),
 }
 
 // flags returns a checker for a GNU-style command: short flags that may be
 // bundled, short flags taking a value, and long flags (a trailing = means
-// it takes a value, as --name=v or --name v).
-func flags(short, shortValue, long string) checker {
-	return flagsWithOperands(short, shortValue, long, -1)
-}
-
-// flagsWithOperands is flags for a command that takes at most max operands
-// (-1: any), none of them a pattern.
-func flagsWithOperands(short, shortValue, long string, max int) checker {
-	t := flagTable{short: short, shortValue: shortValue, long: map[string]bool{}, maxOperands: max}
+// it takes a value, as --name=v or --name v). Its operands are the files
+// it reads, with the options' changes.
+func flags(short, shortValue, long string, opts ...tableOption) checker {
+	t := flagTable{short: short, shortValue: shortValue, long: map[string]bool{}, maxOperands: -1}
 	for _, f := range strings.Fields(long) {
 		name, takes := strings.CutSuffix(f, "=")
 		t.long[name] = takes
 	}
+	for _, o := range opts {
+		o(&t)
+	}
 	return t.check
 }
 
+type tableOption func(*flagTable)
+
+// readsFiles names the options whose value is a file the command reads.
+func readsFiles(short, long string) tableOption {
+	return func(t *flagTable) { t.fileShort, t.fileLong = short, strings.Fields(long) }
+}
+
+// patternFirst makes the first operand a pattern (grep's), unless one of
+// these options gave the pattern.
+func patternFirst(short, long string) tableOption {
+	return func(t *flagTable) { t.patternFirst, t.patternShort, t.patternLong = true, short, strings.Fields(long) }
+}
+
+// listsFiles names the options that make the command take no pattern
+// operand (rg --files lists files, its operands are all paths).
+func listsFiles(short, long string) tableOption {
+	return func(t *flagTable) { t.listShort, t.listLong = short, strings.Fields(long) }
+}
+
+// maxOperands makes a command take at most max operands, none of them a
+// pattern.
+func maxOperands(max int) tableOption {
+	return func(t *flagTable) { t.maxOperands = max }
+}
+
 // numericFlags is flags for head, tail and grep, which also take -NUM.
-func numericFlags(short, shortValue, long string) checker {
-	c := flags(short, shortValue, long)
-	return func(name string, args []word) (string, string) {
+func numericFlags(short, shortValue, long string, opts ...tableOption) checker {
+	c := flags(short, shortValue, long, opts...)
+	return func(name string, args []word) (string, []word, string) {
 		rest := make([]word, 0, len(args))
 		for _, w := range args {
 			if len(w.val) > 1 && w.val[0] == '-' && isDigits(w.val[1:]) {
@@ -117,10 +223,18 @@ type flagTable struct {
 	short, shortValue string
 	long              map[string]bool
 	maxOperands       int
+	fileShort         string
+	fileLong          []string
+	patternFirst      bool
+	patternShort      string
+	patternLong       []string
+	listShort         string
+	listLong          []string
 }
 
-func (t flagTable) check(name string, args []word) (string, string) {
-	var operands []word
+func (t flagTable) check(name string, args []word) (string, []word, string) {
+	var operands, files []word
+	patternGiven := false
 	for i := 0; i < len(args); i++ {
 		v := args[i].val
 		if v == "--" {
@@ -132,85 +246,124 @@ func (t flagTable) check(name string, args []word) (string, string) {
 			continue
 		}
 		if !args[i].known {
-			return "", ": an option with an expansion is only known when it runs"
+			return "", nil, ": an option with an expansion is only known when it runs"
 		}
 		if strings.HasPrefix(v, "--") {
-			long, _, hasValue := strings.Cut(v[2:], "=")
+			long, val, hasValue := strings.Cut(v[2:], "=")
 			takes, ok := t.long[long]
 			if !ok {
-				return "", fmt.Sprintf(": flag `--%s` is not permitted for %s", long, name)
+				return "", nil, fmt.Sprintf(": flag `--%s` is not permitted for %s", long, name)
 			}
-			if takes && !hasValue {
+			patternGiven = patternGiven || slices.Contains(t.patternLong, long) || slices.Contains(t.listLong, long)
+			var value *word
+			if hasValue {
+				value = &word{node: args[i].node, val: val, known: true}
+			} else if takes && i+1 < len(args) {
 				i++
+				value = &args[i]
+			}
+			if value != nil && slices.Contains(t.fileLong, long) {
+				files = append(files, *value)
 			}
 			continue
 		}
 		for j := 1; j < len(v); j++ {
 			c := v[j]
+			if strings.IndexByte(t.patternShort, c) >= 0 || strings.IndexByte(t.listShort, c) >= 0 {
+				patternGiven = true
+			}
 			if strings.IndexByte(t.shortValue, c) >= 0 {
+				value := &word{node: args[i].node, val: v[j+1:], known: true}
 				if j+1 == len(v) {
-					i++
+					value = nil
+					if i+1 < len(args) {
+						i++
+						value = &args[i]
+					}
+				}
+				if value != nil && strings.IndexByte(t.fileShort, c) >= 0 {
+					files = append(files, *value)
 				}
 				break
 			}
 			if strings.IndexByte(t.short, c) < 0 {
-				return "", fmt.Sprintf(": flag `-%c` is not permitted for %s", c, name)
+				return "", nil, fmt.Sprintf(": flag `-%c` is not permitted for %s", c, name)
 			}
 		}
 	}
 	if t.maxOperands >= 0 {
 		if len(operands) > t.maxOperands {
 			// uniq's second operand is the file it writes.
-			return "", fmt.Sprintf(": %s with more than %d operand writes a file", name, t.maxOperands)
+			return "", nil, fmt.Sprintf(": %s with more than %d operand writes a file", name, t.maxOperands)
 		}
 		for _, w := range operands {
 			if w.glob {
-				return "", fmt.Sprintf(": %s takes no pattern operands", name)
+				return "", nil, fmt.Sprintf(": %s takes no pattern operands", name)
 			}
 		}
 	}
-	return name, ""
+	if t.patternFirst && !patternGiven && len(operands) > 0 {
+		operands = operands[1:] // the pattern, not a file
+	}
+	return name, append(operands, files...), ""
 }
 
 // findPredicates are find's allowed options, tests and actions, with the
 // number of values each takes. Left out: -exec, -execdir, -ok, -okdir
 // (run commands), -delete, and -fprint, -fprint0, -fprintf, -fls (write
-// files).
+// files), -L and -follow (follow symlinks out of the tree), -files0-from
+// (reads the start points from a file, which cannot be checked).
 var findPredicates = map[string]int{
-	"H": 0, "L": 0, "P": 0, "D": 1, "O0": 0, "O1": 0, "O2": 0, "O3": 0,
+	"H": 0, "P": 0, "D": 1, "O0": 0, "O1": 0, "O2": 0, "O3": 0,
 	"name": 1, "iname": 1, "path": 1, "ipath": 1, "wholename": 1, "iwholename": 1,
 	"regex": 1, "iregex": 1, "regextype": 1, "type": 1, "xtype": 1, "size": 1,
 	"mtime": 1, "mmin": 1, "atime": 1, "amin": 1, "ctime": 1, "cmin": 1, "used": 1,
 	"newer": 1, "anewer": 1, "cnewer": 1, "maxdepth": 1, "mindepth": 1,
 	"perm": 1, "user": 1, "group": 1, "uid": 1, "gid": 1, "links": 1, "inum": 1,
 	"samefile": 1, "lname": 1, "ilname": 1, "fstype": 1, "context": 1, "printf": 1,
-	"files0-from": 1,
-	"depth":       0, "prune": 0, "print": 0, "print0": 0, "ls": 0, "empty": 0,
+	"depth": 0, "prune": 0, "print": 0, "print0": 0, "ls": 0, "empty": 0,
 	"executable": 0, "readable": 0, "writable": 0, "nouser": 0, "nogroup": 0,
 	"false": 0, "true": 0, "not": 0, "a": 0, "o": 0, "and": 0, "or": 0,
-	"follow": 0, "mount": 0, "xdev": 0, "noleaf": 0, "daystart": 0, "quit": 0,
+	"mount": 0, "xdev": 0, "noleaf": 0, "daystart": 0, "quit": 0,
 	"ignore_readdir_race": 0, "noignore_readdir_race": 0, "help": 0, "version": 0,
 }
 
-func findAllowed(name string, args []word) (string, string) {
+// findFileValues are the tests whose value is a file find reads.
+var findFileValues = map[string]bool{"newer": true, "anewer": true, "cnewer": true, "samefile": true}
+
+// findAllowed checks find's expression; the start points before it and
+// the files its tests compare with are the paths it reads.
+func findAllowed(name string, args []word) (string, []word, string) {
+	var paths []word
+	starts := true
 	for i := 0; i < len(args); i++ {
 		v := args[i].val
 		if len(v) < 2 || v[0] != '-' {
-			continue // a start path, or ! ( ) ,
+			if starts && v != "!" && v != "(" && v != ")" && v != "," {
+				paths = append(paths, args[i])
+			}
+			continue
 		}
 		if !args[i].known {
-			return "", ": an option with an expansion is only known when it runs"
+			return "", nil, ": an option with an expansion is only known when it runs"
 		}
-		n, ok := findPredicates[v[1:]]
-		if !ok && newerXY(v[1:]) {
+		pred := v[1:]
+		n, ok := findPredicates[pred]
+		if !ok && newerXY(pred) {
 			n, ok = 1, true
 		}
 		if !ok {
-			return "", fmt.Sprintf(": `%s` is not permitted for find", v)
+			return "", nil, fmt.Sprintf(": `%s` is not permitted for find", v)
+		}
+		if pred != "H" && pred != "P" && pred != "D" && !strings.HasPrefix(pred, "O") {
+			starts = false
+		}
+		if n == 1 && i+1 < len(args) && (findFileValues[pred] || newerXY(pred) && pred[6] != 't') {
+			paths = append(paths, args[i+1])
 		}
 		i += n
 	}
-	return name, ""
+	return name, paths, ""
 }
 
 // newerXY reports find's -newerXY tests, such as -newermt.
@@ -228,8 +381,9 @@ var gitReadOnly = map[string]bool{
 // gitAllowed allows read-only git subcommands. Global options that could
 // run other programs or point git elsewhere (-c, --exec-path, --git-dir,
 // --work-tree) are left out, and so are the flags that write files
-// (--output) or run configured programs (--ext-diff).
-func gitAllowed(name string, args []word) (string, string) {
+// (--output) or run configured programs (--ext-diff), in any abbreviation.
+// The repository's own configuration is checked apart (gitconfig.go).
+func gitAllowed(name string, args []word) (string, []word, string) {
 	i := 0
 	for ; i < len(args) && strings.HasPrefix(args[i].val, "-"); i++ {
 		switch v := args[i].val; v {
@@ -237,11 +391,11 @@ func gitAllowed(name string, args []word) (string, string) {
 		case "-C":
 			i++
 		default:
-			return "", fmt.Sprintf(": git option `%s` is not permitted", v)
+			return "", nil, fmt.Sprintf(": git option `%s` is not permitted", v)
 		}
 	}
 	if i >= len(args) || !args[i].plain() || !gitReadOnly[args[i].val] {
-		return "", " is not on the allowlist"
+		return "", nil, " is not on the allowlist"
 	}
 	sub := args[i].val
 	for _, w := range args[i+1:] {
@@ -250,33 +404,75 @@ func gitAllowed(name string, args []word) (string, string) {
 			break
 		}
 		if !w.known && strings.HasPrefix(v, "-") {
-			return "", ": an option with an expansion is only known when it runs"
+			return "", nil, ": an option with an expansion is only known when it runs"
 		}
-		if o, _, _ := strings.Cut(v, "="); o == "--output" || o == "--ext-diff" {
-			return "", fmt.Sprintf(": flag `%s` is not permitted for git %s", o, sub)
+		if longPrefix(v, "output", 2) || longPrefix(v, "ext-diff", 3) {
+			o, _, _ := strings.Cut(v, "=")
+			return "", nil, fmt.Sprintf(": flag `%s` is not permitted for git %s", o, sub)
 		}
 	}
-	return "git " + sub, ""
+	return "git " + sub, operandPaths(args[i+1:]), ""
+}
+
+// gitDirs are the directories git runs in after its -C options, from
+// each directory the shell may be in.
+func (a *analyzer) gitDirs(args []word) []string {
+	dirs := a.dirs
+	for i := 0; i < len(args) && strings.HasPrefix(args[i].val, "-"); i++ {
+		if args[i].val != "-C" || i+1 == len(args) {
+			continue
+		}
+		i++
+		next := make([]string, 0, len(dirs))
+		for _, d := range dirs {
+			p := args[i].val
+			if !path.IsAbs(p) {
+				p = path.Join(d, p)
+			}
+			next = append(next, path.Clean(p))
+		}
+		dirs = next
+	}
+	return dirs
+}
+
+// operandPaths are the words of a command whose arguments are not
+// modelled option by option: every operand, and every --name=VALUE value,
+// may be a file it reads.
+func operandPaths(args []word) []word {
+	var paths []word
+	for _, w := range args {
+		if !strings.HasPrefix(w.val, "-") || w.val == "-" {
+			paths = append(paths, w)
+			continue
+		}
+		if _, val, ok := strings.Cut(w.val, "="); ok && val != "" {
+			paths = append(paths, word{node: w.node, val: val, known: w.known})
+		}
+	}
+	return paths
 }
 
 // goReadOnly are the go subcommands that only report, with their allowed
 // flags (true: takes a value). go env -w/-u write the configuration;
-// go list -export, -compiled and -toolexec build or run tools.
+// go list -export, -compiled and -toolexec build or run tools; go list -m
+// (and -u, -versions, -retracted, which need it) asks the module proxy
+// over the network.
 var goReadOnly = map[string]map[string]bool{
 	"version": {"m": false, "v": false, "json": false},
 	"env":     {"json": false, "changed": false},
-	"list": {"json": false, "f": true, "m": false, "e": false, "deps": false, "test": false,
-		"find": false, "versions": false, "retracted": false, "u": false, "tags": true, "reuse": true},
+	"list": {"json": false, "f": true, "e": false, "deps": false, "test": false,
+		"find": false, "tags": true, "reuse": true},
 }
 
-func goAllowed(name string, args []word) (string, string) {
+func goAllowed(name string, args []word) (string, []word, string) {
 	if len(args) == 0 || !args[0].plain() {
-		return "", " is not on the allowlist"
+		return "", nil, " is not on the allowlist"
 	}
 	sub := args[0].val
 	table, ok := goReadOnly[sub]
 	if !ok {
-		return "", " is not on the allowlist"
+		return "", nil, " is not on the allowlist"
 	}
 	for i := 1; i < len(args); i++ {
 		v := args[i].val
@@ -287,18 +483,18 @@ func goAllowed(name string, args []word) (string, string) {
 			continue
 		}
 		if !args[i].known {
-			return "", ": an option with an expansion is only known when it runs"
+			return "", nil, ": an option with an expansion is only known when it runs"
 		}
 		flag, _, hasValue := strings.Cut(strings.TrimPrefix(v[1:], "-"), "=")
 		takes, ok := table[flag]
 		if !ok {
-			return "", fmt.Sprintf(": flag `-%s` is not permitted for go %s", flag, sub)
+			return "", nil, fmt.Sprintf(": flag `-%s` is not permitted for go %s", flag, sub)
 		}
 		if takes && !hasValue {
 			i++
 		}
 	}
-	return "go " + sub, ""
+	return "go " + sub, operandPaths(args[1:]), ""
 }
 
 // systemDirs are read by no allowed command (gptme's list).

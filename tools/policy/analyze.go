@@ -17,7 +17,12 @@ const maxDepth = 4
 // analyzer collects what one Check finds, over the line and the scripts
 // nested in it.
 type analyzer struct {
-	rules    rules
+	rules rules
+	ws    *workspace
+	// dirs are the directories the shell may be in at the command being
+	// checked: where the line starts, then every `cd` target so far.
+	dirs     []string
+	repos    *repoChecks // the repositories' config, read at most once per Check
 	findings []finding
 	allowed  []string // what allowed each allowed command, without duplicates
 	patterns []string // for Patterns, without duplicates
@@ -43,13 +48,25 @@ type scope struct {
 	nested bool
 }
 
-func newAnalyzer(r rules) *analyzer { return &analyzer{rules: r} }
+func newAnalyzer(r rules, ws *workspace, dir string, repos *repoChecks) *analyzer {
+	return &analyzer{rules: r, ws: ws, dirs: []string{dir}, repos: repos}
+}
+
+// inner is an analyzer for a script that a command of a's line runs.
+func (a *analyzer) inner() *analyzer {
+	return &analyzer{rules: a.rules, ws: a.ws, dirs: slices.Clone(a.dirs), repos: a.repos}
+}
 
 // script parses and walks the top-level line. It returns false with the
-// verdict when the line cannot be parsed.
+// verdict when the line cannot be parsed: deny if anything in it is
+// denied (salvage.go), else ask.
 func (a *analyzer) script(src string, depth int) (Verdict, bool) {
-	f, err := parse(src)
+	f, err := parseBash(src)
 	if err != nil {
+		a.salvage(src, depth)
+		if v := a.verdict(); v.Decision == Deny {
+			return Verdict{Decision: Deny, Reason: v.Reason + " (in a line that does not parse: " + err.Error() + ")"}, false
+		}
 		return Verdict{Decision: Ask, Reason: "cannot parse: " + err.Error()}, false
 	}
 	a.walk(&scope{src: src, depth: depth}, f)
@@ -68,13 +85,14 @@ func (a *analyzer) nestedScript(sc *scope, at uint, text, script string) {
 		unchecked(fmt.Sprintf("`%s` nests scripts too deeply to check", text))
 		return
 	}
-	f, err := parse(script)
+	inner := a.inner()
+	f, err := parseBash(script)
 	if err != nil {
 		unchecked(fmt.Sprintf("`%s`: cannot parse its script: %v", text, err))
-		return
+		inner.salvage(script, sc.depth+1)
+	} else {
+		inner.walk(&scope{src: script, depth: sc.depth + 1, nested: true}, f)
 	}
-	inner := newAnalyzer(a.rules)
-	inner.walk(&scope{src: script, depth: sc.depth + 1, nested: true}, f)
 	for _, fd := range inner.findings {
 		if fd.decision == Deny || fd.unchecked {
 			a.findings = append(a.findings, finding{pos: at, decision: fd.decision, message: fd.message, unchecked: fd.unchecked})
@@ -148,6 +166,8 @@ func (a *analyzer) walk(sc *scope, f *syntax.File) {
 			a.add(sc.pos(n), Ask, fmt.Sprintf("`%s` is not on the allowlist", sc.snippet(n)))
 		case *syntax.ForClause:
 			a.loop(sc, n)
+		case *syntax.ArithmExp, *syntax.ParamExp:
+			a.expansion(sc, n)
 		}
 		return true
 	})
@@ -275,7 +295,11 @@ func (a *analyzer) redirects(sc *scope, st *syntax.Stmt) {
 			if w.procSubst {
 				continue // its commands are walked on their own
 			}
-			if problem := argumentProblem(w); problem != "" {
+			problem := argumentProblem(w)
+			if problem == "" {
+				problem = a.readProblem(w.val, w.glob)
+			}
+			if problem != "" {
 				a.add(sc.pos(st), Ask, fmt.Sprintf("`%s` reads %s", sc.snippet(st), problem))
 			}
 			continue
@@ -288,6 +312,10 @@ func (a *analyzer) redirects(sc *scope, st *syntax.Stmt) {
 			continue // `> >(cmd)` writes to a command, which is walked
 		}
 		if w.known && harmlessTarget(w.val) {
+			continue
+		}
+		if w.known && r.Op != syntax.DplIn && r.Op != syntax.DplOut && networkPath(path.Clean(w.val)) != "" {
+			a.add(sc.pos(st), Ask, fmt.Sprintf("`%s` opens a network connection (%s)", sc.snippet(st), sc.snippet(r.Word)))
 			continue
 		}
 		a.add(sc.pos(st), Ask, fmt.Sprintf("`%s` writes to %s", sc.snippet(st), sc.snippet(r.Word)))
@@ -328,6 +356,10 @@ func (a *analyzer) call(sc *scope, c *syntax.CallExpr, stack []syntax.Node) {
 	}
 	var env []string
 	for _, as := range c.Assigns {
+		if as.Index != nil || as.Array != nil || as.Append {
+			a.add(pos, Ask, fmt.Sprintf("`%s` assigns to an array, which evaluates its subscripts", text))
+			return
+		}
 		if as.Name != nil {
 			env = append(env, as.Name.Value)
 		}
@@ -421,6 +453,10 @@ func (a *analyzer) command(sc *scope, c cmdline) {
 		if clean {
 			for _, pat := range a.rules.allow {
 				if matchPattern(pat, l.words) {
+					if p := a.secretArgument(l.words[1:]); p != "" {
+						ask(": %s", p)
+						return
+					}
 					a.allow(strings.Join(pat, " ") + " (configured)")
 					return
 				}
@@ -438,7 +474,7 @@ func (a *analyzer) command(sc *scope, c cmdline) {
 			ask(": the command name is only known when it runs")
 			return
 		}
-		label, problem := builtinAllowed(l.words)
+		label, problem := a.builtinAllowed(l.words)
 		if problem == "" {
 			a.allow(label)
 			return
@@ -505,4 +541,33 @@ func patternWord(s string, name bool) bool {
 		}
 	}
 	return true
+}
+
+// secretArgument says why a command allowed by a configured pattern, whose
+// arguments are otherwise the user's choice, would read secrets or open a
+// connection: an argument naming such a file, or "".
+func (a *analyzer) secretArgument(args []word) string {
+	for _, w := range args {
+		if !w.known || w.val == "" || strings.HasPrefix(w.val, "-") && !strings.Contains(w.val, "=") {
+			continue
+		}
+		v := w.val
+		if _, after, ok := strings.Cut(v, "="); ok && strings.HasPrefix(v, "-") {
+			v = after
+		}
+		for _, dir := range a.dirs {
+			p := v
+			if !path.IsAbs(p) {
+				p = path.Join(dir, p)
+			}
+			p = path.Clean(p)
+			if s := networkPath(p); s != "" {
+				return fmt.Sprintf("`%s` %s", w.val, s)
+			}
+			if s := a.ws.secret(p); s != "" {
+				return fmt.Sprintf("`%s` %s", w.val, s)
+			}
+		}
+	}
+	return ""
 }

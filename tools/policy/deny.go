@@ -82,8 +82,8 @@ func gitDenied(args []word) string {
 			}
 		}
 	case "commit":
-		for _, o := range opts {
-			if o == "--all" || shortFlag(o, 'a', "mFcCtSu") {
+		for _, o := range commitOptions(rest) {
+			if longPrefix(o, "all", 2) || shortFlag(o, 'a', "mFcCtSu") {
 				return reasonBulkGit
 			}
 		}
@@ -125,6 +125,35 @@ func gitDenied(args []word) string {
 		return reasonGit
 	}
 	return ""
+}
+
+// commitValued are git commit's options whose value may be the next word:
+// `git commit -m '-a is …'` is a message, not -a.
+var commitValued = map[string]bool{
+	"-m": true, "-F": true, "-c": true, "-C": true, "-t": true,
+	"--message": true, "--file": true, "--reuse-message": true, "--reedit-message": true,
+	"--template": true, "--author": true, "--date": true, "--fixup": true, "--squash": true,
+	"--trailer": true, "--cleanup": true, "--pathspec-from-file": true,
+}
+
+// commitOptions are git commit's options before `--`, without the words
+// that are the values of others.
+func commitOptions(args []word) []string {
+	var opts []string
+	for i := 0; i < len(args); i++ {
+		v := args[i].val
+		if v == "--" {
+			break
+		}
+		if len(v) < 2 || v[0] != '-' {
+			continue
+		}
+		opts = append(opts, v)
+		if commitValued[v] {
+			i++ // its value, whatever it looks like
+		}
+	}
+	return opts
 }
 
 // splitOptions separates the dash words before `--` from the other words.

@@ -18,5 +18,15 @@
 // in it is read-only by the allowlist and its flag tables, or matches an
 // allow pattern from the configuration or remembered at run time; anything
 // else asks. A line that cannot be parsed, or a command whose name is only
-// known when it runs, is never allowed.
+// known when it runs, is never allowed; one that cannot be parsed is
+// denied when any statement or line of it is (salvage.go).
+//
+// Allowed also means harmless in what it reaches: an allowed command reads
+// only inside the workspace folder (Config.Root), judged from the shell's
+// current directory (CheckIn) and with symlinks resolved, and reads no
+// secret anywhere (workspace.go, secrets.go); it expands no variable named
+// like a secret and no arithmetic or subscript that could run code
+// (expansions.go); it sets no variable that changes what runs or where
+// the network leads; and its git commands ask when the repository's own
+// config would make git run a program (gitconfig.go).
 package policy

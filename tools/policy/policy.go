@@ -39,6 +39,15 @@ type Config struct {
 	Allow []string
 	// Deny lists commands that are refused with "denied by configuration".
 	Deny []string
+	// Root is the workspace folder (absolute). Allowed commands read only
+	// inside it, with symlinks resolved, and the config of the
+	// repositories their git commands run in is checked. Empty: no folder
+	// is known; paths are judged as written (every absolute path is
+	// outside) and allowlisted git commands ask.
+	Root string
+	// Home is the user's home directory, whose dotfiles hold secrets;
+	// empty: os.UserHomeDir.
+	Home string
 }
 
 // Policy checks command lines. It is safe for concurrent use.
@@ -46,12 +55,19 @@ type Policy struct {
 	mu    sync.RWMutex
 	allow [][]string
 	deny  [][]string
+	ws    workspace
+	repos *repoCache
 }
 
 // New returns a Policy with the built-in rules extended by cfg. It fails on
-// a pattern that is not a plain command (expansions, operators, globs).
+// a pattern that is not a plain command (expansions, operators, globs), and
+// on a Root that is not absolute.
 func New(cfg Config) (*Policy, error) {
-	p := &Policy{}
+	ws, err := newWorkspace(cfg.Root, cfg.Home)
+	if err != nil {
+		return nil, err
+	}
+	p := &Policy{ws: ws, repos: newRepoCache()}
 	for _, s := range cfg.Allow {
 		pat, err := parsePattern(s)
 		if err != nil {
@@ -88,14 +104,25 @@ func (p *Policy) Remember(pattern string) error {
 }
 
 // Check decides about a whole command line, which may be a multi-line
-// script.
+// script, run in the workspace folder (Config.Root).
 func (p *Policy) Check(line string) Verdict {
+	return p.CheckIn(p.ws.root, line)
+}
+
+// CheckIn decides about a command line run by a shell whose current
+// directory is dir (absolute; empty: the workspace folder): relative paths
+// are read from there, and a dir outside the workspace makes every
+// command that reads ask.
+func (p *Policy) CheckIn(dir, line string) Verdict {
 	p.mu.RLock()
 	rules := rules{allow: p.allow, deny: p.deny}
 	p.mu.RUnlock()
 	// The slices are only ever appended to under the lock, so the headers
 	// copied above stay valid while we read them.
-	a := newAnalyzer(rules)
+	if dir == "" {
+		dir = p.ws.root
+	}
+	a := newAnalyzer(rules, &p.ws, path.Clean(dir), newRepoChecks(p.repos, &p.ws))
 	if v, ok := a.script(line, 0); !ok {
 		return v
 	}
@@ -110,7 +137,8 @@ func (p *Policy) Check(line string) Verdict {
 // can never be allowed (under sudo or xargs, with a name only known when
 // it runs, or denied) give none; duplicates are dropped.
 func Patterns(line string) []string {
-	a := newAnalyzer(rules{})
+	ws, _ := newWorkspace("", "")
+	a := newAnalyzer(rules{}, &ws, ws.root, nil)
 	if _, ok := a.script(line, 0); !ok {
 		return nil
 	}

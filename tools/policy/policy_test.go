@@ -2,6 +2,8 @@ package policy
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -32,13 +34,55 @@ func runChecks(t *testing.T, p *Policy, cases []checkCase) {
 	}
 }
 
+// mustNew returns a policy for cfg; without a Root it gets a workspace
+// of its own (testWorkspace), so that git commands can be allowed.
 func mustNew(t testing.TB, cfg Config) *Policy {
 	t.Helper()
+	if cfg.Root == "" {
+		cfg.Root, cfg.Home = testWorkspace(t)
+	}
 	p, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// testWorkspace makes a workspace folder that git takes for a repository
+// (HEAD, objects, a config with nothing risky) and, beside it, a home
+// directory with the usual secrets.
+func testWorkspace(t testing.TB) (root, home string) {
+	t.Helper()
+	dir := t.TempDir()
+	root, home = filepath.Join(dir, "ws"), filepath.Join(dir, "home")
+	writeFiles(t, map[string]string{
+		root + "/.git/HEAD":                    "ref: refs/heads/main\n",
+		root + "/.git/config":                  "[core]\n\trepositoryformatversion = 0\n\tbare = false\n",
+		root + "/.git/objects/info/x":          "",
+		root + "/.git/refs/heads/x":            "",
+		root + "/.git/hooks/pre-commit.sample": "",
+		root + "/go.mod":                       "module x\n",
+		root + "/sub/a.go":                     "package sub\n",
+		home + "/.ssh/id_rsa":                  "PRIVATE KEY\n",
+		home + "/.ssh/config":                  "Host x\n",
+		home + "/.aws/credentials":             "[default]\n",
+		home + "/.netrc":                       "machine x password y\n",
+		home + "/notes.txt":                    "not a secret, but outside\n",
+	})
+	return root, home
+}
+
+// writeFiles writes files by absolute path, making their directories.
+func writeFiles(t testing.TB, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func TestAllow(t *testing.T) {
@@ -93,7 +137,7 @@ func TestAllow(t *testing.T) {
 		{"git diff main..HEAD -- file.go", Allow, ""},
 		{"git -C sub show HEAD~1", Allow, ""},
 		{"go version && go env GOPATH", Allow, ""},
-		{"go list -m -json all", Allow, ""},
+		{"go list -json ./...", Allow, ""},
 		{"go list -f '{{.Dir}}' ./...", Allow, ""},
 		{"cat <<'EOF'\nrm -rf /\ngit reset --hard\nEOF", Allow, ""},
 		{"cat <<EOF\n$(pwd)\nEOF", Allow, ""},

@@ -48,6 +48,8 @@ type wrapperSpec struct {
 	longScript string   // the same as a long option
 	writes     string   // short option whose value is a file it writes (time -o)
 	longWrites string
+	chdir      string // short option whose value is the directory the command runs in (env -C)
+	longChdir  string
 	keepsStdin string // option after which the command reads the wrapper's stdin (xargs -a)
 	ownStdin   bool   // the command does not read the wrapper's stdin (xargs)
 	never      string // why what it runs never runs without asking
@@ -65,6 +67,7 @@ var wrappers = map[string]wrapperSpec{
 	"doas": {flags: "ns", value: "Cu", never: "doas runs it as another user, which always needs approval"},
 	"env": {
 		flags: "0iv", value: "CuS", script: "S", longScript: "split-string",
+		chdir: "C", longChdir: "chdir",
 		longValue: []string{"chdir", "unset", "split-string"}, assigns: true,
 	},
 	"nice":    {value: "n", numeric: true, longValue: []string{"adjustment"}},
@@ -136,6 +139,11 @@ func (s wrapperSpec) parse(name string, l *level) (parsed, []word) {
 		if (!long && opt == s.writes) || (long && opt == s.longWrites && opt != "") {
 			if l.never == "" {
 				l.never = fmt.Sprintf("%s writes to a file", name)
+			}
+		}
+		if (!long && opt == s.chdir && opt != "") || (long && opt == s.longChdir && opt != "") {
+			if l.never == "" {
+				l.never = fmt.Sprintf("%s runs it in another directory, where its paths cannot be checked", name)
 			}
 		}
 		if !long && opt == s.keepsStdin {
@@ -222,20 +230,26 @@ func isAssignment(v string) bool {
 }
 
 // riskyVariable reports whether setting the variable can change which
-// program runs or make a read-only command run other code: the search
-// paths, the dynamic loader, shell start-up files, pagers and editors that
-// tools start, and the configuration of the allowed tools.
+// program runs, make a read-only command run other code or reach the
+// network: the search paths, the dynamic loader, shell start-up files,
+// pagers and editors that tools start, and the configuration of the
+// allowed tools (every GO* variable but the target platform: GOPROXY,
+// GOSUMDB, GOFLAGS, GOTOOLCHAIN… make go fetch or run other code; every
+// GIT_*: GIT_SSH_COMMAND, GIT_EXTERNAL_DIFF, GIT_CONFIG_*, GIT_DIR…).
 func riskyVariable(name string) bool {
 	switch name {
-	case "ENV", "IFS", "SHELLOPTS", "PS4", "PROMPT_COMMAND", "HOME", "SHELL",
-		"EDITOR", "VISUAL", "LESSOPEN", "LESSCLOSE", "CC", "CXX",
-		"GOFLAGS", "GOTOOLCHAIN", "GOROOT", "GOENV":
+	case "ENV", "IFS", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND", "HOME", "SHELL",
+		"EDITOR", "VISUAL", "LESSOPEN", "LESSCLOSE", "CC", "CXX", "CDPATH",
+		"TMPDIR", "SSH_AUTH_SOCK", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY",
+		"http_proxy", "https_proxy", "all_proxy", "no_proxy":
 		return true
+	case "GOOS", "GOARCH", "GOAMD64", "GOARM", "GOARM64", "GO386", "GOWASM":
+		return false
 	}
 	if strings.Contains(name, "PATH") || strings.HasSuffix(name, "PAGER") {
 		return true
 	}
-	for _, prefix := range []string{"LD_", "DYLD_", "BASH", "GIT_", "PYTHON", "NODE_", "PERL", "RUBY", "XDG_", "RIPGREP_"} {
+	for _, prefix := range []string{"LD_", "DYLD_", "BASH", "GIT_", "GO", "PYTHON", "NODE_", "NPM_", "PERL", "RUBY", "XDG_", "RIPGREP_", "LESS", "GREP_"} {
 		if strings.HasPrefix(name, prefix) {
 			return true
 		}

@@ -1,0 +1,246 @@
+package policy
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// An allowed command reads only inside the workspace, and no secret in it
+// (secrets.go). Where a relative path points depends on the shell's
+// current directory, which the caller passes to CheckIn and which a `cd`
+// in the line moves: every directory the shell may be in at a command
+// (the one it started the line in and each `cd` target before it, in text
+// order, whether or not that `cd` ran) must keep the path inside. A
+// command that reads while the shell may be outside the workspace asks,
+// whatever its arguments, since it reads its current directory.
+//
+// On disk, a path is judged twice: as written, and with its symlinks
+// resolved (a repository can ship `notes.txt -> ~/.ssh/id_rsa`); a glob is
+// expanded (Go's filepath.Glob matches a superset of what bash's does by
+// default, dotfiles included) and every match judged. Paths that do not
+// exist are judged as written: the command fails on them.
+
+// maxGlobMatches bounds the files a pattern may match and still be
+// checked one by one; beyond it the command asks.
+const maxGlobMatches = 256
+
+// unknownRoot stands for the workspace when the configuration names none:
+// relative paths stay inside it and every absolute path is outside.
+const unknownRoot = "/\x00workspace"
+
+// workspace is where the checked lines run. It does not change after New.
+type workspace struct {
+	root     string // clean and absolute
+	rootReal string // root with its symlinks resolved
+	home     string // the user's home directory; "" if unknown
+	homeReal string
+	// onDisk reports a real root: symlinks and globs are resolved, and
+	// repositories' config read.
+	onDisk bool
+}
+
+func newWorkspace(root, home string) (workspace, error) {
+	ws := workspace{root: unknownRoot, rootReal: unknownRoot}
+	if root != "" {
+		if !filepath.IsAbs(root) {
+			return workspace{}, fmt.Errorf("workspace root %q is not an absolute path", root)
+		}
+		ws.root, ws.rootReal, ws.onDisk = filepath.Clean(root), filepath.Clean(root), true
+		if r, err := filepath.EvalSymlinks(ws.root); err == nil {
+			ws.rootReal = r
+		}
+	}
+	if home == "" {
+		home, _ = os.UserHomeDir() // unknown: only ~ itself is caught
+	}
+	if home != "" && filepath.IsAbs(home) {
+		ws.home, ws.homeReal = filepath.Clean(home), filepath.Clean(home)
+		if r, err := filepath.EvalSymlinks(ws.home); err == nil {
+			ws.homeReal = r
+		}
+	}
+	return ws, nil
+}
+
+// inside reports whether a clean absolute path is in the workspace.
+func (ws *workspace) inside(p string) bool {
+	return within(p, ws.root) || within(p, ws.rootReal)
+}
+
+func within(p, dir string) bool {
+	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
+}
+
+// show is a path for a reason: relative to the workspace when inside it.
+func (ws *workspace) show(p string) string {
+	for _, r := range []string{ws.root, ws.rootReal} {
+		if p == r {
+			return "the workspace"
+		}
+		if rel, ok := strings.CutPrefix(p, r+"/"); ok {
+			return rel
+		}
+	}
+	return p
+}
+
+// secret says why a clean absolute path may hold secrets, or "". The
+// home directory's dotfiles do not count inside a workspace that is one
+// of them (the user opened ~/.dotfiles), unless it is the home itself.
+func (ws *workspace) secret(p string) string {
+	home, homeReal := ws.home, ws.homeReal
+	if ws.inside(p) && ws.root != ws.home && ws.rootReal != ws.homeReal {
+		home, homeReal = "", ""
+	}
+	if s := secretPath(p, home); s != "" {
+		return s
+	}
+	if homeReal != home {
+		return secretPath(p, homeReal)
+	}
+	return ""
+}
+
+// place says why reading the clean absolute path p, which the command
+// was given as v, needs approval, or "".
+func (ws *workspace) place(v, p string) string {
+	if s := networkPath(p); s != "" {
+		return fmt.Sprintf("`%s` %s", v, s)
+	}
+	if s := ws.secret(p); s != "" {
+		return fmt.Sprintf("`%s` %s", v, s)
+	}
+	if !ws.inside(p) {
+		return fmt.Sprintf("`%s` is outside the workspace", v)
+	}
+	if !ws.onDisk {
+		return ""
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil || real == p {
+		return "" // missing: the command fails on it
+	}
+	if s := ws.secret(real); s != "" {
+		return fmt.Sprintf("`%s` leads through a symlink to %s, which %s", v, real, s)
+	}
+	if !ws.inside(real) {
+		return fmt.Sprintf("`%s` leads through a symlink to %s, outside the workspace", v, real)
+	}
+	return ""
+}
+
+// networkPath reports bash's pseudo-files that open connections.
+func networkPath(p string) string {
+	if within(p, "/dev/tcp") || within(p, "/dev/udp") {
+		return "opens a network connection"
+	}
+	return ""
+}
+
+// harmlessRead reports what any command may read: its standard input and
+// the devices that hold no data.
+func harmlessRead(v string) bool {
+	switch path.Clean(v) {
+	case "-", "/dev/null", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/stdin", "/dev/fd/0":
+		return true
+	}
+	return false
+}
+
+// readProblem says why a command may not read v (a path after quote
+// removal, relative to the shell's current directory) without asking, or
+// "". glob marks an unquoted pattern, which the shell expands.
+func (a *analyzer) readProblem(v string, glob bool) string {
+	if !glob && harmlessRead(v) {
+		return ""
+	}
+	for _, dir := range a.dirs {
+		p := v
+		if !path.IsAbs(p) {
+			p = path.Join(dir, p)
+		}
+		p = path.Clean(p)
+		if !glob {
+			if s := a.ws.place(v, p); s != "" {
+				return s
+			}
+			continue
+		}
+		if s := a.globProblem(v, p); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// globProblem judges a pattern, p being it made absolute: lexically, then
+// each file it matches on disk.
+func (a *analyzer) globProblem(v, p string) string {
+	if secretPattern(p) {
+		return fmt.Sprintf("`%s` is a pattern that can match files holding secrets", v)
+	}
+	if s := a.ws.place(v, p); s != "" {
+		return s
+	}
+	if !a.ws.onDisk {
+		return ""
+	}
+	matches, err := filepath.Glob(bashBrackets(p))
+	if err != nil {
+		return fmt.Sprintf("`%s` is a pattern that cannot be checked: %v", v, err)
+	}
+	if len(matches) > maxGlobMatches {
+		return fmt.Sprintf("`%s` matches more than %d files, too many to check", v, maxGlobMatches)
+	}
+	dotted := strings.HasPrefix(path.Base(p), ".")
+	for _, m := range matches {
+		if !dotted && strings.HasPrefix(filepath.Base(m), ".") {
+			continue // bash's * does not match a leading dot
+		}
+		if s := a.ws.place(v, m); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// bashBrackets rewrites bash's negated bracket `[!…]` as Go's `[^…]`, so
+// that the expansion matches what bash's would.
+func bashBrackets(p string) string {
+	return strings.ReplaceAll(p, "[!", "[^")
+}
+
+// dirProblem says why the shell may be outside the workspace (or in a
+// directory of secrets) for a command that reads its current directory.
+func (a *analyzer) dirProblem() string {
+	for _, dir := range a.dirs {
+		if s := a.ws.secret(dir); s != "" {
+			return fmt.Sprintf("runs in %s, which %s", a.ws.show(dir), s)
+		}
+		if !a.ws.inside(dir) {
+			return fmt.Sprintf("runs in %s, outside the workspace", dir)
+		}
+	}
+	return ""
+}
+
+// changeDir follows a `cd` to target: every directory the shell may be
+// in now includes it.
+func (a *analyzer) changeDir(target string) {
+	var next []string
+	for _, dir := range a.dirs {
+		p := target
+		if !path.IsAbs(p) {
+			p = path.Join(dir, p)
+		}
+		next = append(next, path.Clean(p))
+	}
+	for _, p := range next {
+		if !contains(a.dirs, p) {
+			a.dirs = append(a.dirs, p)
+		}
+	}
+}
