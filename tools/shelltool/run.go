@@ -50,7 +50,7 @@ func (h *Host) runShell(ctx context.Context, script string, c tools.Confirmer) (
 		whole = append(whole, s.script)
 	}
 	checked := strings.Join(whole, "\n")
-	v := h.Policy().Check(checked)
+	v := h.Policy().CheckIn(h.shellDir(), checked)
 	switch v.Decision {
 	case policy.Deny:
 		return "", fmt.Errorf("command denied: %s", v.Reason)

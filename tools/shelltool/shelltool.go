@@ -93,7 +93,7 @@ type Host struct {
 
 // New returns a Host; no process starts until a tool needs one.
 func New(opts Options) (*Host, error) {
-	p, err := policy.New(opts.Policy)
+	p, err := policy.New(inWorkspace(opts.Policy, opts.Root))
 	if err != nil {
 		return nil, fmt.Errorf("command policy: %w", err)
 	}
@@ -158,7 +158,7 @@ func (h *Host) Policy() *policy.Policy {
 // SetPolicy replaces the configured rules (the user changed settings);
 // what the user allowed with "Always" stays allowed.
 func (h *Host) SetPolicy(cfg policy.Config) error {
-	p, err := policy.New(cfg)
+	p, err := policy.New(inWorkspace(cfg, h.opts.Root))
 	if err != nil {
 		return fmt.Errorf("command policy: %w", err)
 	}
@@ -169,6 +169,29 @@ func (h *Host) SetPolicy(cfg policy.Config) error {
 	}
 	h.policy = p
 	return nil
+}
+
+// inWorkspace gives the policy the workspace folder, where allowed
+// commands may read.
+func inWorkspace(cfg policy.Config, root string) policy.Config {
+	if cfg.Root == "" && root != "" {
+		if abs, err := filepath.Abs(root); err == nil {
+			cfg.Root = abs
+		}
+	}
+	return cfg
+}
+
+// shellDir is where the shell's next command runs ("" before it started:
+// the workspace folder), for the policy to judge relative paths.
+func (h *Host) shellDir() string {
+	h.mu.Lock()
+	sh := h.shell
+	h.mu.Unlock()
+	if sh == nil {
+		return ""
+	}
+	return sh.Dir()
 }
 
 // SetLimits changes how much of a command's output the model reads. The
