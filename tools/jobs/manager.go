@@ -84,6 +84,12 @@ type Options struct {
 	// Kill and Close return after Exited does, so Exited must not Wait
 	// for or Kill its own job, nor Close; it may read it (Info, Output).
 	Exited func(info Info)
+	// Guard, if set, starts the jobs, and its watchdog kills their sessions if the
+	// server dies without Close; it is the caller's to close, after this
+	// Manager's Close. Nil: the Manager makes its own and closes it in Close. A host
+	// running shells, jobs and terminals gives them one, so that one
+	// watchdog process serves them all.
+	Guard *proc.Guard
 }
 
 // A Manager runs background jobs. Its methods are safe for concurrent use.
@@ -91,7 +97,8 @@ type Manager struct {
 	opts Options
 	// guard starts every job, and its watchdog kills the jobs' sessions
 	// if the server dies without Close.
-	guard *proc.Guard
+	guard    *proc.Guard
+	ownGuard bool // made by NewManager, so closed by Close
 
 	mu     sync.Mutex
 	jobs   map[int]*job
@@ -109,7 +116,11 @@ func NewManager(opts Options) *Manager {
 	if opts.KillGrace <= 0 {
 		opts.KillGrace = defaultKillGrace
 	}
-	return &Manager{opts: opts, guard: proc.NewGuard(), jobs: make(map[int]*job), nextID: 1}
+	m := &Manager{opts: opts, guard: opts.Guard, jobs: make(map[int]*job), nextID: 1}
+	if m.guard == nil {
+		m.guard, m.ownGuard = proc.NewGuard(), true
+	}
+	return m
 }
 
 // Info describes a job at one moment.
@@ -449,5 +460,8 @@ func (m *Manager) Close() error {
 		}
 	}
 	m.running.Wait()
-	return m.guard.Close()
+	if m.ownGuard {
+		return m.guard.Close()
+	}
+	return nil
 }

@@ -57,6 +57,12 @@ type Options struct {
 	// and tail, in bytes. The zero value keeps what Message shows by
 	// default; the log file has everything.
 	Keep Limits
+	// Guard, if set, starts the session's shells, and its watchdog kills what they start if the
+	// server dies without Close; it is the caller's to close, after this
+	// session. Nil: the session makes its own and closes it in Close. A host
+	// running shells, jobs and terminals gives them one, so that one
+	// watchdog process serves them all.
+	Guard *proc.Guard
 }
 
 // Session is a persistent bash. Its methods may be called from any
@@ -72,7 +78,8 @@ type Session struct {
 	closeOnce sync.Once
 	// guard starts every shell of the session, and its watchdog kills
 	// what they started if the server dies without Close.
-	guard *proc.Guard
+	guard    *proc.Guard
+	ownGuard bool // made by Start, so closed by Close
 
 	mu      sync.Mutex // held by Run and by Close
 	proc    *process   // nil after Close or a failed restart
@@ -106,15 +113,18 @@ func Start(ctx context.Context, opts Options) (*Session, error) {
 		timeout: opts.Timeout,
 		keep:    opts.Keep.withDefaults(),
 		closing: make(chan struct{}),
-		guard:   proc.NewGuard(),
+		guard:   opts.Guard,
 		cwd:     dir,
+	}
+	if s.guard == nil {
+		s.guard, s.ownGuard = proc.NewGuard(), true
 	}
 	if s.timeout == 0 {
 		s.timeout = DefaultTimeout
 	}
 	s.proc, err = startProcess(s.guard, dir, s.env, opts.Output)
 	if err != nil {
-		s.guard.Close()
+		s.closeGuard()
 		return nil, err
 	}
 	return s, nil
@@ -339,7 +349,13 @@ func (s *Session) Close() error {
 			s.proc.kill(killGrace)
 			s.proc = nil
 		}
-		s.guard.Close()
+		s.closeGuard()
 	})
 	return nil
+}
+
+func (s *Session) closeGuard() {
+	if s.ownGuard {
+		s.guard.Close()
+	}
 }

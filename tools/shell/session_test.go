@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -14,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentls/agentls/tools/proc"
 )
 
 // noHang bounds every wait in these tests: far above what any step needs
@@ -256,6 +259,26 @@ func TestCloseLeavesNothing(t *testing.T) {
 	}
 	waitFor(t, "goroutines to end", func() bool { return runtime.NumGoroutine() <= goroutines })
 	waitFor(t, "file descriptors to close", func() bool { return countFDs(t) <= fds })
+}
+
+// TestGivenGuardIsTheCallers: a session given a Guard (a host sharing one
+// watchdog among its shell, jobs and terminals) leaves it open at Close.
+func TestGivenGuardIsTheCallers(t *testing.T) {
+	g := proc.NewGuard()
+	t.Cleanup(func() { g.Close() })
+	s, err := Start(context.Background(), Options{Dir: t.TempDir(), Guard: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := only(t, mustRun(t, s, "echo hi")); c.Stdout != "hi\n" {
+		t.Fatalf("got %q", c.Stdout)
+	}
+	s.Close()
+	p, err := g.Start(exec.Command("true"), nil)
+	if err != nil {
+		t.Fatalf("the guard was closed with the session: %v", err)
+	}
+	p.Reap()
 }
 
 func TestCloseDuringRun(t *testing.T) {

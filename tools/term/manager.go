@@ -42,6 +42,12 @@ type Options struct {
 	// after starting a program or typing into it, before they show it
 	// (at most ten times as long in all). Default 1s, gptme's fixed pause.
 	Settle time.Duration
+	// Guard, if set, starts the programs, and its watchdog kills their sessions if the
+	// server dies without Close; it is the caller's to close, after this
+	// Manager's Close. Nil: the Manager makes its own and closes it in Close. A host
+	// running shells, jobs and terminals gives them one, so that one
+	// watchdog process serves them all.
+	Guard *proc.Guard
 }
 
 func (o Options) withDefaults() Options {
@@ -75,7 +81,8 @@ type Manager struct {
 	opts Options
 	// guard starts every program, and its watchdog kills their sessions
 	// if the server dies without Close.
-	guard *proc.Guard
+	guard    *proc.Guard
+	ownGuard bool // made by NewManager, so closed by Close
 
 	mu       sync.Mutex
 	sessions map[string]*Session
@@ -87,7 +94,11 @@ type Manager struct {
 
 // NewManager returns a Manager with no sessions; nothing starts until asked.
 func NewManager(opts Options) *Manager {
-	return &Manager{opts: opts.withDefaults(), guard: proc.NewGuard(), sessions: map[string]*Session{}, next: 1}
+	m := &Manager{opts: opts.withDefaults(), guard: opts.Guard, sessions: map[string]*Session{}, next: 1}
+	if m.guard == nil {
+		m.guard, m.ownGuard = proc.NewGuard(), true
+	}
+	return m
 }
 
 // Start runs `bash -c command` in a new pty, in its own session and
@@ -209,7 +220,9 @@ func (m *Manager) Close() error {
 		wg.Go(func() { s.kill(m.opts.KillGrace) })
 	}
 	wg.Wait()
-	m.guard.Close()
+	if m.ownGuard {
+		m.guard.Close()
+	}
 	if tmp != "" {
 		if err := os.RemoveAll(tmp); err != nil {
 			return fmt.Errorf("remove python cells: %w", err)
