@@ -99,18 +99,24 @@ func TestBareBlocks(t *testing.T) {
 func TestUnclosedBlockProblem(t *testing.T) {
 	for _, tc := range []struct {
 		name, reply string
+		format      Format
 		want        []string // substrings of the one Problem; nil for none
 	}{
-		{"unclosed call", "```shell\nls -la\n", []string{"```shell", "never closes", "nothing in it was run"}},
-		{"opener at the end", "Running:\n```shell", []string{"```shell", "never closes"}},
-		{"unclosed block swallows a call", "```\nsome output\n\n```save b.txt\nhi\n```\n", []string{"```", "```save b.txt", "not even"}},
-		{"unclosed document", "```save README.md\n# T\n```\nx\n```\nmore\n", []string{"```save README.md", "never closes"}},
-		{"four backticks", "````save a.txt\nx\n```\n", []string{"line of 4 backticks"}},
-		{"unclosed plain block is no problem", "```text\nhi\n", nil},
-		{"closed blocks are no problem", "```shell\nls\n```\nDone.", nil},
+		{"xml: an unclosed block swallows a call", "```\noutput\n<tool-use><shell>ls</shell></tool-use>\n", FormatXML, []string{"<tool-use> call", "not even"}},
+		{"xml: fenced calls are no calls", "```text\n```shell\nls\n```\n", FormatXML, nil},
+		{"tool: an unclosed block swallows a call", "```\nout\n@shell(c1): {\"command\": \"ls\"}\n", FormatTool, []string{"@shell(c1) call"}},
+		{"tool: a decorator is no call", "```python\n@property\ndef f(self): pass\n", FormatTool, nil},
+		{"unclosed call", "```shell\nls -la\n", "", []string{"```shell", "never closes", "nothing in it was run"}},
+		{"opener at the end", "Running:\n```shell", "", []string{"```shell", "never closes"}},
+		{"unclosed block swallows a call", "```\nsome output\n\n```save b.txt\nhi\n```\n", "", []string{"```", "```save b.txt", "not even"}},
+		{"unclosed document", "```save README.md\n# T\n```\nx\n```\nmore\n", "", []string{"```save README.md", "never closes"}},
+		{"four backticks", "````save a.txt\nx\n```\n", "", []string{"line of 4 backticks"}},
+		{"unclosed plain block is no problem", "```text\nhi\n", "", nil},
+		{"unclosed python block with a decorator is no problem", "```python\n@property\ndef f(self): pass\n", "", nil},
+		{"closed blocks are no problem", "```shell\nls\n```\nDone.", "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := parseChecked(t, tc.reply, ParseOptions{Lookup: testLookup})
+			p := parseChecked(t, tc.reply, ParseOptions{Format: tc.format, Lookup: testLookup})
 			if tc.want == nil {
 				if len(p.Problems()) != 0 {
 					t.Errorf("problems = %+v, want none", p.Problems())

@@ -76,8 +76,8 @@ type fenceState struct {
 	hasContent bool
 	// contentStart and contentEnd delimit the content lines seen so far.
 	contentStart, contentEnd int
-	// swallowed is the tag of the first nested fence that would have opened
-	// a call outside the block, for the Problem of a block that never closes.
+	// swallowed names the first nested fence that would have opened a call
+	// outside the block, for the Problem of a block that never closes.
 	swallowed string
 }
 
@@ -162,7 +162,7 @@ func (p *Parser) stepFence() bool {
 					// Only a block that is no call needs this: an unclosed
 					// call is a Problem already.
 					if tag := string(after); p.opensCall(tag) {
-						f.swallowed = tag
+						f.swallowed = fmt.Sprintf("the %q block", strings.Repeat("`", ticks)+tag)
 					}
 				}
 			}
@@ -189,13 +189,17 @@ func (p *Parser) stepFence() bool {
 // silent loss of everything after it.
 func (p *Parser) unclosed() {
 	f := &p.fence
+	if !f.call && f.swallowed == "" && f.hasContent {
+		// Read once, at the end: the content is still held.
+		f.swallowed = p.callIn(p.bytes(f.contentStart, f.contentEnd))
+	}
 	if !f.call && f.swallowed == "" {
 		return
 	}
 	opener := strings.Repeat("`", f.fence) + f.lang
 	msg := fmt.Sprintf("the block opened by %q never closes (the reply ended inside it), so nothing in it was run", opener)
 	if f.swallowed != "" {
-		msg += fmt.Sprintf(", not even the %q block inside it", strings.Repeat("`", 3)+f.swallowed)
+		msg += ", not even " + f.swallowed + " inside it"
 	}
 	msg += fmt.Sprintf("; end each block with a line of %d backticks", f.fence)
 	p.problem(f.start, msg)
@@ -207,6 +211,42 @@ func (p *Parser) lookup(blockType string) (ToolRef, bool) {
 		return ToolRef{}, false
 	}
 	return p.opts.Lookup(blockType)
+}
+
+// callIn names the first xml or @ call of the reply's format written in b,
+// the content of a block that never closed; "" if there is none. (Fenced
+// calls inside are found as the block is read.)
+func (p *Parser) callIn(b []byte) string {
+	switch p.opts.Format {
+	case FormatXML:
+		for _, root := range []string{rootToolUse, rootFunctionCalls} {
+			if bytes.Contains(b, []byte("<"+root+">")) {
+				return "the <" + root + "> call"
+			}
+		}
+	case FormatTool:
+		for len(b) > 0 {
+			line := b
+			if i := bytes.IndexByte(b, '\n'); i >= 0 {
+				line, b = b[:i], b[i+1:]
+			} else {
+				b = nil
+			}
+			if len(line) == 0 || line[0] != '@' {
+				continue
+			}
+			name := takeWhile(line[1:], isNameByte)
+			rest := line[1+len(name):]
+			if name == "" || len(rest) == 0 || rest[0] != '(' {
+				continue
+			}
+			id := takeWhile(rest[1:], isCallIDByte)
+			if id != "" && bytes.HasPrefix(rest[1+len(id):], []byte("):")) {
+				return "the @" + name + "(" + id + ") call"
+			}
+		}
+	}
+	return ""
 }
 
 // opensCall reports whether a fence tagged lang would open a call at the
