@@ -35,6 +35,7 @@ func runPolicy(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "agentls policy: %v\n", err)
 		return exitUsage
 	}
+	cfg.Root, _ = filepath.Abs(*dir) // the line runs there: reads outside it ask
 	p, err := policy.New(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls policy: %v\n", err)
