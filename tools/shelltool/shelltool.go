@@ -24,6 +24,7 @@ import (
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/jobs"
 	"github.com/agentls/agentls/tools/policy"
+	"github.com/agentls/agentls/tools/proc"
 	"github.com/agentls/agentls/tools/shell"
 	"github.com/agentls/agentls/tools/term"
 )
@@ -77,6 +78,9 @@ type Host struct {
 	opts  Options
 	jobs  *jobs.Manager
 	terms *term.Manager
+	// guard starts the shell's, the jobs' and the terminals' processes:
+	// one watchdog kills them all if the server dies without Close.
+	guard *proc.Guard
 
 	mu     sync.Mutex
 	limits shell.Limits
@@ -98,6 +102,7 @@ func New(opts Options) (*Host, error) {
 		return nil, fmt.Errorf("command policy: %w", err)
 	}
 	h := &Host{opts: opts, policy: p, limits: opts.Limits, always: map[string]bool{}}
+	h.guard = proc.NewGuard()
 	jobLogs := ""
 	if opts.LogDir != "" {
 		jobLogs = filepath.Join(opts.LogDir, "jobs")
@@ -111,8 +116,9 @@ func New(opts Options) (*Host, error) {
 			}
 		},
 		Exited: h.jobExited,
+		Guard:  h.guard,
 	})
-	h.terms = term.NewManager(term.Options{Dir: opts.Root})
+	h.terms = term.NewManager(term.Options{Dir: opts.Root, Guard: h.guard})
 	if opts.AlwaysFile != "" {
 		data, err := os.ReadFile(opts.AlwaysFile)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -228,7 +234,7 @@ func (h *Host) Close() error {
 	if sh != nil {
 		errs = append(errs, sh.Close())
 	}
-	errs = append(errs, h.jobs.Close(), h.terms.Close())
+	errs = append(errs, h.jobs.Close(), h.terms.Close(), h.guard.Close())
 	return errors.Join(errs...)
 }
 
@@ -283,7 +289,7 @@ func (h *Host) session(ctx context.Context) (*shell.Session, error) {
 		logs = filepath.Join(h.opts.LogDir, "commands")
 	}
 	sh, err := shell.Start(ctx, shell.Options{
-		Dir: h.opts.Root, Timeout: h.opts.Timeout, LogDir: logs, Keep: h.limits,
+		Dir: h.opts.Root, Timeout: h.opts.Timeout, LogDir: logs, Keep: h.limits, Guard: h.guard,
 		Output: func(cmd int, _ string, p []byte) {
 			if h.opts.Output != nil {
 				h.opts.Output(fmt.Sprintf("cmd %d", cmd), p)
