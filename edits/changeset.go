@@ -1,7 +1,9 @@
 package edits
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -127,11 +129,21 @@ func (cs *Changeset) Effective() []*FileChange {
 // CleanPath checks a path a model gave and returns it clean and
 // slash-separated, relative to the workspace root (an absolute directory):
 // absolute paths inside the root are made relative; paths outside it, or
-// that climb out of it with "..", are refused. (Symlinks are checked when
-// the file is written: see ApplyToDisk.)
+// that climb out of it with "..", or that start with "~" (a shell's home
+// folder, which agentls never expands), are refused.
+//
+// When the root is on disk, symlinks are resolved (ResolveInRoot): a path
+// that a symlink leads outside the root is refused, and one that a symlink
+// leads elsewhere inside it comes back as the real path, so the file is
+// read, named and edited as itself (an editor's buffer is found under its
+// real path). A root not on disk (tests, in-memory sources) has no
+// symlinks: the path is checked as written.
 func CleanPath(root, p string) (string, error) {
 	if strings.TrimSpace(p) == "" {
 		return "", fmt.Errorf("no path given")
+	}
+	if startsWithTilde(p) {
+		return "", fmt.Errorf("path %s starts with ~: agentls does not expand ~ (the home folder is outside the workspace); give the path relative to the workspace root %s", p, root)
 	}
 	q := filepath.ToSlash(filepath.Clean(p))
 	if filepath.IsAbs(p) {
@@ -147,5 +159,20 @@ func CleanPath(root, p string) (string, error) {
 	case q == ".":
 		return "", fmt.Errorf("path %s is the workspace root, not a file", p)
 	}
-	return q, nil
+	realRoot, err := filepath.EvalSymlinks(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return q, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("workspace root %s: %w", root, err)
+	}
+	abs, err := resolveInRealRoot(realRoot, q)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(realRoot, abs)
+	if err != nil || rel == "." {
+		return "", fmt.Errorf("path %s resolves to the workspace root, not a file", p)
+	}
+	return filepath.ToSlash(rel), nil
 }
