@@ -349,3 +349,27 @@ func (b *lockedBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+func TestParseStat(t *testing.T) {
+	tests := []struct {
+		name, stat string
+		state      byte
+		pgrp, sid  int
+		ok         bool
+	}{
+		{"plain", "123 (sleep) S 1 120 110 0 -1 4194560", 'S', 120, 110, true},
+		{"comm with spaces and parentheses", "7 (a) b (c) d) Z 1 7 7 0", 'Z', 7, 7, true},
+		{"cut before the session's end", "7 (sleep) S 1 7 7", 0, 0, 0, false},
+		{"no comm", "7 sleep S 1 7 7 0", 0, 0, 0, false},
+		{"not a number", "7 (x) S 1 7x 7 0", 0, 0, 0, false},
+		{"empty", "", 0, 0, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			state, pgrp, sid, ok := parseStat([]byte(tt.stat))
+			if ok != tt.ok || ok && (state != tt.state || pgrp != tt.pgrp || sid != tt.sid) {
+				t.Errorf("parseStat(%q) = %c %d %d %v, want %c %d %d %v", tt.stat, state, pgrp, sid, ok, tt.state, tt.pgrp, tt.sid, tt.ok)
+			}
+		})
+	}
+}
