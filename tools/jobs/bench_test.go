@@ -63,3 +63,23 @@ func BenchmarkJobOutput(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkJobTrue is the fixed cost of one job, start to end, for a job
+// that does nothing: fork and exec of bash, the supervisor, and the
+// session's end (a scan of /proc for what is left of it, two lines to the
+// watchdog).
+func BenchmarkJobTrue(b *testing.B) {
+	m := NewManager(Options{})
+	defer m.Close()
+	ctx := context.Background()
+	for b.Loop() {
+		info, err := m.Start(ctx, "true", "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if info, _ = m.Wait(ctx, info.ID, 0); info.ExitCode != 0 {
+			b.Fatalf("exit code %d", info.ExitCode)
+		}
+		m.Forget(info.ID)
+	}
+}
