@@ -26,17 +26,22 @@ import (
 //     – a bare fence (backticks only) of length L, or of any length >= L
 //     when d > 1, is a close candidate. At d > 1 it closes a nested level.
 //     At d == 1 it closes the block, whatever the next line holds — unless
-//     the block is a Markdown document (below), where a fence followed by
-//     text opens a nested level when a bare fence within the following 19
-//     lines is followed, within 4 lines, by a non-blank line (stopping
-//     early at a fence with a language tag), and closes the block
-//     otherwise;
+//     the block is a Markdown document (below). There a fence followed by a
+//     blank line, another fence, a think tag or the end closes it, and a
+//     fence followed by text opens a nested level when a bare fence within
+//     the following 19 lines is followed, within 4 lines, by a non-blank
+//     line (stopping early at a fence with a language tag), and closes the
+//     block otherwise;
 //     – a fence with text after the backticks that starts with a letter,
 //     digit, '_', '/', '.' or '~' opens a nested level;
+//     – a line that is only </think> or </thinking>, while the reply may
+//     have begun inside thinking, ends that thinking, block and all
+//     (think.go);
 //     – every other line is content.
 //   - A block still open at the end of input is dropped; when it was a call,
-//     or held a fence that would have opened one, it is a Problem that names
-//     it, so the model learns why nothing ran.
+//     or held a fence, an xml or an @ call that would have been one outside
+//     it, it is a Problem that names it, so the model learns why nothing
+//     ran.
 //
 // Why the close rule: gptme never closes a block at a fence followed by a
 // line of text, and its lookahead takes the fence for a nested opener when
