@@ -8,8 +8,11 @@
 // the full output goes to a log file per job and, live, to a callback for
 // the editor's output channel. Finished jobs stay readable until they are
 // forgotten or the Manager is closed (gptme purged them and lost output).
-// Killing a job kills its whole process group, grandchildren included, and
-// Close leaves no process, zombie or file descriptor behind.
+// Killing a job kills its whole session (its process group and any group
+// job control made in it), grandchildren included, and Close leaves no
+// process, zombie or file descriptor behind. Jobs start through
+// tools/proc, so a server that dies without Close (SIGKILL, a panic)
+// takes them along too.
 //
 // The package also renders what the model reads (gptme's formats, gptme.md
 // §7.5) and recognises the model's job commands: `bg CMD`, `jobs`,

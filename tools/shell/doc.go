@@ -16,9 +16,12 @@
 //     stops the rest, which are reported as not run.
 //   - Every command's stdin is /dev/null, so nothing waits for input.
 //   - A timeout, a cancelled context or Close kills the shell's whole
-//     process group (SIGTERM, then SIGKILL after a grace period),
-//     grandchildren included; the shell then restarts in the directory it
-//     was in, and the message says that exported variables were lost.
+//     process group (SIGTERM, then SIGKILL after a grace period) and
+//     whatever is left in its session, grandchildren included; the shell
+//     then restarts in the directory it was in, and the message says that
+//     exported variables were lost. If the server dies without Close
+//     (SIGKILL, a panic), tools/proc's Pdeathsig and watchdog kill the
+//     same: nothing a command left running outlives the server.
 //   - Output streams live to a callback and in full to a log file per
 //     command, while a Result keeps only a bounded head and tail of each
 //     stream, so a command printing gigabytes holds memory flat.

@@ -13,5 +13,8 @@
 //
 // Every process a Manager starts dies with it: Kill and Close signal the
 // whole process group and every process left in the terminal's session,
-// reap the child, and close the pty.
+// reap the child, and close the pty. A program that exits by itself stays
+// a zombie until then, so its id (the group's and the session's) is never
+// someone else's while it is signalled. Sessions start through tools/proc:
+// if the server dies without Close, Pdeathsig and the watchdog kill them.
 package term
