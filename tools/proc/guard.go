@@ -16,9 +16,10 @@ import (
 
 // The watchdog is the running binary again, told by this variable (set in
 // its environment only, so nothing the tools run inherits it) to be one.
+// The value is one nobody sets by accident.
 const (
 	watchdogEnv   = "AGENTLS_PROC_WATCHDOG"
-	watchdogValue = "1"
+	watchdogValue = "read-stdin-then-kill"
 )
 
 // writeTimeout bounds a line to the watchdog: one that stopped reading
