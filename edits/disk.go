@@ -3,8 +3,11 @@ package edits
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 )
@@ -13,161 +16,394 @@ import (
 //
 // Every file is checked first: its path must resolve (symlinks followed)
 // inside root, and its content must still be the change's Base (a file to
-// create must not exist). Then each new content is written to a temporary
-// file in the same folder and renamed over the old one, keeping its mode;
-// deleted files are renamed aside. If any step fails, the files already
-// replaced are put back as they were, and the error says so.
+// create must not exist); read-only, setuid and setgid files and anything
+// but regular files are refused. Then each file is written without a
+// window between check and use: the root is opened once and every folder
+// on the way is opened beneath it with no symlink allowed (openat2 with
+// RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, or one O_NOFOLLOW openat per folder
+// where the kernel lacks it), so a folder swapped for a symlink meanwhile
+// fails the write instead of redirecting it. A changed file gets a
+// temporary file in its folder, renamed over it, keeping its mode; a new
+// file is created exclusively (never over one that appeared meanwhile);
+// deleted files are renamed aside until the end. If any step fails, the
+// files already replaced are put back as they were, and the error says
+// so. Every refusal ends with "Nothing was written.".
 func ApplyToDisk(root string, cs *Changeset) error {
-	return applyToDisk(root, cs, writeAtomic)
+	return applyToDisk(root, cs, diskOptions{})
 }
 
-// writeFunc writes a file's new content; tests make it fail.
-type writeFunc func(target string, data []byte, mode fs.FileMode) error
+// diskOptions are what tests vary.
+type diskOptions struct {
+	// beforeWrite runs before each file is written; an error (or a
+	// panic) fails the apply there.
+	beforeWrite func(c *FileChange) error
+	// walkOnly walks folders one openat at a time, as on kernels
+	// without openat2.
+	walkOnly bool
+}
 
-func applyToDisk(root string, cs *Changeset, write writeFunc) error {
+// nothingWritten closes every refusal made before anything was written.
+const nothingWritten = "Nothing was written."
+
+// refused ends err's message with nothingWritten.
+func refused(err error) error {
+	sep := ". "
+	if strings.HasSuffix(err.Error(), ".") {
+		sep = " "
+	}
+	return fmt.Errorf("%w%s%s", err, sep, nothingWritten)
+}
+
+func applyToDisk(root string, cs *Changeset, opts diskOptions) error {
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
-		return fmt.Errorf("workspace root %s: %w", root, err)
+		return refused(fmt.Errorf("workspace root %s: %w", root, err))
 	}
+	rootDir, err := openRootFolder(realRoot)
+	if err != nil {
+		return refused(fmt.Errorf("workspace root %s: %w", realRoot, err))
+	}
+	ws := &workspace{realRoot: realRoot, root: rootDir, walkOnly: opts.walkOnly, folders: map[string]folder{"": rootDir}}
+	defer ws.closeAll()
+
 	changes := cs.Effective()
-	targets := make([]string, len(changes))
+	targets := make([]*target, len(changes))
 	for i, c := range changes {
-		t, err := resolveInRoot(realRoot, c.Path)
+		t, err := ws.prepare(c)
 		if err != nil {
-			return err
-		}
-		if err := checkBase(t, c); err != nil {
-			return err
+			return refused(err)
 		}
 		targets[i] = t
 	}
-	var done []undo
-	for i, c := range changes {
-		u, err := applyOne(targets[i], c, write)
-		if err != nil {
-			rerr := rollback(done)
-			if rerr != nil {
-				return fmt.Errorf("%s %s: %w; restoring the files already written failed too: %v", c.Action, c.Path, err, rerr)
-			}
-			return fmt.Errorf("%s %s: %w (the %d files already written were restored; nothing changed)", c.Action, c.Path, err, len(done))
+
+	// started holds every target apply began on, the one in progress
+	// included, so that a failure (or a panic) anywhere puts back all of
+	// them.
+	var started []*target
+	settled := false
+	defer func() {
+		if !settled { // a panic: leave the files as they were, then go on panicking
+			ws.rollback(started)
 		}
-		done = append(done, u)
+	}()
+	for _, t := range targets {
+		started = append(started, t)
+		err := error(nil)
+		if opts.beforeWrite != nil {
+			err = opts.beforeWrite(t.change)
+		}
+		if err == nil {
+			err = ws.apply(t)
+		}
+		if err != nil {
+			settled = true
+			written := len(started) - 1
+			if rerr := ws.rollback(started); rerr != nil {
+				return fmt.Errorf("%s %s: %w; putting back the files already written failed too: %v", t.change.Action, t.change.Path, err, rerr)
+			}
+			if written == 0 {
+				return refused(fmt.Errorf("%s %s: %w", t.change.Action, t.change.Path, err))
+			}
+			return fmt.Errorf("%s %s: %w; the %d %s already written were put back as they were, so nothing changed", t.change.Action, t.change.Path, err, written, map[bool]string{true: "file", false: "files"}[written == 1])
+		}
 	}
-	for _, u := range done {
-		u.commit()
+	settled = true
+	for _, t := range targets {
+		ws.commit(t)
 	}
 	return nil
 }
 
-// resolveInRoot returns the real path of rel under root, refusing one that
-// a symlink leads outside root.
-func resolveInRoot(root, rel string) (string, error) {
-	p := filepath.Join(root, filepath.FromSlash(rel))
-	// Resolve the longest existing prefix: the file or a parent folder.
-	existing, rest := p, ""
-	for {
-		if _, err := os.Lstat(existing); err == nil {
-			break
-		}
-		parent := filepath.Dir(existing)
-		if parent == existing {
-			break
-		}
-		rest = filepath.Join(filepath.Base(existing), rest)
-		existing = parent
-	}
-	real, err := filepath.EvalSymlinks(existing)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", rel, err)
-	}
-	real = filepath.Join(real, rest)
-	if r, err := filepath.Rel(root, real); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-		return "", fmt.Errorf("%s resolves to %s, outside the workspace %s: refused", rel, real, root)
-	}
-	return real, nil
+// A folder is an open directory that file operations are made relative
+// to, so that no path is looked up again between a check and a write. No
+// operation follows a symlink in the name it is given.
+type folder interface {
+	// openBeneath opens the folder at rel (slash-separated, below this
+	// one) with no symlink allowed on the way.
+	openBeneath(rel string, walkOnly bool) (folder, error)
+	openFile(name string, flag int, perm fs.FileMode) (*os.File, error)
+	mkdir(name string) error
+	rename(from, to string) error
+	remove(name string) error
+	removeFolder(name string) error
+	close() error
 }
 
-// checkBase refuses a change computed against content the file no longer
-// has.
-func checkBase(target string, c *FileChange) error {
-	data, err := os.ReadFile(target)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		if c.Action != Create {
-			return fmt.Errorf("%s: the file no longer exists", c.Path)
+// A workspace is the open root of one apply and the folders opened under
+// it, by their path relative to the root ("" is the root).
+type workspace struct {
+	realRoot string
+	root     folder
+	walkOnly bool
+	folders  map[string]folder
+	extra    []folder // folders created during the apply
+}
+
+func (ws *workspace) closeAll() {
+	for _, f := range ws.folders {
+		f.close()
+	}
+	for _, f := range ws.extra {
+		f.close()
+	}
+}
+
+// A target is one change on its way to the disk: what was checked, then
+// what was done, so that it can be undone.
+type target struct {
+	change  *FileChange
+	rel     string   // the resolved path, relative to the real root
+	dir     folder   // the file's folder, or its nearest existing ancestor while missing folders remain
+	missing []string // folders to create under dir, outermost first
+	name    string   // the file's name in its folder
+	existed bool
+	old     []byte      // the content before
+	mode    fs.FileMode // its permission bits
+
+	made  []madeFolder // folders created for the file, outermost first
+	wrote bool         // the file now has the change's result
+	aside string       // a deleted file's temporary name
+}
+
+type madeFolder struct {
+	parent folder
+	name   string
+}
+
+// prepare resolves and checks one change, reading the file through the
+// folder it will be written in.
+func (ws *workspace) prepare(c *FileChange) (*target, error) {
+	abs, err := resolveInRealRoot(ws.realRoot, c.Path)
+	if err != nil {
+		return nil, err
+	}
+	relOS, err := filepath.Rel(ws.realRoot, abs)
+	if err != nil || relOS == "." {
+		return nil, fmt.Errorf("%s resolves to the workspace root, not a file", c.Path)
+	}
+	rel := filepath.ToSlash(relOS)
+	dirRel, name := path.Split(rel)
+	dirRel = strings.TrimSuffix(dirRel, "/")
+	dir, missing, err := ws.nearestFolder(dirRel)
+	if err != nil {
+		return nil, fmt.Errorf("%s: open its folder %s: %w", c.Path, dirRel, err)
+	}
+	t := &target{change: c, rel: rel, dir: dir, missing: missing, name: name}
+	if len(missing) == 0 {
+		if err := t.readOld(); err != nil {
+			return nil, err
 		}
+	}
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// nearestFolder opens dirRel beneath the root, or, when it does not exist
+// yet, its nearest existing ancestor and the names of the folders missing
+// below it.
+func (ws *workspace) nearestFolder(dirRel string) (folder, []string, error) {
+	if f, ok := ws.folders[dirRel]; ok {
+		return f, nil, nil
+	}
+	f, err := ws.root.openBeneath(dirRel, ws.walkOnly)
+	if err == nil {
+		ws.folders[dirRel] = f
+		return f, nil, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, err
+	}
+	parent, name := path.Split(dirRel)
+	f, missing, err := ws.nearestFolder(strings.TrimSuffix(parent, "/"))
+	return f, append(missing, name), err
+}
+
+// readOld reads the file's current content and mode, if it exists.
+func (t *target) readOld() error {
+	f, err := t.dir.openFile(t.name, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil
-	case err != nil:
-		return fmt.Errorf("%s: %w", c.Path, err)
+	}
+	if err != nil {
+		if isSymlinkRefusal(err) {
+			return fmt.Errorf("%s became a symlink while it was checked: refused", t.change.Path)
+		}
+		return fmt.Errorf("%s: %w", t.change.Path, err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("%s: %w", t.change.Path, err)
+	}
+	if !info.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file (%v): agentls only edits regular files", t.change.Path, info.Mode().Type())
+	}
+	if t.old, err = io.ReadAll(f); err != nil {
+		return fmt.Errorf("%s: %w", t.change.Path, err)
+	}
+	t.existed = true
+	t.mode = info.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+	return nil
+}
+
+// check refuses a change computed against content the file no longer
+// has, and a change to a file that says it must not change that way.
+func (t *target) check() error {
+	c := t.change
+	switch {
+	case !t.existed && c.Action != Create:
+		return fmt.Errorf("%s: the file no longer exists", c.Path)
+	case !t.existed:
+		return nil
 	case c.Action == Create:
 		return fmt.Errorf("%s: the file already exists; read it and patch it instead", c.Path)
-	case string(data) != c.Base:
+	case string(t.old) != c.Base:
 		return fmt.Errorf("%s: the file changed on disk since the edit was made; read it again and redo the edit", c.Path)
+	case t.mode&0o200 == 0:
+		// Read-only says "do not change me": as rm asks before deleting
+		// one, agentls refuses rather than replace it silently.
+		return fmt.Errorf("%s is read-only (mode %04o): agentls does not %s read-only files; make it writable (chmod u+w %s) if it should change", c.Path, t.mode.Perm(), map[Action]string{Modify: "change", Delete: "delete"}[c.Action], c.Path)
+	case c.Action == Modify && t.mode&(fs.ModeSetuid|fs.ModeSetgid) != 0:
+		// Keeping the bit would give new code its privileges; dropping it
+		// silently would break the program. Neither happens unseen.
+		return fmt.Errorf("%s is setuid or setgid (mode %v): agentls does not change such files, since the new content would run with the bit or lose it; change it yourself", c.Path, t.mode)
 	}
 	return nil
 }
 
-// An undo puts one file back as it was.
-type undo struct {
-	target  string
-	existed bool
-	old     []byte      // the previous content
-	mode    fs.FileMode // its mode
-	aside   string      // a deleted file renamed here
-	newDirs []string    // folders created for the file, deepest first
+// apply writes one change: its missing folders, then its content (or
+// sets the file aside for a delete). Whatever it did is recorded in t as
+// it happens, for rollback.
+func (ws *workspace) apply(t *target) error {
+	if t.change.Action == Delete {
+		aside := tempName(t.name, "deleted")
+		if err := t.dir.rename(t.name, aside); err != nil {
+			return err
+		}
+		t.aside = aside
+		return nil
+	}
+	for len(t.missing) > 0 {
+		name := t.missing[0]
+		err := t.dir.mkdir(name)
+		if err == nil {
+			t.made = append(t.made, madeFolder{parent: t.dir, name: name})
+		} else if !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		sub, err := t.dir.openBeneath(name, true)
+		if err != nil {
+			return fmt.Errorf("open the new folder %s: %w", name, err)
+		}
+		ws.extra = append(ws.extra, sub)
+		t.dir, t.missing = sub, t.missing[1:]
+	}
+	if t.change.Action == Create {
+		if err := createFile(t.dir, t.name, []byte(t.change.Result), 0o644); err != nil {
+			return err
+		}
+	} else if err := replaceFile(t.dir, t.name, []byte(t.change.Result), t.mode.Perm()); err != nil {
+		return err
+	}
+	t.wrote = true
+	return nil
 }
 
-func applyOne(target string, c *FileChange, write writeFunc) (undo, error) {
-	u := undo{target: target}
-	if info, err := os.Stat(target); err == nil {
-		u.existed = true
-		u.mode = info.Mode().Perm()
-		if u.old, err = os.ReadFile(target); err != nil {
-			return u, err
-		}
+// commit finishes a change once every change has succeeded.
+func (ws *workspace) commit(t *target) {
+	if t.aside != "" {
+		t.dir.remove(t.aside)
 	}
-	if c.Action == Delete {
-		aside := filepath.Join(filepath.Dir(target), fmt.Sprintf(".%s.agentls-deleted-%d", filepath.Base(target), os.Getpid()))
-		if err := os.Rename(target, aside); err != nil {
-			return u, err
-		}
-		u.aside = aside
-		return u, nil
-	}
-	dirs, err := mkdirs(filepath.Dir(target))
-	u.newDirs = dirs
-	if err != nil {
-		return u, err
-	}
-	mode := u.mode
-	if !u.existed {
-		mode = 0o644
-	}
-	return u, write(target, []byte(c.Result), mode)
 }
 
-// mkdirs creates dir and its missing parents and returns those it created,
-// deepest first.
-func mkdirs(dir string) ([]string, error) {
-	var created []string
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(d); err == nil || filepath.Dir(d) == d {
-			break
+// rollback undoes what apply did to targets, newest first.
+func (ws *workspace) rollback(targets []*target) error {
+	var errs []error
+	for i := len(targets) - 1; i >= 0; i-- {
+		t := targets[i]
+		switch {
+		case t.aside != "":
+			if err := t.dir.rename(t.aside, t.name); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", t.change.Path, err))
+			}
+		case t.wrote && t.existed:
+			if err := replaceFile(t.dir, t.name, t.old, t.mode.Perm()); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", t.change.Path, err))
+			}
+		case t.wrote:
+			if err := t.dir.remove(t.name); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", t.change.Path, err))
+			}
 		}
-		created = append(created, d)
+		t.aside, t.wrote = "", false
+		for j := len(t.made) - 1; j >= 0; j-- {
+			t.made[j].parent.removeFolder(t.made[j].name) // only an empty folder goes
+		}
+		t.made = nil
 	}
-	return created, os.MkdirAll(dir, 0o755)
+	return errors.Join(errs...)
 }
 
-// writeAtomic replaces target with data: a temporary file in the same
-// folder, synced, then renamed over it.
-func writeAtomic(target string, data []byte, mode fs.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".agentls-*")
+// tempName is a hidden name next to name for a temporary file.
+func tempName(name, what string) string {
+	return fmt.Sprintf(".%s.agentls-%s-%016x", name, what, rand.Uint64())
+}
+
+// createFile creates name in dir with data, failing if it exists; a
+// failure (or a panic) removes what it created.
+func createFile(dir folder, name string, data []byte, mode fs.FileMode) (err error) {
+	f, err := dir.openFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%s appeared on disk while the edit was applied", name)
+	}
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
-	_, err = f.Write(data)
+	done := false
+	defer func() {
+		if !done {
+			f.Close()
+			dir.remove(name)
+		}
+	}()
+	if err := writeAll(f, data, mode); err != nil {
+		return err
+	}
+	done = true
+	return nil
+}
+
+// replaceFile replaces name in dir with data: a temporary file in the
+// same folder, synced, then renamed over it. The temporary file is removed
+// on every way out but the rename, a panic included.
+func replaceFile(dir folder, name string, data []byte, mode fs.FileMode) error {
+	tmp := tempName(name, "new")
+	f, err := dir.openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	renamed := false
+	defer func() {
+		if !renamed {
+			f.Close()
+			dir.remove(tmp)
+		}
+	}()
+	if err := writeAll(f, data, mode); err != nil {
+		return err
+	}
+	if err := dir.rename(tmp, name); err != nil {
+		return err
+	}
+	renamed = true
+	return nil
+}
+
+// writeAll writes data to f, sets its mode, syncs and closes it.
+func writeAll(f *os.File, data []byte, mode fs.FileMode) error {
+	_, err := f.Write(data)
 	if err == nil {
 		err = f.Chmod(mode)
 	}
@@ -177,38 +413,5 @@ func writeAtomic(target string, data []byte, mode fs.FileMode) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(tmp, target)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
 	return err
-}
-
-// rollback undoes applied changes, newest first.
-func rollback(done []undo) error {
-	var errs []error
-	for i := len(done) - 1; i >= 0; i-- {
-		u := done[i]
-		switch {
-		case u.aside != "":
-			errs = append(errs, os.Rename(u.aside, u.target))
-		case u.existed:
-			errs = append(errs, writeAtomic(u.target, u.old, u.mode))
-		default:
-			errs = append(errs, os.Remove(u.target))
-			for _, d := range u.newDirs {
-				os.Remove(d) // only empty folders go
-			}
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// commit finishes a change once every change has succeeded.
-func (u undo) commit() {
-	if u.aside != "" {
-		os.Remove(u.aside)
-	}
 }
