@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -127,19 +128,29 @@ var errNotDir = errors.New("not a folder")
 // listDir lists a folder under the root (never outside it, symlinks
 // resolved): folders first, then files, case-insensitively sorted.
 func (b *Batch) listDir(clean string) (string, error) {
-	full := filepath.Join(b.Root, filepath.FromSlash(clean))
-	real, err := filepath.EvalSymlinks(full)
+	if _, err := edits.ResolveInRoot(b.Root, clean); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", errNotDir // no root on disk: perhaps an open, unsaved buffer
+		}
+		return "", fmt.Errorf("read %s: %w", clean, err)
+	}
+	root, err := os.OpenRoot(b.Root)
 	if err != nil {
-		return "", errNotDir // not on disk: perhaps an open, unsaved buffer
-	}
-	if rel, err := filepath.Rel(b.Root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", fmt.Errorf("read %s: it resolves to %s, outside the workspace", clean, real)
-	}
-	info, err := os.Stat(real)
-	if err != nil || !info.IsDir() {
 		return "", errNotDir
 	}
-	entries, err := os.ReadDir(real)
+	defer root.Close()
+	// Through the os.Root, a symlink swapped in after the check cannot
+	// lead the listing out of the workspace.
+	info, err := root.Stat(filepath.FromSlash(clean))
+	if err != nil || !info.IsDir() {
+		return "", errNotDir // not on disk: perhaps an open, unsaved buffer
+	}
+	dir, err := root.Open(filepath.FromSlash(clean))
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", clean, err)
+	}
+	entries, err := dir.ReadDir(-1)
+	dir.Close()
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", clean, err)
 	}

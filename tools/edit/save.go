@@ -3,6 +3,7 @@ package edit
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/aymanbagabas/go-udiff"
@@ -30,7 +31,7 @@ func (b *Batch) Save(ctx context.Context, path, content string) (string, error) 
 		result = bom + result // keep the file's byte-order mark
 	}
 	b.write(f, result)
-	msg := "Saved to " + f.path
+	msg := "Saved to " + f.path + throughSymlink(path, f.path)
 	switch {
 	case !f.exists:
 		msg += " (created)"
@@ -43,6 +44,15 @@ func (b *Batch) Save(ctx context.Context, path, content string) (string, error) 
 		}
 	}
 	return msg, nil
+}
+
+// throughSymlink notes that the path a model gave reached the file
+// through a symlink, so it knows which file it changed.
+func throughSymlink(given, clean string) string {
+	if filepath.IsAbs(given) || filepath.ToSlash(filepath.Clean(given)) == clean {
+		return ""
+	}
+	return " (" + given + " leads there through a symlink)"
 }
 
 // Append adds content to the end of path, creating it if needed.
@@ -66,9 +76,9 @@ func (b *Batch) Append(ctx context.Context, path, content string) (string, error
 	}
 	b.write(f, f.content+matchEOL(f.content, sep+ensureFinalNewline(content)))
 	if !f.exists {
-		return "Appended to " + f.path + " (created)", nil
+		return "Appended to " + f.path + throughSymlink(path, f.path) + " (created)", nil
 	}
-	return "Appended to " + f.path, nil
+	return "Appended to " + f.path + throughSymlink(path, f.path), nil
 }
 
 func ensureFinalNewline(s string) string {
