@@ -29,6 +29,8 @@ var helperChildren = []struct{ script, pids string }{
 	// Job control puts the job in a group of its own, in the same
 	// session, like an interactive shell in a pty.
 	{"set -m; sleep 300 & echo $! > jc-sleep.pid; echo $$ > jc-leader.pid; wait", "jc-leader.pid jc-sleep.pid"},
+	// A leader that has exited, not yet reaped, and left a grandchild.
+	{"sleep 300 & echo $! > exited-sleep.pid; echo $$ > exited-leader.pid", "exited-leader.pid exited-sleep.pid"},
 	// A grandchild that ignores SIGHUP and SIGTERM.
 	{"echo $$ > nohup-leader.pid; trap '' HUP TERM; (trap '' HUP TERM; exec sleep 300) & echo $! > nohup-sleep.pid; wait", "nohup-leader.pid nohup-sleep.pid"},
 }
