@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,23 +27,38 @@ import (
 // has no buffer: a server answering a bad frame must find a reader).
 type rawClient struct {
 	t      *testing.T
-	conn   net.Conn
+	w      io.WriteCloser // to the server
 	frames chan map[string]json.RawMessage
 	ended  chan struct{} // the server returned
 }
 
+// startRaw runs a server in-process over a pipe.
 func startRaw(t *testing.T) *rawClient {
 	t.Helper()
 	serverEnd, clientEnd := net.Pipe()
-	c := &rawClient{t: t, conn: clientEnd, frames: make(chan map[string]json.RawMessage, 100), ended: make(chan struct{})}
+	c := newRawClient(t, clientEnd, clientEnd)
 	go func() {
 		defer close(c.ended)
 		lsp.Serve(context.Background(), serverEnd, lsp.Options{})
 		serverEnd.Close()
 	}()
+	t.Cleanup(func() {
+		clientEnd.Close()
+		select {
+		case <-c.ended:
+		case <-time.After(10 * time.Second):
+			t.Error("the server did not end after its stream closed")
+		}
+	})
+	return c
+}
+
+// newRawClient reads the server's frames from r as they come.
+func newRawClient(t *testing.T, w io.WriteCloser, r io.Reader) *rawClient {
+	c := &rawClient{t: t, w: w, frames: make(chan map[string]json.RawMessage, 100), ended: make(chan struct{})}
 	go func() {
 		defer close(c.frames)
-		in := bufio.NewReader(clientEnd)
+		in := bufio.NewReader(r)
 		for {
 			var length int
 			for {
@@ -68,21 +85,15 @@ func startRaw(t *testing.T) *rawClient {
 			c.frames <- msg
 		}
 	}()
-	t.Cleanup(func() {
-		clientEnd.Close()
-		select {
-		case <-c.ended:
-		case <-time.After(10 * time.Second):
-			t.Error("the server did not end after its stream closed")
-		}
-	})
 	return c
 }
 
 func (c *rawClient) send(body string) {
 	c.t.Helper()
-	c.conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
-	if _, err := fmt.Fprintf(c.conn, "Content-Length: %d\r\n\r\n%s", len(body), body); err != nil {
+	if conn, ok := c.w.(net.Conn); ok {
+		conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	}
+	if _, err := fmt.Fprintf(c.w, "Content-Length: %d\r\n\r\n%s", len(body), body); err != nil {
 		c.t.Fatalf("write %.40q: %v (the server stopped reading)", body, err)
 	}
 }
@@ -116,6 +127,16 @@ func (c *rawClient) responsesUntil(id string) (before []map[string]json.RawMessa
 			return before, msg
 		}
 		before = append(before, msg)
+	}
+}
+
+// request waits for the server's request of a method, skipping the rest.
+func (c *rawClient) request(method string) map[string]json.RawMessage {
+	c.t.Helper()
+	for {
+		if msg := c.next(); string(msg["method"]) == strconv.Quote(method) {
+			return msg
+		}
 	}
 }
 
@@ -393,6 +414,64 @@ func TestExitWhileApplyEditUnanswered(t *testing.T) {
 			}
 			if got := readFile(t, root, "b.go"); got != files["b.go"] {
 				t.Errorf("b.go changed: %q", got)
+			}
+		})
+	}
+}
+
+// TestBinaryEndsWithEditUnanswered runs agentls serve on stdio, as
+// editors do, asks for an edit and never answers the server's
+// workspace/applyEdit: the process still ends at once on shutdown and
+// exit (code 0), and when the editor dies and its stdin closes (code 1).
+// Such servers were found alive 15 minutes after their editor.
+func TestBinaryEndsWithEditUnanswered(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds agentls")
+	}
+	bin := buildAgentls(t)
+	for _, tt := range []struct {
+		end      string
+		wantCode int
+	}{{"shutdown and exit", 0}, {"stdin closed", 1}} {
+		t.Run(tt.end, func(t *testing.T) {
+			root := writeFiles(t, files)
+			cmd := exec.Command(bin, "serve")
+			cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir())
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan struct{})
+			go func() { cmd.Wait(); close(exited) }()
+			t.Cleanup(func() {
+				cmd.Process.Kill()
+				<-exited
+			})
+			c := newRawClient(t, stdin, stdout)
+			c.initialize(fmt.Sprintf(`{"processId":null,"rootUri":%q,"capabilities":{"workspace":{"applyEdit":true,"workspaceEdit":{"documentChanges":true}}}}`, uri.File(root)))
+			c.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"workspace/executeCommand","params":{"command":"agentls.applyReply","arguments":[{"text":%q}]}}`, reply))
+			c.request("workspace/applyEdit") // never answered
+			if tt.end == "stdin closed" {
+				stdin.Close()
+			} else {
+				c.send(`{"jsonrpc":"2.0","id":3,"method":"shutdown"}`)
+				c.responsesUntil("3")
+				c.send(`{"jsonrpc":"2.0","method":"exit"}`)
+			}
+			select {
+			case <-exited:
+				if got := cmd.ProcessState.ExitCode(); got != tt.wantCode {
+					t.Errorf("exit code %d, want %d", got, tt.wantCode)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("agentls serve is still running 10 s after " + tt.end)
 			}
 		})
 	}
