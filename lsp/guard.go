@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 )
 
 // What keeps one bad message or one silent client from ending, or
@@ -54,9 +56,30 @@ var errSessionEnded = errors.New("the session ended before the editor answered")
 type sessionConn struct {
 	jsonrpc2.Conn
 	session context.Context
+	// answerWithin bounds the calls an editor answers without asking the
+	// user (quickCalls): a client that lost one must not stall the work
+	// behind it (a task waits for its progress to be created). Calls that
+	// wait for the user (applyEdit, showMessageRequest) are bounded by
+	// their callers.
+	answerWithin map[string]time.Duration
+}
+
+// quickCalls are the calls an editor answers at once, and how long to
+// wait before going on without the answer.
+func quickCalls() map[string]time.Duration {
+	return map[string]time.Duration{
+		protocol.MethodWorkDoneProgressCreate: 10 * time.Second, // the task goes on without a progress
+		protocol.MethodWorkspaceConfiguration: 10 * time.Second, // the settings stay as they are
+		"window/showDocument":                 10 * time.Second, // the user is told the file's name
+	}
 }
 
 func (c sessionConn) Call(ctx context.Context, method string, params, result any) (jsonrpc2.ID, error) {
+	if bound, ok := c.answerWithin[method]; ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, bound)
+		defer cancel()
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stop := context.AfterFunc(c.session, func() { cancel(errSessionEnded) })

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -95,5 +96,61 @@ func TestFileOfURI(t *testing.T) {
 		if tt.want == "" && err == nil || tt.want != "" && (err != nil || got != tt.want) {
 			t.Errorf("fileOfURI(%q) = %q, %v; want %q", tt.uri, got, err, tt.want)
 		}
+	}
+}
+
+// silentConn is a client that never answers: a call returns only when its
+// context ends.
+type silentConn struct{ jsonrpc2.Conn }
+
+func (silentConn) Call(ctx context.Context, _ string, _, _ any) (jsonrpc2.ID, error) {
+	<-ctx.Done()
+	return jsonrpc2.NewNumberID(1), ctx.Err()
+}
+
+// TestSessionConn: a call to a client that never answers ends when the
+// session ends, even with a context that is never cancelled (jsonrpc2's
+// Call waited for good, holding the server's exit), and a quick call
+// (progress, settings) ends after its bound, so the work behind it goes
+// on.
+func TestSessionConn(t *testing.T) {
+	tests := []struct {
+		name    string
+		method  string
+		endedBy string // "session" or "bound"
+	}{
+		{"an edit waits for the session", protocol.MethodWorkspaceApplyEdit, "session"},
+		{"a progress waits for its bound", protocol.MethodWorkDoneProgressCreate, "bound"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			session, endSession := context.WithCancel(context.Background())
+			defer endSession()
+			c := sessionConn{Conn: silentConn{}, session: session, answerWithin: map[string]time.Duration{protocol.MethodWorkDoneProgressCreate: time.Millisecond}}
+			done := make(chan error, 1)
+			go func() {
+				_, err := c.Call(context.WithoutCancel(context.Background()), tt.method, nil, nil)
+				done <- err
+			}()
+			if tt.endedBy == "session" {
+				endSession()
+			}
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("the call still waits 10 s after its %s ended", tt.endedBy)
+			}
+			switch tt.endedBy {
+			case "session":
+				if !errors.Is(err, errSessionEnded) {
+					t.Errorf("err = %v, want errSessionEnded", err)
+				}
+			case "bound":
+				if !errors.Is(err, context.DeadlineExceeded) {
+					t.Errorf("err = %v, want the bound's deadline", err)
+				}
+			}
+		})
 	}
 }

@@ -109,10 +109,10 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (clean boo
 	s.ctx = ctx
 	// A bad frame is answered and skipped, not the session's end.
 	stream := newFrameStream(rwc, func(b *badMessage) { s.log.Warn("skipped a message that is not JSON-RPC", "why", b.Error()) })
-	s.conn = sessionConn{Conn: jsonrpc2.NewConn(stream), session: ctx}
+	s.conn = sessionConn{Conn: jsonrpc2.NewConn(stream), session: ctx, answerWithin: quickCalls()}
 	s.output = s.newOutputChannel()
 	h, canceller := jsonrpc2.CancelHandler(jsonrpc2.AsyncHandler(jsonrpc2.ReplyHandler(recoverPanics(s.log, s.handle))))
-	s.conn.Go(ctx, s.track(cancelRequests(h, canceller)))
+	s.conn.Go(ctx, s.track(cancelRequests(endOnReply(h), canceller)))
 	select {
 	case <-ctx.Done():
 	case <-s.exited:
@@ -164,6 +164,25 @@ func (s *Server) waitHandlers(timeout time.Duration) {
 	select {
 	case <-done:
 	case <-time.After(timeout):
+	}
+}
+
+// endOnReply gives each call a context of its own, cancelled once the call
+// is answered. jsonrpc2 v0.10's CancelHandler derives a context per call
+// from the session's and never cancels it, so every call the session ever
+// answered stayed registered with the session's context (128 bytes each,
+// TestSoakRequestsHoldNothing); derived from this one, it goes with it.
+// Handlers answer when done: work that outlives a call runs on s.ctx.
+func endOnReply(next jsonrpc2.Handler) jsonrpc2.Handler {
+	return func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+		if _, isCall := req.(*jsonrpc2.Call); !isCall {
+			return next(ctx, reply, req)
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		return next(ctx, func(rctx context.Context, result any, err error) error {
+			defer cancel()
+			return reply(rctx, result, err)
+		}, req)
 	}
 }
 
