@@ -261,14 +261,23 @@ func (t *target) check() error {
 		return fmt.Errorf("%s: the file already exists; read it and patch it instead", c.Path)
 	case string(t.old) != c.Base:
 		return fmt.Errorf("%s: the file changed on disk since the edit was made; read it again and redo the edit", c.Path)
-	case t.mode&0o200 == 0:
-		// Read-only says "do not change me": as rm asks before deleting
-		// one, agentls refuses rather than replace it silently.
-		return fmt.Errorf("%s is read-only (mode %04o): agentls does not %s read-only files; make it writable (chmod u+w %s) if it should change", c.Path, t.mode.Perm(), map[Action]string{Modify: "change", Delete: "delete"}[c.Action], c.Path)
-	case c.Action == Modify && t.mode&(fs.ModeSetuid|fs.ModeSetgid) != 0:
-		// Keeping the bit would give new code its privileges; dropping it
-		// silently would break the program. Neither happens unseen.
-		return fmt.Errorf("%s is setuid or setgid (mode %v): agentls does not change such files, since the new content would run with the bit or lose it; change it yourself", c.Path, t.mode)
+	}
+	return CheckMode(c.Path, c.Action, t.mode)
+}
+
+// CheckMode refuses a change that a file's mode says must not happen
+// unseen, for ApplyToDisk and the server's WorkspaceEdits alike: changing
+// or deleting a read-only file (as rm asks before deleting one), and
+// changing a setuid or setgid file (keeping the bit would give new code
+// its privileges; dropping it silently would break the program).
+func CheckMode(path string, a Action, mode fs.FileMode) error {
+	switch {
+	case a == Create:
+		return nil
+	case mode.Perm()&0o200 == 0:
+		return fmt.Errorf("%s is read-only (mode %04o): agentls does not %s read-only files; make it writable (chmod u+w %s) if it should change", path, mode.Perm(), map[Action]string{Modify: "change", Delete: "delete"}[a], path)
+	case a == Modify && mode&(fs.ModeSetuid|fs.ModeSetgid) != 0:
+		return fmt.Errorf("%s is setuid or setgid (mode %v): agentls does not change such files, since the new content would run with the bit or lose it; change it yourself", path, mode)
 	}
 	return nil
 }
