@@ -2,8 +2,11 @@ package lsp
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/edits"
 )
@@ -11,7 +14,9 @@ import (
 // workspaceEditFor turns a changeset into one WorkspaceEdit: every text
 // edit pinned to the document version it was computed on (null for files
 // not open), minimal edits so cursors in untouched lines stay put,
-// CreateFile and DeleteFile for new and removed files.
+// CreateFile and DeleteFile for new and removed files. Every path is
+// checked again as the edit is built (sendableURI), so nothing outside the
+// workspace is ever sent.
 //
 // Clients that announce neither documentChanges nor resource operations
 // get the plain "changes" map, which cannot create or delete files. Neovim
@@ -19,13 +24,16 @@ import (
 // resource operations: either one means documentChanges work.
 func (s *Server) workspaceEditFor(cs *edits.Changeset) (workspaceEdit, error) {
 	s.mu.Lock()
-	caps, enc := s.caps, s.encoding
+	caps, enc, root := s.caps, s.encoding, s.root
 	s.mu.Unlock()
 
 	useDocumentChanges := caps.Workspace.WorkspaceEdit.DocumentChanges || len(caps.Workspace.WorkspaceEdit.ResourceOperations) > 0
 	var we workspaceEdit
 	for _, c := range cs.Effective() {
-		u := s.fileURI(c.Path)
+		u, err := sendableURI(root, c)
+		if err != nil {
+			return workspaceEdit{}, err
+		}
 		textEdits, err := lspEdits(c.Base, c.Result, enc)
 		if err != nil {
 			return workspaceEdit{}, fmt.Errorf("%s: %w", c.Path, err)
@@ -60,6 +68,35 @@ func (s *Server) workspaceEditFor(cs *edits.Changeset) (workspaceEdit, error) {
 		}
 	}
 	return we, nil
+}
+
+// sendableURI returns the URI a change is sent for, checking its path
+// again at the moment the WorkspaceEdit is built, not only when a tool
+// computed the change: a symlink made meanwhile (by a shell command of the
+// same agent turn, or another program) must neither lead the editor to
+// write outside the workspace nor turn the edit onto another document
+// than the one it was computed on. The paths of a changeset are real
+// paths (edits.CleanPath resolves symlinks), so a path that now resolves
+// elsewhere changed under the edit, and is refused. The file's mode is
+// checked as for the disk (edits.CheckMode): read-only and setuid files
+// are not changed through the editor either.
+func sendableURI(root string, c *edits.FileChange) (protocol.DocumentURI, error) {
+	if root == "" {
+		return "", fmt.Errorf("%s: no workspace folder to edit it in", c.Path)
+	}
+	abs, err := edits.ResolveInRoot(root, c.Path)
+	if err != nil {
+		return "", err
+	}
+	if want := filepath.Join(root, filepath.FromSlash(c.Path)); abs != want {
+		return "", fmt.Errorf("%s now leads through a symlink to %s, not the file the edit was computed on: refused; run the request again", c.Path, abs)
+	}
+	if info, err := os.Lstat(abs); err == nil && info.Mode().IsRegular() {
+		if err := edits.CheckMode(c.Path, c.Action, info.Mode()); err != nil {
+			return "", err
+		}
+	}
+	return protocol.DocumentURI(uri.File(abs)), nil
 }
 
 // lspEdits converts the minimal edits from before to after into LSP text

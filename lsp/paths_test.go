@@ -1,0 +1,149 @@
+package lsp_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/agent/modeltest"
+	"github.com/agentls/agentls/lsp/lsptest"
+)
+
+// outsideAndLink makes a folder beside the workspace, with a file and a
+// symlink dirlink → ../<it> in the workspace, and returns the folder's
+// path relative to the root ("../out…").
+func outsideAndLink(t *testing.T, root string) (outside, rel string) {
+	t.Helper()
+	outside = filepath.Join(filepath.Dir(root), filepath.Base(root)+"-out")
+	if err := os.Mkdir(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(outside) })
+	os.WriteFile(filepath.Join(outside, "x.txt"), []byte("x\n"), 0o644)
+	rel, _ = filepath.Rel(root, outside)
+	if err := os.Symlink(rel, filepath.Join(root, "dirlink")); err != nil {
+		t.Fatal(err)
+	}
+	return outside, filepath.ToSlash(rel)
+}
+
+func listDir(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// TestApplyReplyRefusesSymlinkOut: a reply that creates dirlink/new.txt
+// and patches dirlink/x.txt, where dirlink leads out of the workspace and
+// x.txt is open in the editor under its real path outside, is refused
+// whole: no CreateFile or TextDocumentEdit reaches the editor, nothing
+// outside changes, and the user is told why.
+func TestApplyReplyRefusesSymlinkOut(t *testing.T) {
+	for _, p := range lsptest.Profiles() {
+		t.Run(p.Name, func(t *testing.T) {
+			root := writeFiles(t, files)
+			outside, rel := outsideAndLink(t, root)
+			e := lsptest.Start(t, root, p)
+			e.OpenBuffer(rel+"/x.txt", "text", "x\n") // the link's target, open
+			for _, reply := range []string{
+				"```save dirlink/new.txt\npwned\n```\n",
+				"```patch dirlink/x.txt\n<<<<<<< ORIGINAL\nx\n=======\npwned\n>>>>>>> UPDATED\n```\n",
+				"```save a.go\npackage p\n```\n\n```save dirlink/new.txt\npwned\n```\n",
+			} {
+				before := len(e.Messages())
+				if err := e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply}); err != nil {
+					t.Fatal(err)
+				}
+				e.Await("a refusal", func() bool { return len(e.MessagesLocked()) > before })
+				msg := e.Messages()[before]
+				if msg.Type != protocol.MessageTypeError || !strings.Contains(msg.Message, "nothing applied") || !strings.Contains(msg.Message, "outside the workspace") {
+					t.Errorf("reply %q: message %+v", reply, msg)
+				}
+			}
+			if got := listDir(t, outside); len(got) != 1 || got[0] != "x.txt" {
+				t.Errorf("files outside the workspace: %v", got)
+			}
+			if got := e.Buffer(rel + "/x.txt"); got != "x\n" {
+				t.Errorf("the buffer outside the workspace was edited: %q", got)
+			}
+			if e.EditsAppliedLocked() != 0 {
+				t.Errorf("%d WorkspaceEdits were sent", e.EditsAppliedLocked())
+			}
+			if readFile(t, root, "a.go") != files["a.go"] {
+				t.Error("a.go changed although its reply was refused")
+			}
+		})
+	}
+}
+
+// TestApplyReplyThroughSymlinkInside: a buffer open under its real path
+// (real/a.txt) is edited as itself when a reply names it through a
+// symlink inside the workspace (inlink/a.txt): the edit goes to that
+// buffer, pinned to its version, and not to the disk through the link
+// with positions computed on the buffer.
+func TestApplyReplyThroughSymlinkInside(t *testing.T) {
+	for _, p := range lsptest.Profiles() {
+		t.Run(p.Name, func(t *testing.T) {
+			root := writeFiles(t, map[string]string{"real/a.txt": "one\ntwo\n"})
+			os.Symlink("real", filepath.Join(root, "inlink"))
+			e := lsptest.Start(t, root, p)
+			e.OpenBuffer("real/a.txt", "text", "zero\none\ntwo\n") // unsaved: a line added
+			e.ExecuteCommand("agentls.applyReply", map[string]any{"text": "```patch inlink/a.txt\n<<<<<<< ORIGINAL\ntwo\n=======\nTWO\n>>>>>>> UPDATED\n```\n"})
+			e.Await("the edit applied", func() bool { return e.HasMessageLocked("agentls: applied") })
+			if got := e.Buffer("real/a.txt"); got != "zero\none\nTWO\n" {
+				t.Errorf("buffer = %q", got)
+			}
+			if got := readFile(t, root, "real/a.txt"); got != "one\ntwo\n" {
+				t.Errorf("disk = %q, want it untouched (the buffer is the editor's to save)", got)
+			}
+			if v, ok := e.EditVersion("real/a.txt"); !ok || v == nil || *v != p.OpenVersion {
+				t.Errorf("the edit is pinned to %v (sent: %v), want the buffer's version %d", v, ok, p.OpenVersion)
+			}
+		})
+	}
+}
+
+// TestAskSymlinkMadeByCommand: the model chains two harmless steps in one
+// turn — a shell command that makes dirlink → ../out, then a save of
+// dirlink/x — and the save is refused (the path is checked when the save
+// runs, after the command), nothing lands outside, and the model is told.
+func TestAskSymlinkMadeByCommand(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	root := writeFiles(t, files)
+	outside := filepath.Join(filepath.Dir(root), filepath.Base(root)+"-out")
+	os.Mkdir(outside, 0o755)
+	t.Cleanup(func() { os.RemoveAll(outside) })
+	rel, _ := filepath.Rel(root, outside)
+	srv := modeltest.New(
+		modeltest.Text("```shell\nln -s "+rel+" dirlink\n```\n\n", 16),
+		modeltest.Text("```save dirlink/new.txt\npwned\n```\n\n", 16),
+		modeltest.Text("Done.", 16),
+	)
+	defer srv.Close()
+	e := lsptest.StartWith(t, root, lsptest.VSCode(), map[string]any{"model": "m", "baseUrl": srv.URL}, nil)
+	e.ChooseAction = func(protocol.ShowMessageRequestParams) string { return "Run" }
+	e.OpenFile("a.go", "go")
+	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "make a link and save through it"})
+	e.Await("turn done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
+	if _, err := os.Lstat(filepath.Join(root, "dirlink")); err != nil {
+		t.Fatalf("the command did not make the link: %v (messages %v)", err, e.Messages())
+	}
+	if got := listDir(t, outside); len(got) != 0 {
+		t.Errorf("files outside the workspace: %v", got)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model calls", len(reqs))
+	}
+	msgs := reqs[2].Body.Messages
+	if result := msgs[len(msgs)-1].Content; !strings.Contains(result, "outside the workspace") {
+		t.Errorf("the model was told %q", result)
+	}
+}
