@@ -2,10 +2,13 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
+	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 )
@@ -52,6 +55,7 @@ func (s *Server) applyEdit(ctx context.Context, label string, we workspaceEdit) 
 	}
 	if errors.Is(context.Cause(callCtx), errApplyEditUnanswered) && ctx.Err() == nil {
 		s.log.Warn("the editor did not answer workspace/applyEdit in time: the request is cancelled", "label", label, "timeout", timeout)
+		s.unanswered.add(id, label)
 		// The editor may still be applying it (a dialog left open): tell
 		// it the server stopped waiting.
 		if err := s.conn.Notify(context.WithoutCancel(ctx), protocol.MethodCancelRequest, map[string]any{"id": &id}); err != nil {
@@ -65,6 +69,50 @@ func (s *Server) applyEdit(ctx context.Context, label string, we workspaceEdit) 
 // errApplyEditUnanswered is a workspace/applyEdit the editor did not answer
 // in time.
 var errApplyEditUnanswered = errors.New("workspace/applyEdit: no answer")
+
+// unansweredEdits are the workspace/applyEdit calls the server stopped
+// waiting for (their changes were kept as pending review), by id.
+type unansweredEdits struct {
+	mu     sync.Mutex
+	labels map[jsonrpc2.ID]string
+}
+
+func (u *unansweredEdits) add(id jsonrpc2.ID, label string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.labels == nil {
+		u.labels = map[jsonrpc2.ID]string{}
+	}
+	u.labels[id] = label
+}
+
+func (u *unansweredEdits) take(id jsonrpc2.ID) (string, bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	label, ok := u.labels[id]
+	delete(u.labels, id)
+	return label, ok
+}
+
+// lateAnswer sees each response the client sends (from the read loop, so
+// it only looks). An editor that applies an edit after the server gave up
+// on it (and kept it as pending review) has now made the change twice
+// over, once in the files and once pending: the user is told which to
+// reject.
+func (s *Server) lateAnswer(r *jsonrpc2.Response) {
+	label, ok := s.unanswered.take(r.ID())
+	if !ok || r.Err() != nil {
+		return
+	}
+	var res applyEditResult
+	if json.Unmarshal(r.Result(), &res) != nil || !res.Applied {
+		return
+	}
+	s.log.Warn("the editor applied an edit after the server stopped waiting", "label", label)
+	s.goBackground("late applyEdit", func(ctx context.Context) {
+		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: the editor applied %q after agentls stopped waiting for it, so its changes are now in the files and also pending review: reject the pending ones (code actions, or agentls.review.reject)", label)
+	})
+}
 
 // showDocumentParams and showDocumentResult are LSP 3.16's; the library
 // has no types for them.

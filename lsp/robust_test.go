@@ -362,6 +362,25 @@ func TestApplyEditUnanswered(t *testing.T) {
 	}
 }
 
+// TestApplyEditAnsweredLate: an editor that applies an edit after the
+// server stopped waiting (and kept it as pending review) has the change
+// twice over; the user is told to reject the pending copy.
+func TestApplyEditAnsweredLate(t *testing.T) {
+	root := writeFiles(t, files)
+	e := lsptest.StartWithOptions(t, root, lsptest.VSCode(), nil, nil, lsp.Options{ApplyEditTimeout: 200 * time.Millisecond})
+	e.OpenFile("a.go", "go")
+	e.IgnoreApplyEdit = true
+	if err := e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply}); err != nil {
+		t.Fatal(err)
+	}
+	e.Await("the change kept for review", func() bool { return e.HasMessageLocked("kept as pending review") && pendingIn(e, "a.go") })
+	e.AnswerHeldApplyEdits()
+	e.Await("the user told of the late edit", func() bool { return e.HasMessageLocked("after agentls stopped waiting") })
+	if got := e.Buffer("a.go"); got != "package p\n\n// Config holds settings.\ntype Settings struct{}\n" {
+		t.Errorf("a.go = %q", got)
+	}
+}
+
 // TestApplyEditUnansweredAgentTurn: in an agent turn, the model is told
 // (the tool's error) that the editor did not answer, and the turn goes on.
 func TestApplyEditUnansweredAgentTurn(t *testing.T) {

@@ -90,6 +90,9 @@ type Server struct {
 	chats     chatsRunning                     // chat documents being answered
 	host      *shelltool.Host                  // the tools' processes; started on first use
 	output    *outputChannel                   // commands' output to the client's log
+	// unanswered are the workspace/applyEdit calls given up on, by id,
+	// so an answer that comes late is told to the user (client.go).
+	unanswered unansweredEdits
 
 	exited chan struct{}
 	once   sync.Once
@@ -109,6 +112,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (clean boo
 	s.ctx = ctx
 	// A bad frame is answered and skipped, not the session's end.
 	stream := newFrameStream(rwc, func(b *badMessage) { s.log.Warn("skipped a message that is not JSON-RPC", "why", b.Error()) })
+	stream.responses = s.lateAnswer
 	s.conn = sessionConn{Conn: jsonrpc2.NewConn(stream), session: ctx, answerWithin: quickCalls()}
 	s.output = s.newOutputChannel()
 	h, canceller := jsonrpc2.CancelHandler(jsonrpc2.AsyncHandler(jsonrpc2.ReplyHandler(recoverPanics(s.log, s.handle))))

@@ -38,6 +38,9 @@ type frameStream struct {
 	bad func(*badMessage)
 	// maxFrame is the largest body read; a larger one is skipped unread.
 	maxFrame int64
+	// responses, if set, sees every response read, before the connection
+	// does (which drops one no call waits for any more).
+	responses func(*jsonrpc2.Response)
 }
 
 const (
@@ -100,6 +103,9 @@ func (s *frameStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error)
 		default:
 			var msg jsonrpc2.Message
 			if msg, bad = decodeMessage(body); bad == nil {
+				if r, ok := msg.(*jsonrpc2.Response); ok && s.responses != nil {
+					s.responses(r)
+				}
 				return msg, total, nil
 			}
 		}

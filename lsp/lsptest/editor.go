@@ -135,11 +135,13 @@ type Editor struct {
 	// the agentls editor plugins do (start it with initializationOptions
 	// {"saveDocuments": true} so the server knows).
 	SavesDocuments bool
-	// IgnoreApplyEdit makes the editor never answer workspace/applyEdit
-	// (a client that lost the request, or hung): the requests are only
-	// counted (ApplyEditsUnansweredLocked).
+	// IgnoreApplyEdit makes the editor leave workspace/applyEdit
+	// unanswered (a client that lost the request, or hung): the requests
+	// are counted (ApplyEditsUnansweredLocked) and held, to be applied
+	// and answered late by AnswerHeldApplyEdits, or never.
 	IgnoreApplyEdit bool
 	unanswered      int
+	held            []func()
 	// cancelled are the ids of the server's $/cancelRequest notifications.
 	cancelled []json.RawMessage
 
@@ -543,11 +545,18 @@ func (e *Editor) answer(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		ignore := e.IgnoreApplyEdit
 		if ignore {
 			e.unanswered++
+			e.held = append(e.held, func() {
+				var p struct {
+					Edit json.RawMessage `json:"edit"`
+				}
+				json.Unmarshal(req.Params(), &p)
+				reply(ctx, e.applyWorkspaceEdit(p.Edit), nil)
+			})
 			e.signal()
 		}
 		e.mu.Unlock()
 		if ignore {
-			return nil // never answered
+			return nil // answered late, or never
 		}
 		var p struct {
 			Label string          `json:"label"`
@@ -837,6 +846,18 @@ func (e *Editor) Diagnostics(rel string) []protocol.Diagnostic {
 // requests the editor left unanswered (IgnoreApplyEdit); for use inside an
 // Await condition.
 func (e *Editor) ApplyEditsUnansweredLocked() int { return e.unanswered }
+
+// AnswerHeldApplyEdits applies the workspace edits left unanswered under
+// IgnoreApplyEdit and answers them now, late.
+func (e *Editor) AnswerHeldApplyEdits() {
+	e.mu.Lock()
+	held := e.held
+	e.held = nil
+	e.mu.Unlock()
+	for _, answer := range held {
+		answer()
+	}
+}
 
 // CancelledRequestsLocked returns the ids of the server's requests it
 // cancelled with $/cancelRequest; for use inside an Await condition.
