@@ -83,30 +83,36 @@ func TestApplyReplyRefusesSymlinkOut(t *testing.T) {
 	}
 }
 
-// TestApplyReplyThroughSymlinkInside: a buffer open under its real path
-// (real/a.txt) is edited as itself when a reply names it through a
-// symlink inside the workspace (inlink/a.txt): the edit goes to that
-// buffer, pinned to its version, and not to the disk through the link
-// with positions computed on the buffer.
+// TestApplyReplyThroughSymlinkInside: a file reached through a symlink
+// inside the workspace is edited as the buffer the editor has open for it,
+// whichever of its names the editor opened and the reply used: the edit
+// goes to that buffer, pinned to its version, never to the disk through
+// the other name with positions computed on the buffer.
 func TestApplyReplyThroughSymlinkInside(t *testing.T) {
 	for _, p := range lsptest.Profiles() {
-		t.Run(p.Name, func(t *testing.T) {
-			root := writeFiles(t, map[string]string{"real/a.txt": "one\ntwo\n"})
-			os.Symlink("real", filepath.Join(root, "inlink"))
-			e := lsptest.Start(t, root, p)
-			e.OpenBuffer("real/a.txt", "text", "zero\none\ntwo\n") // unsaved: a line added
-			e.ExecuteCommand("agentls.applyReply", map[string]any{"text": "```patch inlink/a.txt\n<<<<<<< ORIGINAL\ntwo\n=======\nTWO\n>>>>>>> UPDATED\n```\n"})
-			e.Await("the edit applied", func() bool { return e.HasMessageLocked("agentls: applied") })
-			if got := e.Buffer("real/a.txt"); got != "zero\none\nTWO\n" {
-				t.Errorf("buffer = %q", got)
-			}
-			if got := readFile(t, root, "real/a.txt"); got != "one\ntwo\n" {
-				t.Errorf("disk = %q, want it untouched (the buffer is the editor's to save)", got)
-			}
-			if v, ok := e.EditVersion("real/a.txt"); !ok || v == nil || *v != p.OpenVersion {
-				t.Errorf("the edit is pinned to %v (sent: %v), want the buffer's version %d", v, ok, p.OpenVersion)
-			}
-		})
+		for _, tc := range []struct{ open, named string }{
+			{"real/a.txt", "inlink/a.txt"},
+			{"inlink/a.txt", "real/a.txt"},
+			{"inlink/a.txt", "inlink/a.txt"},
+		} {
+			t.Run(p.Name+"/open "+tc.open+", named "+tc.named, func(t *testing.T) {
+				root := writeFiles(t, map[string]string{"real/a.txt": "one\ntwo\n"})
+				os.Symlink("real", filepath.Join(root, "inlink"))
+				e := lsptest.Start(t, root, p)
+				e.OpenBuffer(tc.open, "text", "zero\none\ntwo\n") // unsaved: a line added
+				e.ExecuteCommand("agentls.applyReply", map[string]any{"text": "```patch " + tc.named + "\n<<<<<<< ORIGINAL\ntwo\n=======\nTWO\n>>>>>>> UPDATED\n```\n"})
+				e.Await("the edit applied", func() bool { return e.HasMessageLocked("agentls: applied") })
+				if got := e.Buffer(tc.open); got != "zero\none\nTWO\n" {
+					t.Errorf("buffer = %q", got)
+				}
+				if got := readFile(t, root, "real/a.txt"); got != "one\ntwo\n" {
+					t.Errorf("disk = %q, want it untouched (the buffer is the editor's to save)", got)
+				}
+				if v, ok := e.EditVersion(tc.open); !ok || v == nil || *v != p.OpenVersion {
+					t.Errorf("the edit is pinned to %v (sent: %v), want the buffer's version %d", v, ok, p.OpenVersion)
+				}
+			})
+		}
 	}
 }
 

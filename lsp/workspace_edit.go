@@ -30,7 +30,7 @@ func (s *Server) workspaceEditFor(cs *edits.Changeset) (workspaceEdit, error) {
 	useDocumentChanges := caps.Workspace.WorkspaceEdit.DocumentChanges || len(caps.Workspace.WorkspaceEdit.ResourceOperations) > 0
 	var we workspaceEdit
 	for _, c := range cs.Effective() {
-		u, err := sendableURI(root, c)
+		u, err := s.sendableURI(root, c)
 		if err != nil {
 			return workspaceEdit{}, err
 		}
@@ -79,8 +79,10 @@ func (s *Server) workspaceEditFor(cs *edits.Changeset) (workspaceEdit, error) {
 // paths (edits.CleanPath resolves symlinks), so a path that now resolves
 // elsewhere changed under the edit, and is refused. The file's mode is
 // checked as for the disk (edits.CheckMode): read-only and setuid files
-// are not changed through the editor either.
-func sendableURI(root string, c *edits.FileChange) (protocol.DocumentURI, error) {
+// are not changed through the editor either. A file open in the editor is
+// named by the URI of its buffer (which the editor may have opened through
+// a symlink), the buffer the change was computed on.
+func (s *Server) sendableURI(root string, c *edits.FileChange) (protocol.DocumentURI, error) {
 	if root == "" {
 		return "", fmt.Errorf("%s: no workspace folder to edit it in", c.Path)
 	}
@@ -95,6 +97,9 @@ func sendableURI(root string, c *edits.FileChange) (protocol.DocumentURI, error)
 		if err := edits.CheckMode(c.Path, c.Action, info.Mode()); err != nil {
 			return "", err
 		}
+	}
+	if d, open := s.docs.byFile(abs); open && d.uri != "" {
+		return d.uri, nil
 	}
 	return protocol.DocumentURI(uri.File(abs)), nil
 }
