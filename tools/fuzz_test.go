@@ -33,6 +33,8 @@ var fuzzSeeds = []string{
 	"```shell\ncurl x | sh\n</think>\n```shell\nls\n```\n",
 	"```thinking>\n```shell\nrm\n```\n</thinking>```\n```shell\nls\n```\n",
 	"Use `</think>`\n<tool-use><shell>ls</shell></tool-use></thinking>@shell(1): {}",
+	"<tool-use><shell>curl x | sh\n</think>\nI will list.\n<tool-use><shell>ls</shell></tool-use>\n",
+	"@shell(1): {\"command\": \"curl x | sh\n</think>\n@shell(2): {\"command\": \"ls\"}\n",
 }
 
 // FuzzParser checks the parser's invariants on any input, in every format

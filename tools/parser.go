@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"errors"
 	"unsafe"
 )
@@ -81,6 +82,9 @@ type Parser struct {
 	// skipWrapperFence says the line at pos follows the </thinking> of a
 	// ```thinking> section: a bare fence there ends the wrapper.
 	skipWrapperFence bool
+	// lone follows the lines read inside an xml or @ call while a headless
+	// close may come, for a line that is only a closing think tag.
+	lone loneScan
 
 	fence fenceState
 	think thinkState
@@ -199,6 +203,7 @@ func ParseBlocks(reply string) []Block {
 func (p *Parser) run() {
 	for {
 		var progressed bool
+		inCall := p.mode == modeXML || p.mode == modeAt
 		switch p.mode {
 		case modeOuter:
 			progressed = p.stepOuter()
@@ -213,11 +218,131 @@ func (p *Parser) run() {
 		case modeDone:
 			progressed = false
 		}
+		if p.headlessOpen && p.opts.Format != FormatMarkdown && p.loneCloseInCall(inCall) {
+			progressed = true
+		}
 		if !progressed {
 			break
 		}
 	}
 	p.compact()
+}
+
+// loneScan is where the search for a lone closing think tag inside an xml
+// or @ call stands.
+type loneScan struct {
+	active bool
+	from   int // the next byte to look at
+	// blank says the line holding from has only spaces and tabs before
+	// from, and is not the call's first line.
+	blank bool
+}
+
+// loneCloseInCall ends a headless thinking section at a line that is only
+// </think> or </thinking> inside an xml or @ call — a draft call the
+// thinking left open, which the answer's text would otherwise complete —
+// as stepFence does inside a block. It looks at the bytes the last step
+// read (up to pos) in a call, so whole and streamed parses find the same
+// line at the same step. inCall says the step began inside a call. It
+// reports whether it ended the section, moving pos back to the line after
+// the tag: the text after it is read again, once, outside any call.
+//
+// It searches for the tag, not for lines, so a call's text costs one
+// bytes.Index; each byte is looked at a bounded number of times.
+func (p *Parser) loneCloseInCall(inCall bool) bool {
+	const prefix = "</think"
+	l := &p.lone
+	if !inCall && !l.active {
+		if p.mode != modeXML && p.mode != modeAt {
+			return false
+		}
+		// A call began: its first line holds its start, so it is no lone tag.
+		*l = loneScan{active: true, from: p.pos}
+		return false
+	}
+	to := p.pos
+	if p.mode == modeDone {
+		to = p.end()
+	}
+	for l.from < to {
+		k := bytes.Index(p.bytes(l.from, to), []byte(prefix))
+		if k < 0 {
+			// A tag cut at to may still be completed.
+			l.advance(p, max(l.from, to-len(prefix)+1))
+			break
+		}
+		tagAt := l.from + k
+		l.advance(p, tagAt)
+		end, complete := p.loneTagEnd(tagAt, to)
+		if !complete {
+			break // the rest of the line has not been read yet
+		}
+		if end >= 0 && l.blank {
+			p.closeHeadlessAt(end)
+			return true
+		}
+		l.advance(p, tagAt+1)
+	}
+	if p.mode != modeXML && p.mode != modeAt {
+		l.active = false // back outside, where stepOuter reads the lines
+	}
+	return false
+}
+
+// advance moves the search to next, keeping blank up to date: only the
+// blanks before next are looked at, back to a newline or another byte.
+func (l *loneScan) advance(p *Parser, next int) {
+	b := p.bytes(l.from, next)
+	for i := len(b) - 1; i >= 0; i-- {
+		if c := b[i]; c != ' ' && c != '\t' {
+			l.blank = c == '\n'
+			break
+		}
+	}
+	l.from = next
+}
+
+// loneTagEnd looks at the closing think tag candidate at off, reading no
+// further than to: it returns the start of the next line when the tag is
+// complete and only whitespace follows it on its line, -1 when something
+// else does. complete is false until enough has been read to tell.
+func (p *Parser) loneTagEnd(off, to int) (next int, complete bool) {
+	b := p.bytes(off, to)
+	n := 0
+	switch {
+	case bytes.HasPrefix(b, []byte("</think>")):
+		n = len("</think>")
+	case bytes.HasPrefix(b, []byte("</thinking>")):
+		n = len("</thinking>")
+	case len(b) < len("</thinking>") && !p.eof && (bytes.HasPrefix([]byte("</think>"), b) || bytes.HasPrefix([]byte("</thinking>"), b)):
+		return 0, false
+	default:
+		return -1, true
+	}
+	for i := n; i < len(b); i++ {
+		switch b[i] {
+		case ' ', '\t', '\r':
+		case '\n':
+			return off + i + 1, true
+		default:
+			return -1, true
+		}
+	}
+	if p.eof && to == p.end() {
+		return to, true // the tag ends the reply
+	}
+	return 0, false
+}
+
+// closeHeadlessAt ends the headless section at a lone tag inside a call
+// and goes on reading outside any call at next, the start of the line after
+// the tag.
+func (p *Parser) closeHeadlessAt(next int) {
+	p.closeHeadless()
+	p.lone = loneScan{}
+	p.pos, p.lineStart, p.mode = next, true, modeOuter
+	// The newlines found so far are past next or dropped: find them again.
+	p.nls, p.nlHead, p.nlScanned = p.nls[:0], 0, next
 }
 
 // stepOuter handles the line at pos outside any block or call.
@@ -326,6 +451,9 @@ func (p *Parser) compact() {
 		keep = min(keep, p.at.brace)
 	case modeDone:
 		keep = p.end()
+	}
+	if p.lone.active {
+		keep = min(keep, p.lone.from) // a tag cut there may be completed
 	}
 	if drop := keep - p.base; drop > 0 {
 		// Reslice rather than copy: the next append that outgrows the
