@@ -21,9 +21,11 @@ import "bytes"
 // tag before it as the end of such a section:
 //
 //   - a </think> or </thinking> outside code blocks and inline code, or a
-//     line inside a block that is only that tag (a draft block left open in
-//     the thinking), makes everything before it thinking: the blocks, calls
-//     and problems found before it are dropped;
+//     line that is only that tag inside a block or an xml or @ call (a
+//     draft left open in the thinking, which the answer's text would
+//     otherwise complete), makes everything before it thinking: the blocks,
+//     calls and problems found before it are dropped, and reading goes on
+//     after it outside any block or call;
 //   - while such a close may still come — no section opened or closed yet,
 //     and the reply not ended — Blocks, ToolUses and Problems report
 //     nothing, so streaming never reports a draft that the end of the
