@@ -52,6 +52,9 @@ type Model struct {
 	cfg    ModelConfig
 	key    string
 	client *openai.Client
+	// transport is the Model's own, kept so CloseIdleConnections can end
+	// the connections it holds for a next request.
+	transport *http.Transport
 }
 
 // NewModel returns a Model for cfg, reading defaults and the key with
@@ -87,12 +90,20 @@ func NewModel(cfg ModelConfig, getenv func(string) string) (*Model, error) {
 	key := getenv(cfg.APIKeyEnv)
 	oc := openai.DefaultConfig(key)
 	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	transport := http.DefaultTransport.(*http.Transport).Clone()
 	oc.HTTPClient = &http.Client{Transport: &retryTransport{
-		base:    http.DefaultTransport.(*http.Transport).Clone(),
+		base:    transport,
 		retries: cfg.Retries, backoff: cfg.Backoff, maxWait: cfg.MaxWait,
 	}}
-	return &Model{cfg: cfg, key: key, client: openai.NewClientWithConfig(oc)}, nil
+	return &Model{cfg: cfg, key: key, client: openai.NewClientWithConfig(oc), transport: transport}, nil
 }
+
+// CloseIdleConnections closes the connections the Model keeps open for a
+// next request; call it when done with the Model. Each Model has a
+// transport of its own, whose idle connection otherwise stays open (a
+// descriptor, two goroutines, its buffers) for the 90 s idle timeout: the
+// server, which makes a Model per agent turn, held one per turn (TestSoak).
+func (m *Model) CloseIdleConnections() { m.transport.CloseIdleConnections() }
 
 // Name returns the model's name.
 func (m *Model) Name() string { return m.cfg.Model }

@@ -110,6 +110,7 @@ func (s *Server) startTurn(plan turnPlan) (int, error) {
 	s.mu.Unlock()
 	req := plan.req
 	s.goTurnTask(id, fmt.Sprintf("agentls: agent turn %d", id), func(ctx context.Context, t *task) {
+		defer model.CloseIdleConnections() // the turn's model is not used again
 		turn := &agent.Turn{Model: model, Registry: reg, Format: format, Limits: agent.Limits{MaxSteps: set.MaxSteps},
 			Runner: &editorRunner{s: s, t: t, reg: reg, label: fmt.Sprintf("agent turn %d", id), home: plan.home, homeLine: plan.homeLine}}
 		if f, err := agent.OpenLog(os.Getenv, req.Root, id, time.Now()); err != nil {
