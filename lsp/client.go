@@ -96,9 +96,9 @@ func (u *unansweredEdits) take(id jsonrpc2.ID) (string, bool) {
 
 // lateAnswer sees each response the client sends (from the read loop, so
 // it only looks). An editor that applies an edit after the server gave up
-// on it (and kept it as pending review) has now made the change twice
-// over, once in the files and once pending: the user is told which to
-// reject.
+// on it has made a change the server reported as failed; a reply's edit
+// was also kept as pending review, so it is there twice over: the user is
+// told, and which copy to reject.
 func (s *Server) lateAnswer(r *jsonrpc2.Response) {
 	label, ok := s.unanswered.take(r.ID())
 	if !ok || r.Err() != nil {
@@ -110,7 +110,11 @@ func (s *Server) lateAnswer(r *jsonrpc2.Response) {
 	}
 	s.log.Warn("the editor applied an edit after the server stopped waiting", "label", label)
 	s.goBackground("late applyEdit", func(ctx context.Context) {
-		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: the editor applied %q after agentls stopped waiting for it, so its changes are now in the files and also pending review: reject the pending ones (code actions, or agentls.review.reject)", label)
+		msg := fmt.Sprintf("agentls: the editor applied %q after agentls stopped waiting for it (and reported it failed)", label)
+		if len(s.review.files()) > 0 {
+			msg += "; if its changes were kept as pending review, they are now in the files as well: reject the pending copy (code actions, or agentls.review.reject)"
+		}
+		s.showMessage(ctx, protocol.MessageTypeWarning, "%s", msg)
 	})
 }
 
