@@ -21,11 +21,16 @@ type analyzer struct {
 	ws    *workspace
 	// dirs are the directories the shell may be in at the command being
 	// checked: where the line starts, then every `cd` target so far.
-	dirs     []string
-	repos    *repoChecks // the repositories' config, read at most once per Check
-	findings []finding
-	allowed  []string // what allowed each allowed command, without duplicates
-	patterns []string // for Patterns, without duplicates
+	dirs []string
+	// dirsLost marks a line that changed directory more often than dirs
+	// can follow: every command that reads asks.
+	dirsLost bool
+	// dirVerdicts are dirProblem's findings by directory, for this line.
+	dirVerdicts map[string]string
+	repos       *repoChecks // the repositories' config, read at most once per Check
+	findings    []finding
+	allowed     []string // what allowed each allowed command, without duplicates
+	patterns    []string // for Patterns, without duplicates
 }
 
 // finding is one command that must be denied or asked about.
@@ -54,7 +59,7 @@ func newAnalyzer(r rules, ws *workspace, dir string, repos *repoChecks) *analyze
 
 // inner is an analyzer for a script that a command of a's line runs.
 func (a *analyzer) inner() *analyzer {
-	return &analyzer{rules: a.rules, ws: a.ws, dirs: slices.Clone(a.dirs), repos: a.repos}
+	return &analyzer{rules: a.rules, ws: a.ws, dirs: slices.Clone(a.dirs), dirsLost: a.dirsLost, repos: a.repos}
 }
 
 // script parses and walks the top-level line. It returns false with the
@@ -547,6 +552,9 @@ func patternWord(s string, name bool) bool {
 // arguments are otherwise the user's choice, would read secrets or open a
 // connection: an argument naming such a file, or "".
 func (a *analyzer) secretArgument(args []word) string {
+	if len(a.findings) > 0 {
+		return "" // the line asks already: another reason, later in it, changes nothing
+	}
 	for _, w := range args {
 		if !w.known || w.val == "" || strings.HasPrefix(w.val, "-") && !strings.Contains(w.val, "=") {
 			continue
@@ -554,6 +562,9 @@ func (a *analyzer) secretArgument(args []word) string {
 		v := w.val
 		if _, after, ok := strings.Cut(v, "="); ok && strings.HasPrefix(v, "-") {
 			v = after
+		}
+		if rest, ok := strings.CutPrefix(v, "~/"); ok && w.tilde && a.ws.home != "" {
+			v = path.Join(a.ws.home, rest)
 		}
 		for _, dir := range a.dirs {
 			p := v
@@ -566,6 +577,14 @@ func (a *analyzer) secretArgument(args []word) string {
 			}
 			if s := a.ws.secret(p); s != "" {
 				return fmt.Sprintf("`%s` %s", w.val, s)
+			}
+			if !a.disk() {
+				continue
+			}
+			if real := a.ws.resolve(p); real != p {
+				if s := a.ws.secret(real); s != "" {
+					return fmt.Sprintf("`%s` leads through a symlink to %s, which %s", w.val, real, s)
+				}
 			}
 		}
 	}

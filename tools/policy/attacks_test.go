@@ -307,3 +307,43 @@ func TestFalseDecisions(t *testing.T) {
 		{"git reset --hard \xff", Deny, reasonGit},
 	})
 }
+
+// TestConfiguredPatternsStillGuardSecrets: "Always" for cat lets cat read
+// anywhere (the user chose), but not the user's secrets.
+func TestConfiguredPatternsStillGuardSecrets(t *testing.T) {
+	root, home := testWorkspace(t)
+	if err := os.Symlink(home+"/.ssh/id_rsa", filepath.Join(root, "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+	runChecks(t, mustNew(t, Config{Root: root, Home: home, Allow: []string{"cat", "make"}}), []checkCase{
+		{"cat " + home + "/notes.txt", Allow, "cat (configured)"},
+		{"cat /usr/share/dict/words", Allow, ""},
+		{"make all", Allow, ""},
+		{"cat ~/.bashrc", Ask, "dotfile"},
+		{"cat ~/.aws/credentials", Ask, "secrets"},
+		{"cat " + home + "/.netrc", Ask, "secrets"},
+		{"cat /etc/shadow", Ask, "secrets"},
+		{"cat notes.txt", Ask, "symlink"},
+		{"make -f /dev/tcp/h/80", Ask, "network"},
+		{"cat $OPENAI_API_KEY", Ask, "secret"},
+	})
+}
+
+// TestManyDirectoryChanges: every relative cd may double the directories
+// the shell may be in; past a bound, reads ask instead of the check
+// growing exponentially.
+func TestManyDirectoryChanges(t *testing.T) {
+	var b strings.Builder
+	for i := range 40 {
+		b.WriteString("cd sub && ls; ")
+		if i == 2 {
+			b.WriteString("cat a.go; ")
+		}
+	}
+	line := b.String()
+	runChecks(t, mustNew(t, Config{}), []checkCase{
+		{"cd sub && cd sub && cd sub && cat a.go", Allow, ""},
+		{line, Ask, "more changes of directory than can be followed"},
+		{line + "echo done", Ask, ""},
+	})
+}

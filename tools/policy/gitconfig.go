@@ -98,6 +98,9 @@ func (a *analyzer) repositoryProblem() string {
 	if a.repos == nil || !a.ws.onDisk {
 		return "no workspace folder is known, so the repository's config cannot be checked"
 	}
+	if !a.disk() {
+		return "" // the line asks already
+	}
 	for _, dir := range a.dirs {
 		p, ok := a.repos.byDir[dir]
 		if !ok {

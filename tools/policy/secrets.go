@@ -51,14 +51,14 @@ var secretSystemPaths = []string{
 // secretPath says why an absolute, clean path may hold secrets, or "".
 // home is the user's home directory ("" if unknown).
 func secretPath(p, home string) string {
-	if home != "" && home != "/" && strings.HasPrefix(p, home+"/") {
+	if home != "" && home != "/" && len(p) > len(home) && p[len(home)] == '/' && strings.HasPrefix(p, home) {
 		first, _, _ := strings.Cut(p[len(home)+1:], "/")
 		if strings.HasPrefix(first, ".") {
 			return "is a dotfile in the home directory, which may hold secrets"
 		}
 	}
 	for _, s := range secretSystemPaths {
-		if p == s || strings.HasPrefix(p, s+"/") {
+		if within(p, s) {
 			return "may hold secrets"
 		}
 	}
@@ -66,7 +66,7 @@ func secretPath(p, home string) string {
 	if secretNames[base] || strings.HasPrefix(base, ".env.") && !envTemplate(base) {
 		return "may hold secrets"
 	}
-	for _, part := range strings.Split(path.Dir(p), "/") {
+	for part := range strings.SplitSeq(path.Dir(p), "/") {
 		if secretDirs[part] {
 			return "may hold secrets"
 		}

@@ -71,7 +71,7 @@ func (ws *workspace) inside(p string) bool {
 }
 
 func within(p, dir string) bool {
-	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
+	return p == dir || dir == "/" || len(p) > len(dir) && p[len(dir)] == '/' && strings.HasPrefix(p, dir)
 }
 
 // show is a path for a reason: relative to the workspace when inside it.
@@ -105,8 +105,9 @@ func (ws *workspace) secret(p string) string {
 }
 
 // place says why reading the clean absolute path p, which the command
-// was given as v, needs approval, or "".
-func (ws *workspace) place(v, p string) string {
+// was given as v, needs approval, or "". Without disk, symlinks are not
+// resolved.
+func (ws *workspace) place(v, p string, disk bool) string {
 	if s := networkPath(p); s != "" {
 		return fmt.Sprintf("`%s` %s", v, s)
 	}
@@ -116,12 +117,12 @@ func (ws *workspace) place(v, p string) string {
 	if !ws.inside(p) {
 		return fmt.Sprintf("`%s` is outside the workspace", v)
 	}
-	if !ws.onDisk {
+	if !disk {
 		return ""
 	}
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil || real == p {
-		return "" // missing: the command fails on it
+	real := ws.resolve(p)
+	if real == p {
+		return ""
 	}
 	if s := ws.secret(real); s != "" {
 		return fmt.Sprintf("`%s` leads through a symlink to %s, which %s", v, real, s)
@@ -130,6 +131,45 @@ func (ws *workspace) place(v, p string) string {
 		return fmt.Sprintf("`%s` leads through a symlink to %s, outside the workspace", v, real)
 	}
 	return ""
+}
+
+// resolve returns the clean absolute path p with its symlinks resolved
+// (p itself off disk, or when a part of it is missing: the command fails
+// on it). Below the workspace folder it costs one lstat per part, and
+// stops at the first missing one.
+func (ws *workspace) resolve(p string) string {
+	if !ws.onDisk {
+		return p
+	}
+	if p == ws.root {
+		return ws.rootReal
+	}
+	rel, ok := strings.CutPrefix(p, ws.root+"/")
+	if !ok || ws.root == "/" {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return real
+		}
+		return p
+	}
+	cur := ws.rootReal
+	for part := range strings.SplitSeq(rel, "/") {
+		next := cur + "/" + part
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return p
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			if real, err := filepath.EvalSymlinks(p); err == nil {
+				return real
+			}
+			return p
+		}
+		cur = next
+	}
+	if ws.rootReal == ws.root {
+		return p
+	}
+	return cur
 }
 
 // networkPath reports bash's pseudo-files that open connections.
@@ -157,6 +197,9 @@ func (a *analyzer) readProblem(v string, glob bool) string {
 	if !glob && harmlessRead(v) {
 		return ""
 	}
+	if a.dirsLost && !path.IsAbs(v) {
+		return fmt.Sprintf("`%s` is read by a command that %s", v, lostDirs)
+	}
 	for _, dir := range a.dirs {
 		p := v
 		if !path.IsAbs(p) {
@@ -164,7 +207,7 @@ func (a *analyzer) readProblem(v string, glob bool) string {
 		}
 		p = path.Clean(p)
 		if !glob {
-			if s := a.ws.place(v, p); s != "" {
+			if s := a.ws.place(v, p, a.disk()); s != "" {
 				return s
 			}
 			continue
@@ -182,10 +225,10 @@ func (a *analyzer) globProblem(v, p string) string {
 	if secretPattern(p) {
 		return fmt.Sprintf("`%s` is a pattern that can match files holding secrets", v)
 	}
-	if s := a.ws.place(v, p); s != "" {
+	if s := a.ws.place(v, p, a.disk()); s != "" {
 		return s
 	}
-	if !a.ws.onDisk {
+	if !a.disk() {
 		return ""
 	}
 	matches, err := filepath.Glob(bashBrackets(p))
@@ -200,7 +243,7 @@ func (a *analyzer) globProblem(v, p string) string {
 		if !dotted && strings.HasPrefix(filepath.Base(m), ".") {
 			continue // bash's * does not match a leading dot
 		}
-		if s := a.ws.place(v, m); s != "" {
+		if s := a.ws.place(v, m, true); s != "" {
 			return s
 		}
 	}
@@ -216,20 +259,65 @@ func bashBrackets(p string) string {
 // dirProblem says why the shell may be outside the workspace (or in a
 // directory of secrets) for a command that reads its current directory.
 func (a *analyzer) dirProblem() string {
+	if a.dirsLost {
+		return lostDirs
+	}
 	for _, dir := range a.dirs {
-		if s := a.ws.secret(dir); s != "" {
-			return fmt.Sprintf("runs in %s, which %s", a.ws.show(dir), s)
+		s, ok := a.dirVerdicts[dir]
+		if !ok {
+			s = a.dirVerdict(dir)
+			if a.dirVerdicts == nil {
+				a.dirVerdicts = map[string]string{}
+			}
+			a.dirVerdicts[dir] = s
 		}
-		if !a.ws.inside(dir) {
-			return fmt.Sprintf("runs in %s, outside the workspace", dir)
+		if s != "" {
+			return s
 		}
 	}
 	return ""
 }
 
+// dirVerdict judges one directory the shell may be in, as written and
+// with its symlinks resolved.
+func (a *analyzer) dirVerdict(dir string) string {
+	real := dir
+	if a.disk() {
+		real = a.ws.resolve(dir)
+	}
+	for _, d := range []string{dir, real} {
+		if s := a.ws.secret(d); s != "" {
+			return fmt.Sprintf("runs in %s, which %s", a.ws.show(d), s)
+		}
+		if !a.ws.inside(d) {
+			return fmt.Sprintf("runs in %s, outside the workspace", d)
+		}
+	}
+	return ""
+}
+
+// disk reports whether checks that read the disk (symlinks, globs,
+// repositories) are still worth their cost: they are skipped once the
+// line already asks or is denied, since they could only find another
+// reason to ask, later in the line than the one it gives.
+func (a *analyzer) disk() bool {
+	return a.ws.onDisk && len(a.findings) == 0
+}
+
+// maxDirs bounds the directories followed through a line's `cd`s: each
+// relative `cd` may double them (it may or may not have run).
+const maxDirs = 16
+
+// lostDirs is the reason for a command that reads after the line changed
+// directory more often than maxDirs can follow.
+const lostDirs = "runs after more changes of directory than can be followed"
+
 // changeDir follows a `cd` to target: every directory the shell may be
 // in now includes it.
 func (a *analyzer) changeDir(target string) {
+	if a.dirsLost {
+		return
+	}
 	var next []string
 	for _, dir := range a.dirs {
 		p := target
@@ -242,5 +330,8 @@ func (a *analyzer) changeDir(target string) {
 		if !contains(a.dirs, p) {
 			a.dirs = append(a.dirs, p)
 		}
+	}
+	if len(a.dirs) > maxDirs {
+		a.dirsLost = true
 	}
 }
