@@ -104,7 +104,11 @@ func applyToDisk(root string, cs *Changeset, opts diskOptions) error {
 			if written == 0 {
 				return refused(fmt.Errorf("%s %s: %w", t.change.Action, t.change.Path, err))
 			}
-			return fmt.Errorf("%s %s: %w; the %d %s already written were put back as they were, so nothing changed", t.change.Action, t.change.Path, err, written, map[bool]string{true: "file", false: "files"}[written == 1])
+			putBack := fmt.Sprintf("the %d files already written were put back as they were", written)
+			if written == 1 {
+				putBack = "the file already written was put back as it was"
+			}
+			return fmt.Errorf("%s %s: %w; %s, so nothing changed", t.change.Action, t.change.Path, err, putBack)
 		}
 	}
 	settled = true
