@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -114,5 +115,40 @@ func TestApplyToDiskRace(t *testing.T) {
 				t.Errorf("the race did not run: %d applied, %d swaps", applied, swaps.Load())
 			}
 		})
+	}
+}
+
+// TestOpenBeneathRefusesSymlinks: a folder is opened beneath the root
+// with no symlink on the way, even one that stays inside, with openat2
+// and with the per-folder walk alike.
+func TestOpenBeneathRefusesSymlinks(t *testing.T) {
+	root := tree(t, map[string]string{"real/sub/f.txt": "f\n"})
+	symlink(t, "real", filepath.Join(root, "link"))
+	realRoot, _ := filepath.EvalSymlinks(root)
+	dir, err := openRootFolder(realRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.close()
+	for _, walkOnly := range []bool{false, true} {
+		f, err := dir.openBeneath("real/sub", walkOnly)
+		if err != nil {
+			t.Fatalf("walkOnly %v: real/sub: %v", walkOnly, err)
+		}
+		f.close()
+		for _, rel := range []string{"link/sub", "link", "real/../link"} {
+			// ELOOP, or ENOTDIR for O_NOFOLLOW|O_DIRECTORY on the link
+			// itself, or EINVAL for the walk's "..": refused either way.
+			if f, err := dir.openBeneath(rel, walkOnly); err == nil {
+				f.close()
+				t.Errorf("walkOnly %v: %s opened through a symlink", walkOnly, rel)
+			}
+		}
+	}
+	// Where the kernel has openat2, it is what runs (not the walk).
+	if _, err := dir.openBeneath("link/sub", false); err != nil && !strings.Contains(err.Error(), "openat2") {
+		t.Logf("openat2 not available, the walk ran: %v", err)
+	} else {
+		t.Logf("openat2: %v", err)
 	}
 }
