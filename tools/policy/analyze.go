@@ -305,7 +305,7 @@ func (a *analyzer) redirects(sc *scope, st *syntax.Stmt) {
 				problem = a.readProblem(w.val, w.glob)
 			}
 			if problem != "" {
-				a.add(sc.pos(st), Ask, fmt.Sprintf("`%s` reads %s", sc.snippet(st), problem))
+				a.add(sc.pos(st), Ask, fmt.Sprintf("`%s` reads a file: %s", sc.snippet(st), problem))
 			}
 			continue
 		case syntax.DplIn, syntax.DplOut:

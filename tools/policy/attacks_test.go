@@ -347,3 +347,21 @@ func TestManyDirectoryChanges(t *testing.T) {
 		{line + "echo done", Ask, ""},
 	})
 }
+
+// TestRootMustBeAbsolute: a relative root would make every path relative
+// to wherever the server runs.
+func TestRootMustBeAbsolute(t *testing.T) {
+	if _, err := New(Config{Root: "ws"}); err == nil || !strings.Contains(err.Error(), "absolute") {
+		t.Errorf("New(Root: ws) = %v, want an error asking for an absolute path", err)
+	}
+	// No root: paths are judged as written, git cannot be checked.
+	p, err := New(Config{Home: "/home/u"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runChecks(t, p, []checkCase{
+		{"cat go.mod && ls sub", Allow, ""},
+		{"cat /work/x", Ask, "outside the workspace"},
+		{"git status", Ask, "no workspace folder is known"},
+	})
+}

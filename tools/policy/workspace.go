@@ -46,7 +46,7 @@ func newWorkspace(root, home string) (workspace, error) {
 	ws := workspace{root: unknownRoot, rootReal: unknownRoot}
 	if root != "" {
 		if !filepath.IsAbs(root) {
-			return workspace{}, fmt.Errorf("workspace root %q is not an absolute path", root)
+			return workspace{}, fmt.Errorf("workspace root %q is not an absolute path: give the folder as an absolute path", root)
 		}
 		ws.root, ws.rootReal, ws.onDisk = filepath.Clean(root), filepath.Clean(root), true
 		if r, err := filepath.EvalSymlinks(ws.root); err == nil {
