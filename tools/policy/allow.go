@@ -411,7 +411,45 @@ func gitAllowed(name string, args []word) (string, []word, string) {
 			return "", nil, fmt.Sprintf(": flag `%s` is not permitted for git %s", o, sub)
 		}
 	}
-	return "git " + sub, operandPaths(args[i+1:]), ""
+	return "git " + sub, gitPaths(args[i+1:]), ""
+}
+
+// gitFileOptions are the options of the allowed git commands whose value
+// is a file git reads (the others' values are revisions, patterns and
+// formats: `--grep=/api/` is no path).
+var gitFileOptions = map[string]bool{
+	"contents": true, "ignore-revs-file": true, "exclude-from": true,
+	"pathspec-from-file": true, "exclude-per-directory": true,
+}
+
+// gitPaths are git's operands (pathspecs and revisions, which read as
+// paths inside the repository) and the files its options read.
+func gitPaths(args []word) []word {
+	var paths []word
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		v := w.val
+		switch {
+		case v == "--":
+			continue
+		case !strings.HasPrefix(v, "-") || v == "-":
+			paths = append(paths, w)
+		case strings.HasPrefix(v, "--"):
+			name, val, ok := strings.Cut(v[2:], "=")
+			if !gitFileOptions[name] {
+				continue
+			}
+			if ok {
+				paths = append(paths, word{node: w.node, val: val, known: w.known})
+			} else if i+1 < len(args) {
+				i++
+				paths = append(paths, args[i])
+			}
+		case strings.HasPrefix(v, "-O") && len(v) > 2:
+			paths = append(paths, word{node: w.node, val: v[2:], known: w.known}) // the diff order file
+		}
+	}
+	return paths
 }
 
 // gitDirs are the directories git runs in after its -C options, from

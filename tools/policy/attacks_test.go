@@ -215,6 +215,16 @@ func TestSecrets(t *testing.T) {
 		{"grep -e /etc/passwd -r sub", Allow, ""},
 		{"grep -f /etc/shadow -r sub", Ask, ""},
 		{"basename /tmp/x.go && dirname /usr/lib/x", Allow, ""},
+		{"git log --grep=/api/ --format=%H/%s", Allow, ""},
+		{"git blame --contents=" + home + "/notes.txt sub/a.go", Ask, "outside the workspace"},
+		{"git blame --contents " + home + "/.netrc sub/a.go", Ask, "secrets"},
+		{"git diff -O/etc/shadow", Ask, ""},
+		{"git log -- " + home, Ask, "outside the workspace"},
+		// bash reads the file itself in $(<file).
+		{`echo "$(< ~/.ssh/id_rsa)"`, Ask, "home directory"},
+		{`echo "$(< .env)"`, Ask, "secrets"},
+		{"echo $(<" + home + "/notes.txt)", Ask, "outside the workspace"},
+		{`echo "$(< go.mod)"`, Allow, ""},
 	})
 
 	// The shell is where an earlier line left it.
