@@ -40,10 +40,10 @@ func listDir(t *testing.T, dir string) []string {
 	return names
 }
 
-// TestApplyReplyRefusesSymlinkOut: a reply that creates dirlink/new.txt
-// and patches dirlink/x.txt, where dirlink leads out of the workspace and
-// x.txt is open in the editor under its real path outside, is refused
-// whole: no CreateFile or TextDocumentEdit reaches the editor, nothing
+// TestApplyReplyRefusesSymlinkOut: a reply that creates dirlink/new.txt,
+// patches or deletes dirlink/x.txt, or moves a file to dirlink/, where
+// dirlink leads out of the workspace and x.txt is open in the editor under
+// its real path outside, is refused whole: no CreateFile or TextDocumentEdit reaches the editor, nothing
 // outside changes, and the user is told why.
 func TestApplyReplyRefusesSymlinkOut(t *testing.T) {
 	for _, p := range lsptest.Profiles() {
@@ -56,6 +56,8 @@ func TestApplyReplyRefusesSymlinkOut(t *testing.T) {
 				"```save dirlink/new.txt\npwned\n```\n",
 				"```patch dirlink/x.txt\n<<<<<<< ORIGINAL\nx\n=======\npwned\n>>>>>>> UPDATED\n```\n",
 				"```save a.go\npackage p\n```\n\n```save dirlink/new.txt\npwned\n```\n",
+				"```apply_patch\n*** Begin Patch\n*** Delete File: dirlink/x.txt\n*** End Patch\n```\n",
+				"```apply_patch\n*** Begin Patch\n*** Update File: a.go\n*** Move to: dirlink/moved.go\n@@\n-type Config struct{}\n+type Settings struct{}\n*** End Patch\n```\n",
 			} {
 				before := len(e.Messages())
 				if err := e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply}); err != nil {
