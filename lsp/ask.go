@@ -88,7 +88,7 @@ type turnPlan struct {
 // its id at once. It fails at once when no model is configured.
 func (s *Server) startTurn(plan turnPlan) (int, error) {
 	set := s.currentSettings()
-	model, err := agent.NewModel(agent.ModelConfig{Model: set.Model, BaseURL: set.BaseURL, APIKeyEnv: set.APIKeyEnv}, os.Getenv)
+	model, err := agent.NewModel(agent.ModelConfig{Model: set.Model, BaseURL: set.BaseURL, APIKeyEnv: set.APIKeyEnv, TaggedThinking: set.TaggedThinking()}, os.Getenv)
 	if err != nil {
 		return 0, err
 	}

@@ -54,7 +54,17 @@ type Settings struct {
 	// SaveDocuments is set by editor plugins that implement the
 	// agentls/saveDocuments request (save these buffers).
 	SaveDocuments bool `json:"saveDocuments"`
+	// Thinking says how the model marks its thinking: "auto" (a reply may
+	// begin inside thinking that only a closing </think> ends, as R1-style
+	// templates do: a call is held until that cannot happen any more) or
+	// "tagged" (every thinking section opens with its tag, or the server
+	// sends reasoning apart: a call runs as soon as it is complete).
+	Thinking string `json:"thinking"`
 }
+
+// TaggedThinking reports whether calls may run as soon as they are
+// complete (Thinking "tagged").
+func (s Settings) TaggedThinking() bool { return s.Thinking == "tagged" }
 
 // OutputLimits bound what the model reads of a command's output.
 type OutputLimits struct {
@@ -88,6 +98,7 @@ func Defaults(getenv func(string) string) Settings {
 		ApprovalTimeout:  300,
 		ApplyEditTimeout: 60,
 		MaxSteps:         30,
+		Thinking:         "auto",
 	}
 }
 
@@ -146,6 +157,8 @@ var keys = []key{
 	})},
 	{name: "maxSteps", set: field(func(s *Settings) *int { return &s.MaxSteps }, positive(""))},
 	{name: "saveDocuments", set: field(func(s *Settings) *bool { return &s.SaveDocuments }, nil)},
+	{name: "thinking", risk: "it can let a call drafted inside the model's thinking run",
+		set: field(func(s *Settings) *string { return &s.Thinking }, oneOf("auto", "tagged"))},
 }
 
 // Keys returns the names of every setting, in documented order.

@@ -82,7 +82,7 @@ func runAsk(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return exitUsage
 	}
 	f, _ := tools.ParseFormat(set.ToolFormat) // checked by Apply
-	m, err := agent.NewModel(agent.ModelConfig{Model: set.Model, BaseURL: set.BaseURL, APIKeyEnv: set.APIKeyEnv}, os.Getenv)
+	m, err := agent.NewModel(agent.ModelConfig{Model: set.Model, BaseURL: set.BaseURL, APIKeyEnv: set.APIKeyEnv, TaggedThinking: set.TaggedThinking()}, os.Getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
 		return exitUsage
@@ -183,7 +183,7 @@ func (r diskRunner) RunTool(ctx context.Context, use tools.ToolUse) (string, err
 		return "", err
 	}
 	if err := edits.ApplyToDisk(r.root, &b.Changes); err != nil {
-		return "", fmt.Errorf("nothing written: %w", err)
+		return "", err // it says that nothing was written
 	}
 	var names []string
 	for _, c := range b.Changes.Effective() {

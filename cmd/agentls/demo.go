@@ -78,7 +78,7 @@ func demo(ctx context.Context, out io.Writer, keep bool) error {
 	defer srv.Close()
 
 	fmt.Fprintf(out, "== a fake model at %s; the workspace is a Go module: config.go, main.go and app_test.go\n\n", srv.URL)
-	m, err := agent.NewModel(agent.ModelConfig{Model: "demo", BaseURL: srv.URL, APIKeyEnv: "AGENTLS_DEMO_NO_KEY"}, func(string) string { return "" })
+	m, err := agent.NewModel(agent.ModelConfig{Model: "demo", BaseURL: srv.URL, APIKeyEnv: "AGENTLS_DEMO_NO_KEY", TaggedThinking: true}, func(string) string { return "" })
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,7 @@ export const SERVER_SETTINGS = [
   'errorFormats',
   'outputLimits',
   'maxSteps',
+  'thinking',
 ] as const;
 
 export type ServerSetting = (typeof SERVER_SETTINGS)[number];

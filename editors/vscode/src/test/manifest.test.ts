@@ -51,6 +51,7 @@ const serverDefaults: Record<string, unknown> = {
   errorFormats: [],
   outputLimits: {},
   maxSteps: 30,
+  thinking: 'auto',
 };
 
 describe('package.json', () => {
@@ -107,6 +108,7 @@ describe('package.json', () => {
     assert.deepEqual(props['agentls.toolFormat'].enum, ['markdown', 'xml', 'tool']);
     assert.deepEqual(props['agentls.applyMode'].enum, ['apply', 'review']);
     assert.deepEqual(props['agentls.approvalPolicy'].enum, ['ask', 'deny', 'allow']);
+    assert.deepEqual(props['agentls.thinking'].enum, ['auto', 'tagged']);
   });
 
   it('contributes every setting the server knows', () => {
