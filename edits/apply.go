@@ -108,7 +108,7 @@ func ResolveHunks(text string, hunks []Hunk) ([]TextEdit, error) {
 		return es, nil
 	}
 	var he *HunkError
-	if len(hunks) == 1 || !errors.As(firstErr, &he) || !he.notFound {
+	if len(hunks) == 1 || !errors.As(firstErr, &he) || !he.notFound || len(hunks)*len(text) > sequentialBudget {
 		return nil, firstErr
 	}
 	// A later hunk may build on an earlier one: apply them in order. If
@@ -231,7 +231,7 @@ func resolve(d *doc, h Hunk, num, of int) ([]replacement, error) {
 			return fail(false, "already applied: the UPDATED lines are already at line %s and ORIGINAL is not in the file; nothing to do for this hunk", lineRange(ms[0].first+1, ms[0].first+ms[0].n))
 		}
 	}
-	return fail(true, "ORIGINAL was not found in the file, even ignoring whitespace, indentation and Unicode punctuation.\n%s", d.nearest(h.Original))
+	return fail(true, "ORIGINAL was not found in the file, even ignoring whitespace, indentation and Unicode punctuation.\n%s", d.nearestRegion(h.Original))
 }
 
 // endsWithBlank reports whether lines end with a blank line, the way
@@ -408,6 +408,9 @@ func allBlank(lines []string) bool {
 // byte, new lines get the file's indentation (at the indent tiers) and
 // line ending, and the last line keeps the file's final-newline state.
 func (d *doc) replace(m match, h Hunk, num, of int) ([]replacement, error) {
+	if err := d.checkIndent(&m, h, num, of); err != nil {
+		return nil, err
+	}
 	win := d.lines[m.first : m.first+m.n]
 	last := win[len(win)-1]
 	if len(h.Updated) == 0 {
@@ -500,118 +503,4 @@ func pairLines(orig, upd []string, blanksPair bool) map[int]int {
 		}
 	}
 	return pairs
-}
-
-// nearest describes the file region most like orig, with line numbers, so
-// the model can copy the current text; or says no line of it is there.
-func (d *doc) nearest(orig []string) string {
-	// The distinct trimmed lines of ORIGINAL, and where each is in the file
-	// (at most 256 places: a line that common says nothing).
-	var keys []string
-	keyOf := make([]int, len(orig))
-	var first [256]bool // the first bytes of the keys: most lines are skipped at once
-	for j, o := range orig {
-		keyOf[j] = -1
-		k := strings.TrimSpace(o)
-		if k == "" {
-			continue
-		}
-		keyOf[j] = slices.Index(keys, k)
-		if keyOf[j] < 0 {
-			keyOf[j] = len(keys)
-			keys = append(keys, k)
-			first[k[0]] = true
-		}
-	}
-	places := make([][]int, len(keys))
-	for i := range d.all() {
-		c := d.content(i)
-		s := 0
-		for s < len(c) && (c[s] == ' ' || c[s] == '\t') {
-			s++
-		}
-		if s == len(c) || !first[c[s]] {
-			continue
-		}
-		k := strings.TrimSpace(c[s:])
-		for x, key := range keys {
-			if len(key) == len(k) && key == k && len(places[x]) < 256 {
-				places[x] = append(places[x], i)
-				break
-			}
-		}
-	}
-	votes := map[int]int{}
-	best, bestVotes := 0, 0
-	for j := range orig {
-		if keyOf[j] < 0 {
-			continue
-		}
-		for _, i := range places[keyOf[j]] {
-			start := i - j
-			votes[start]++
-			if v := votes[start]; v > bestVotes || v == bestVotes && start < best {
-				best, bestVotes = start, v
-			}
-		}
-	}
-	var b strings.Builder
-	if bestVotes == 0 {
-		// No line is there as it is: look for the most similar line.
-		start, line, ok := d.mostSimilar(orig)
-		if !ok {
-			return "No line of ORIGINAL is in the file: read the file and copy the lines to change exactly."
-		}
-		best = start
-		fmt.Fprintf(&b, "No line of ORIGINAL is in the file as it is; the most similar is line %d. ", line+1)
-	} else {
-		fmt.Fprintf(&b, "%d of the %d lines of ORIGINAL are in the file as they are. ", bestVotes, len(orig))
-	}
-	from := max(0, best-2)
-	to := min(len(d.lines), best+len(orig)+2)
-	fmt.Fprintf(&b, "The nearest lines are %s:\n", lineRange(from+1, to))
-	width := len(fmt.Sprint(to))
-	for i := from; i < to; i++ {
-		fmt.Fprintf(&b, "%*d\t%s\n", width, i+1, d.content(i))
-	}
-	b.WriteString("Copy ORIGINAL from the current text above and patch again.")
-	return b.String()
-}
-
-// mostSimilar returns where orig would start if its most similar line (by
-// the common prefix and suffix of the trimmed lines, at least half of the
-// longer one) is where it belongs.
-func (d *doc) mostSimilar(orig []string) (start, line int, ok bool) {
-	best, bestScore := 0, 0.0
-	for j, o := range orig {
-		o = strings.TrimSpace(o)
-		if o == "" {
-			continue
-		}
-		for i := range d.all() {
-			f := strings.TrimSpace(d.content(i))
-			if score := similarity(o, f); score > bestScore {
-				best, line, bestScore = i-j, i, score
-			}
-		}
-	}
-	return best, line, bestScore >= 0.5
-}
-
-// similarity is the share of the longer string covered by the strings'
-// common prefix and suffix.
-func similarity(a, b string) float64 {
-	n := max(len(a), len(b))
-	if n == 0 {
-		return 0
-	}
-	p := 0
-	for p < len(a) && p < len(b) && a[p] == b[p] {
-		p++
-	}
-	s := 0
-	for s < len(a)-p && s < len(b)-p && a[len(a)-1-s] == b[len(b)-1-s] {
-		s++
-	}
-	return float64(p+s) / float64(n)
 }

@@ -131,3 +131,66 @@ func BenchmarkResolveHunks(b *testing.B) {
 		})
 	}
 }
+
+// benchLines returns the first n lines of benchFile's kind of source, and
+// the file as lines.
+func benchLines(n int) (string, []string) {
+	lines := strings.Split(benchFile(n*48), "\n")
+	for len(lines) < n+1 {
+		lines = strings.Split(benchFile(len(lines)*96), "\n")
+	}
+	lines = lines[:n]
+	return strings.Join(lines, "\n") + "\n", lines
+}
+
+// missCases are the hunks the miss path sees in a file of lines: a few
+// lines that are not there; the whole file with one line changed (a
+// near-miss: the model copied it all and got one line wrong); the whole
+// file with every line changed (no line is there as it is, so the most
+// similar line is searched for); and a repetitive file whose every line
+// starts a candidate window that matches for half the file.
+func missCases(n int) []struct {
+	name string
+	text string
+	h    Hunk
+} {
+	text, lines := benchLines(n)
+	near := append([]string{}, lines...)
+	near[n/2] += " // changed"
+	every := make([]string, n)
+	for i, l := range lines {
+		every[i] = l + "X"
+	}
+	same := strings.Repeat("\treturn nil\n", n)
+	half := append(strings.Split(strings.Repeat("\treturn nil\n", n/2), "\n")[:n/2], "\treturn err")
+	return []struct {
+		name string
+		text string
+		h    Hunk
+	}{
+		{"miss", text, Hunk{Original: []string{"func nowhere() {", "\treturn nil", "}"}, Updated: []string{"x"}}},
+		{"nearmiss", text, Hunk{Original: near, Updated: []string{"x"}}},
+		{"allchanged", text, Hunk{Original: every, Updated: []string{"x"}}},
+		{"repetitive", same, Hunk{Original: half, Updated: []string{"x"}}},
+	}
+}
+
+var missSizes = []int{1_000, 10_000, 50_000, 200_000}
+
+// BenchmarkMiss measures hunks that are not in the file, on files of 1k
+// to 200k lines: ns/line should hold as files grow (the error is the
+// product, so finding the nearest region counts).
+func BenchmarkMiss(b *testing.B) {
+	for _, n := range missSizes {
+		for _, tc := range missCases(n) {
+			b.Run(fmt.Sprintf("%s/%dlines", tc.name, n), func(b *testing.B) {
+				for b.Loop() {
+					if _, err := ApplyHunks(tc.text, []Hunk{tc.h}); err == nil {
+						b.Fatal("applied")
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/line")
+			})
+		}
+	}
+}

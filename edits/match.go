@@ -58,6 +58,11 @@ type doc struct {
 	text  string
 	lines []line
 	split bool
+	// scans counts the passes find made over the lines for candidates;
+	// after a few, byKey indexes the lines by their loosest key, so that
+	// many hunks (or placeholder pieces) against one text cost one pass.
+	scans int
+	byKey map[string][]int32
 }
 
 func newDoc(text string) *doc { return &doc{text: text} }
@@ -106,11 +111,17 @@ func (d *doc) alignedAt(s int, needle string) bool {
 // match, or -1. Few hunks are searched with strings.Index; many are found
 // in one pass over the lines with a map of their probe lines, so the cost
 // is linear in the text and the hunks, not their product.
+//
+// Each check of a hit costs up to its needle's length; the checks share a
+// budget of a few times the text, and a hunk whose probe line repeats so
+// often that it runs out (a repetitive file) goes the general way, which
+// is linear however repetitive the text is.
 func (d *doc) exactStarts(hunks []Hunk) []int {
 	starts := make([]int, len(hunks))
 	for i := range starts {
 		starts[i] = -1
 	}
+	budget := exactBudget(d.text, hunks)
 	// A carriage return elsewhere in the text does not matter: a needle
 	// (which has none) only aligns with lines ending in a bare "\n".
 	type probe struct {
@@ -125,7 +136,7 @@ func (d *doc) exactStarts(hunks []Hunk) []int {
 		p, off := longestLine(h.Original)
 		needle := strings.Join(h.Original, "\n")
 		if len(hunks) < 4 {
-			starts[i] = d.exactStart(needle, h.Original[p], off)
+			starts[i] = d.exactStart(needle, h.Original[p], off, &budget)
 			continue
 		}
 		probes[h.Original[p]] = append(probes[h.Original[p]], probe{i, off, needle})
@@ -133,7 +144,7 @@ func (d *doc) exactStarts(hunks []Hunk) []int {
 	if len(probes) == 0 {
 		return starts
 	}
-	found := make([]int, len(hunks)) // matches seen per hunk
+	found := make([]int, len(hunks)) // matches seen per hunk; 2 is "not unique, or too costly"
 	for start := 0; start < len(d.text); {
 		end := strings.IndexByte(d.text[start:], '\n')
 		if end < 0 {
@@ -142,6 +153,13 @@ func (d *doc) exactStarts(hunks []Hunk) []int {
 			end += start
 		}
 		for _, p := range probes[d.text[start:end]] {
+			if found[p.hunk] > 1 {
+				continue
+			}
+			if budget -= len(p.needle); budget < 0 {
+				found[p.hunk] = 2
+				continue
+			}
 			if s := start - p.off; d.alignedAt(s, p.needle) {
 				found[p.hunk]++
 				starts[p.hunk] = s
@@ -157,9 +175,22 @@ func (d *doc) exactStarts(hunks []Hunk) []int {
 	return starts
 }
 
+// exactBudget is how many bytes the exact fast path may compare: a few
+// times the text and the hunks.
+func exactBudget(text string, hunks []Hunk) int {
+	n := 1<<16 + 4*len(text)
+	for _, h := range hunks {
+		for _, l := range h.Original {
+			n += len(l) + 1
+		}
+	}
+	return n
+}
+
 // exactStart returns where needle (whose line probe starts at byte off)
-// stands uniquely as whole lines, or -1.
-func (d *doc) exactStart(needle, probe string, off int) int {
+// stands uniquely as whole lines, or -1 (also when checking the hits would
+// spend more than the budget).
+func (d *doc) exactStart(needle, probe string, off int, budget *int) int {
 	lead := len(probe) - len(strings.TrimLeft(probe, " \t"))
 	if lead == len(probe) {
 		return -1
@@ -172,7 +203,10 @@ func (d *doc) exactStart(needle, probe string, off int) int {
 			start = j
 		}
 	}
-	key := probe[start:]
+	// A long key would make strings.Index itself quadratic on a long run
+	// of one byte (it compares the whole key at each place there): 64
+	// bytes find the places, alignedAt checks each within the budget.
+	key := probe[start:min(len(probe), start+64)]
 	lead = start
 	found := -1
 	for from := 0; ; {
@@ -182,6 +216,9 @@ func (d *doc) exactStart(needle, probe string, off int) int {
 		}
 		p := from + k
 		from = p + 1
+		if *budget -= len(needle); *budget < 0 {
+			return -1
+		}
 		if s := p - lead - off; d.alignedAt(s, needle) {
 			if found >= 0 {
 				return -1
@@ -245,8 +282,11 @@ func (d *doc) window(start, n int) (*doc, match) {
 //
 // Every tier's key is a function of the stricter tiers' keys, so the lines
 // that can start a match at any tier are those whose loosest key equals
-// the pivot's (orig's first non-blank line): one pass finds them, and each
-// tier then checks only those.
+// the pivot's (orig's first non-blank line): one pass finds them (or the
+// line index, once built), and each tier then checks only those. Checking
+// them costs at most a budget of line comparisons a few times the file's
+// size; a repetitive file that spends it (many windows matching for long
+// stretches) is matched again in one linear pass per tier (findAll).
 func (d *doc) find(orig, updated []string) ([]match, tier) {
 	n := len(orig)
 	lines := d.all()
@@ -260,9 +300,54 @@ func (d *doc) find(orig, updated []string) ([]match, tier) {
 			break
 		}
 	}
-	want := tierPunctuation.key(orig[pivot])
+	cands := d.candidates(tierPunctuation.key(orig[pivot]), pivot, len(lines)-n+pivot)
+	budget := matchBudget(len(lines), n)
+	for t := tierExact; t < numTiers; t++ {
+		ms, ok := d.findAt(t, orig, updated, pivot, cands, &budget)
+		if !ok {
+			ms = d.findAll(t, orig, updated, &budget)
+		}
+		if len(ms) > 0 {
+			return ms, t
+		}
+	}
+	return nil, numTiers
+}
+
+// matchBudget is how many line comparisons matching orig may spend
+// checking candidate windows before it switches to linear passes.
+func matchBudget(fileLines, origLines int) int { return 1<<18 + 4*(fileLines+origLines) }
+
+// sequentialBudget bounds the bytes that applying hunks one after the
+// other (when a hunk builds on an earlier one) may scan: each hunk costs a
+// pass over the text, so thousands of hunks on a large file would cost
+// their product.
+const sequentialBudget = 1 << 28
+
+// indexAfterScans is how many candidate passes over a text's lines find
+// makes before indexing them: an index costs several passes to build.
+const indexAfterScans = 3
+
+// candidates returns the lines from lo to hi whose loosest key is want.
+func (d *doc) candidates(want string, lo, hi int) []int {
 	var cands []int
-	for i := pivot; i <= len(lines)-n+pivot; i++ {
+	if d.byKey == nil && d.scans >= indexAfterScans {
+		d.byKey = make(map[string][]int32)
+		for i := range d.lines {
+			k := tierPunctuation.key(d.content(i))
+			d.byKey[k] = append(d.byKey[k], int32(i))
+		}
+	}
+	if d.byKey != nil {
+		for _, i := range d.byKey[want] {
+			if int(i) >= lo && int(i) <= hi {
+				cands = append(cands, int(i))
+			}
+		}
+		return cands
+	}
+	d.scans++
+	for i := lo; i <= hi; i++ {
 		// Folding keeps ASCII bytes and never lengthens a line: most
 		// lines are told apart by their length or first byte.
 		t := strings.TrimSpace(d.content(i))
@@ -273,12 +358,7 @@ func (d *doc) find(orig, updated []string) ([]match, tier) {
 			cands = append(cands, i)
 		}
 	}
-	for t := tierExact; t < numTiers; t++ {
-		if ms := d.findAt(t, orig, updated, pivot, cands); len(ms) > 0 {
-			return ms, t
-		}
-	}
-	return nil, numTiers
+	return cands
 }
 
 // exactOnly returns where lines stand exactly (no looser tier).
@@ -294,24 +374,32 @@ func (d *doc) exactOnly(lines []string) []match {
 }
 
 // findAt returns the windows that match orig at tier t, among those whose
-// pivot line is one of cands.
-func (d *doc) findAt(t tier, orig, updated []string, pivot int, cands []int) []match {
+// pivot line is one of cands; or false when checking them spends the
+// budget.
+func (d *doc) findAt(t tier, orig, updated []string, pivot int, cands []int, budget *int) ([]match, bool) {
 	want := t.key(orig[pivot])
 	var out []match
 	for _, i := range cands {
+		*budget--
 		if t.key(d.content(i)) != want {
 			continue
 		}
-		if m, ok := d.matchWindow(t, orig, updated, i-pivot); ok {
+		m, ok := d.matchWindow(t, orig, updated, i-pivot, budget)
+		if *budget < 0 {
+			return nil, false
+		}
+		if ok {
 			out = append(out, m)
 		}
 	}
-	return out
+	return out, true
 }
 
-// matchWindow checks orig against the lines from first on at tier t.
-func (d *doc) matchWindow(t tier, orig, updated []string, first int) (match, bool) {
+// matchWindow checks orig against the lines from first on at tier t,
+// spending a unit of budget per line compared.
+func (d *doc) matchWindow(t tier, orig, updated []string, first int, budget *int) (match, bool) {
 	for j, o := range orig {
+		*budget--
 		f := d.content(first + j)
 		if t.key(f) != t.key(o) {
 			return match{}, false
@@ -321,6 +409,18 @@ func (d *doc) matchWindow(t tier, orig, updated []string, first int) (match, boo
 	if t < tierIndent {
 		return m, true
 	}
+	*budget -= len(orig)
+	im, ok := d.indentAt(orig, updated, first)
+	if !ok {
+		return match{}, false
+	}
+	m.indent = &im
+	return m, true
+}
+
+// indentAt derives the uniform indentation shift from orig to the lines
+// from first on, whose keys match.
+func (d *doc) indentAt(orig, updated []string, first int) (indentMap, bool) {
 	var fileInd, modelInd, updInd []string
 	for j, o := range orig {
 		if isBlankLine(o) {
@@ -334,12 +434,86 @@ func (d *doc) matchWindow(t tier, orig, updated []string, first int) (match, boo
 			updInd = append(updInd, leadingSpace(u))
 		}
 	}
-	im, ok := deriveIndentMap(fileInd, modelInd, updInd)
+	return deriveIndentMap(fileInd, modelInd, updInd)
+}
+
+// findAll returns every window that matches orig at tier t, in one pass
+// over the file however repetitive it is: the keys of orig's lines are
+// numbered, each file line gets its key's number (or none), and orig's
+// numbers are searched for among the file's with Knuth-Morris-Pratt. At
+// the indent tiers each window found is also checked for a uniform
+// shift, within the budget; windows left unchecked when it runs out are
+// returned without an indentMap (checkIndent derives it if one is
+// chosen), so that they still count: many windows are an ambiguity,
+// never a guess.
+func (d *doc) findAll(t tier, orig, updated []string, budget *int) []match {
+	ids := make(map[string]int32, len(orig))
+	pat := make([]int32, len(orig))
+	for j, o := range orig {
+		k := t.key(o)
+		id, ok := ids[k]
+		if !ok {
+			id = int32(len(ids))
+			ids[k] = id
+		}
+		pat[j] = id
+	}
+	// back[j] is the length of the longest proper prefix of pat[:j+1]
+	// that is also its suffix.
+	back := make([]int32, len(pat))
+	for j, k := 1, int32(0); j < len(pat); j++ {
+		for k > 0 && pat[j] != pat[k] {
+			k = back[k-1]
+		}
+		if pat[j] == pat[k] {
+			k++
+		}
+		back[j] = k
+	}
+	var out []match
+	q := int32(0) // how much of pat ends at the current line
+	for i := range d.all() {
+		id, ok := ids[t.key(d.content(i))]
+		if !ok {
+			q = 0
+			continue
+		}
+		for q > 0 && pat[q] != id {
+			q = back[q-1]
+		}
+		if pat[q] == id {
+			q++
+		}
+		if int(q) < len(pat) {
+			continue
+		}
+		q = back[q-1]
+		m := match{first: i - len(pat) + 1, n: len(pat), tier: t}
+		if t >= tierIndent && *budget >= 0 {
+			*budget -= len(orig)
+			im, ok := d.indentAt(orig, updated, m.first)
+			if !ok {
+				continue
+			}
+			m.indent = &im
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// checkIndent derives the indentation shift of a match that findAll left
+// unchecked, or says there is none.
+func (d *doc) checkIndent(m *match, h Hunk, num, of int) error {
+	if m.tier < tierIndent || m.indent != nil {
+		return nil
+	}
+	im, ok := d.indentAt(h.Original, h.Updated, m.first)
 	if !ok {
-		return match{}, false
+		return &HunkError{Hunk: num, Of: of, Reason: fmt.Sprintf("ORIGINAL matches lines %s %s line by line, but not with one uniform indentation shift; copy ORIGINAL's indentation exactly from the file", lineRange(m.first+1, m.first+m.n), m.tier)}
 	}
 	m.indent = &im
-	return m, true
+	return nil
 }
 
 // lineList renders the 1-based line numbers of matches for an error.

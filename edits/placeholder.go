@@ -98,7 +98,7 @@ func resolvePieces(d *doc, h Hunk, num, of int) ([]replacement, error) {
 		}
 		switch {
 		case len(inOrder) == 0 && len(ms) == 0:
-			return fail("piece %d of ORIGINAL (between placeholders) was not found.\n%s", i+1, d.nearest(o))
+			return fail("piece %d of ORIGINAL (between placeholders) was not found.\n%s", i+1, d.nearestRegion(o))
 		case len(inOrder) == 0:
 			return fail("piece %d of ORIGINAL (between placeholders) is found only before the piece ahead of it (lines %s); keep the pieces in file order", i+1, lineList(ms))
 		case len(inOrder) > 1:
