@@ -5,21 +5,36 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
-// A Rejection refuses a whole batch: nothing changed. It lists every
-// problem and shows fresh anchors around the lines concerned (not the whole
-// file), so the model can retry at once.
+// A Rejection refuses a whole batch: nothing changed. It lists the
+// problems (the first maxProblems; More counts the rest) and shows fresh
+// anchors around the lines concerned (not the whole file, and at most
+// maxViewLines of them), so the model can retry at once. Its size is
+// bounded whatever the batch: a million bad ops are a short message.
 type Rejection struct {
 	Problems []string
+	More     int    // problems found beyond Problems
 	View     string // "anchor│ text" lines of the affected regions
 }
+
+// Bounds on a rejection.
+const (
+	maxProblems   = 20  // problems listed
+	maxViewLines  = 40  // lines of fresh anchors shown
+	maxQuoted     = 200 // bytes of a line, an expected text or a token quoted in a problem
+	maxShownBytes = 400 // bytes of a line shown in the view
+)
 
 func (r *Rejection) Error() string {
 	var b strings.Builder
 	b.WriteString("patch_anchored refused, nothing changed:\n")
 	for _, p := range r.Problems {
 		b.WriteString("- " + p + "\n")
+	}
+	if r.More > 0 {
+		fmt.Fprintf(&b, "- and %d more problems, not listed: fix the ones above, then send the batch again (view_anchored shows the current anchors)\n", r.More)
 	}
 	if r.View != "" {
 		b.WriteString("\nCurrent anchors near the affected lines (use these):\n" + r.View)
@@ -33,11 +48,32 @@ type Result struct {
 	Notes []string // e.g. a stale anchor rescued by its expected text
 }
 
-// resolved is an op placed on the text: it covers lines [first, last].
+// resolved is an op placed on the text: ops[index] covers lines [first, last].
 type resolved struct {
-	op          Op
 	index       int // in the batch
 	first, last int
+}
+
+// rejection gathers a batch's problems: the first maxProblems are
+// written out with the lines to show around them, the rest only counted,
+// so a huge bad batch costs neither time nor memory for its message.
+type rejection struct {
+	problems []string
+	more     int
+	focus    []int // lines to show
+}
+
+// add records a problem; focus returns the lines to show for it, and is
+// only called for a problem that is listed.
+func (r *rejection) add(focus func() []int, format string, args ...any) {
+	if len(r.problems) == maxProblems {
+		r.more++
+		return
+	}
+	r.problems = append(r.problems, fmt.Sprintf(format, args...))
+	if focus != nil {
+		r.focus = append(r.focus, focus()...)
+	}
 }
 
 // Apply resolves every op of the batch against text and applies them
@@ -50,88 +86,156 @@ type resolved struct {
 // an edit already made (the model's own edit is what made the anchor
 // stale) and lands on a look-alike line when the true one changed. A stale
 // anchor is refused, with fresh anchors to retry with.
+//
+// The cost is linear in the text and the batch: anchors are looked up in
+// the key index, and the tokens that name no line exactly are matched as
+// shortened anchors in one pass over the anchors for all of them.
 func Apply(text string, ops []Op, opts Options) (Result, error) {
 	s := getState(opts)
 	defer putState(s)
 	s.load(text)
 	lines, anchors := &s.lines, &s.table
 	var res Result
-	var problems []string
-	var focus []int // lines to show on a rejection
+	var rej rejection
+	short := shortenedAnchors(ops, anchors)
+	at := func(k int) func() []int { return func() []int { return []int{k} } }
 	var placed []resolved
 	for k, op := range ops {
-		first, err := resolveAnchor(op.Anchor, lines, anchors)
+		first, err := resolveAnchor(op.Anchor, anchors, short)
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("operation %d (%s %s): %v", k+1, op.Op, op.Anchor, err))
-			focus = append(focus, guessLines(lines, op.Expected)...)
+			rej.add(func() []int { return guessLines(lines, op.Expected) }, "operation %d (%s %s): %v", k+1, quote(op.Op), quote(op.Anchor), err)
 			continue
 		}
-		focus = append(focus, first)
 		last := first
 		if op.End != "" {
-			end, err := resolveAnchor(op.End, lines, anchors)
+			end, err := resolveAnchor(op.End, anchors, short)
 			if err != nil {
-				problems = append(problems, fmt.Sprintf("operation %d (%s, end %s): %v", k+1, op.Op, op.End, err))
-				focus = append(focus, guessLines(lines, op.EndExpected)...)
+				rej.add(func() []int { return append([]int{first}, guessLines(lines, op.EndExpected)...) }, "operation %d (%s, end %s): %v", k+1, quote(op.Op), quote(op.End), err)
 				continue
 			}
 			if end < first {
-				problems = append(problems, fmt.Sprintf("operation %d: the end %s (line %d) is before the anchor %s (line %d)", k+1, op.End, end+1, op.Anchor, first+1))
+				rej.add(func() []int { return []int{first, end} }, "operation %d: the end %s (line %d) is before the anchor %s (line %d)", k+1, quote(op.End), end+1, quote(op.Anchor), first+1)
 				continue
 			}
-			focus = append(focus, end)
 			last = end
 		}
 		if op.Expected != nil && lines.content(first) != *op.Expected {
-			problems = append(problems, fmt.Sprintf("operation %d: line %d (%s) is %q, not the expected %q", k+1, first+1, op.Anchor, lines.content(first), *op.Expected))
+			rej.add(func() []int { return []int{first, last} }, "operation %d: line %d (%s) is %q, not the expected %q", k+1, first+1, quote(op.Anchor), clipQuoted(lines.content(first)), clipQuoted(*op.Expected))
 			continue
 		}
 		if op.EndExpected != nil && lines.content(last) != *op.EndExpected {
-			problems = append(problems, fmt.Sprintf("operation %d: line %d (%s) is %q, not the expected %q", k+1, last+1, op.End, lines.content(last), *op.EndExpected))
+			rej.add(func() []int { return []int{first, last} }, "operation %d: line %d (%s) is %q, not the expected %q", k+1, last+1, quote(op.End), clipQuoted(lines.content(last)), clipQuoted(*op.EndExpected))
 			continue
 		}
-		placed = append(placed, resolved{op: op, index: k, first: first, last: last})
+		placed = append(placed, resolved{index: k, first: first, last: last})
 	}
 	slices.SortStableFunc(placed, func(a, b resolved) int { return a.first - b.first })
 	for i := 1; i < len(placed); i++ {
 		if p, q := placed[i-1], placed[i]; q.first <= p.last {
-			problems = append(problems, fmt.Sprintf("operations %d and %d both change line %d; make them one operation (a range with \"end\" for a block)", p.index+1, q.index+1, q.first+1))
+			rej.add(at(q.first), "operations %d and %d both change line %d; make them one operation (a range with \"end\" for a block)", p.index+1, q.index+1, q.first+1)
 		}
 	}
-	if len(problems) > 0 {
-		return Result{}, &Rejection{Problems: problems, View: region(lines, anchors, focus)}
+	if len(rej.problems) > 0 {
+		if len(rej.focus) == 0 && len(placed) > 0 {
+			rej.focus = []int{placed[0].first}
+		}
+		return Result{}, &Rejection{Problems: rej.problems, More: rej.more, View: region(lines, anchors, rej.focus)}
 	}
-	res.Text = applyPlaced(lines, placed)
+	res.Text = applyPlaced(lines, ops, placed)
 	return res, nil
 }
 
-// resolveAnchor returns the line a token names.
-func resolveAnchor(tok string, lines *lineSet, anchors *Table) (int, error) {
+// quote returns a token or op name as the model wrote it, clipped.
+func quote(s string) string { return clip(s, maxQuoted) }
+
+// clipQuoted clips a line or an expected text quoted in a problem.
+func clipQuoted(s string) string { return clip(s, maxQuoted) }
+
+// clip cuts s after n bytes (at a character boundary), saying how much is
+// left out.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d more bytes)", s[:cut], len(s)-cut)
+}
+
+// A shortened is what a token that names no line exactly matches as the
+// start of longer anchors: how many lines, and the first few.
+type shortened struct {
+	n     int
+	lines []int
+}
+
+// shortenedAnchors matches the tokens of ops that name no line exactly
+// (at least 4 characters) against every anchor's prefixes, in one pass
+// over the anchors for all of them, keyed by base and ordinal.
+func shortenedAnchors(ops []Op, anchors *Table) map[string]*shortened {
+	var pending map[string]*shortened
+	want := func(tok string) {
+		tok = cleanToken(tok)
+		if tok == "" || anchors.lookup(tok) >= 0 {
+			return
+		}
+		base, ord := splitOrdinal(tok)
+		if len(base) < 4 || len(base) > maxWidth {
+			return
+		}
+		if pending == nil {
+			pending = map[string]*shortened{}
+		}
+		pending[base+"."+strconv.Itoa(ord)] = &shortened{}
+	}
+	for _, op := range ops {
+		want(op.Anchor)
+		if op.End != "" {
+			want(op.End)
+		}
+	}
+	if pending == nil {
+		return nil
+	}
+	var tok, key []byte
+	for i := range anchors.Len() {
+		tok = anchors.AppendToken(tok[:0], i)
+		b, o := splitOrdinal(string(tok))
+		for n := 4; n <= len(b); n++ {
+			key = strconv.AppendInt(append(append(key[:0], b[:n]...), '.'), int64(o), 10)
+			if sh := pending[string(key)]; sh != nil {
+				sh.n++
+				if len(sh.lines) < 6 {
+					sh.lines = append(sh.lines, i)
+				}
+			}
+		}
+	}
+	return pending
+}
+
+// resolveAnchor returns the line a token names: exactly, or as the start
+// of one longer anchor (short holds those matches).
+func resolveAnchor(tok string, anchors *Table, short map[string]*shortened) (int, error) {
 	tok = cleanToken(tok)
 	if i := anchors.lookup(tok); i >= 0 {
 		return i, nil
 	}
 	// A shorter form of a lengthened anchor still names one line if only
-	// one anchor starts with it (same ordinal). This pass over every
-	// anchor is taken only for a token that names no line exactly.
+	// one anchor starts with it (same ordinal).
 	base, ord := splitOrdinal(tok)
-	var found []int
-	if len(base) >= 4 {
-		var scratch []byte
-		for i := range anchors.Len() {
-			scratch = anchors.AppendToken(scratch[:0], i)
-			b, o := splitOrdinal(string(scratch))
-			if o == ord && strings.HasPrefix(b, base) {
-				found = append(found, i)
-			}
-		}
+	var sh shortened
+	if p := short[base+"."+strconv.Itoa(ord)]; p != nil {
+		sh = *p
 	}
 	switch {
-	case len(found) == 1 && !anchors.Ambiguous(found[0]):
-		return found[0], nil
-	case len(found) > 1:
-		return 0, fmt.Errorf("the anchor names %d lines (%s); use the longer anchors shown below", len(found), lineNumbers(found))
-	case len(found) == 1:
+	case sh.n == 1 && !anchors.Ambiguous(sh.lines[0]):
+		return sh.lines[0], nil
+	case sh.n > 1:
+		return 0, fmt.Errorf("the anchor names %d lines (%s); use the longer anchors shown below", sh.n, lineNumbers(sh.lines, sh.n))
+	case sh.n == 1:
 		return 0, fmt.Errorf("the anchor names more than one line (a hash collision); address a neighbouring line instead")
 	}
 	return 0, fmt.Errorf("no line has this anchor: the line or a neighbour changed since it was viewed (or it was mistyped)")
@@ -165,20 +269,24 @@ func guessLines(lines *lineSet, expected *string) []int {
 	return hits
 }
 
-func lineNumbers(ls []int) string {
+// lineNumbers renders the first of n lines ls.
+func lineNumbers(ls []int, n int) string {
 	var s []string
 	for i, l := range ls {
 		if i == 5 {
-			s = append(s, "…")
 			break
 		}
 		s = append(s, strconv.Itoa(l+1))
 	}
+	if n > len(s) {
+		s = append(s, "…")
+	}
 	return "lines " + strings.Join(s, ", ")
 }
 
-// region renders fresh anchors around the focus lines; with nothing to
-// focus on, the start of the file.
+// region renders fresh anchors around the focus lines, the first focus
+// lines first, up to maxViewLines lines; with nothing to focus on, the
+// start of the file.
 func region(lines *lineSet, anchors *Table, focus []int) string {
 	n := lines.Len()
 	if n == 0 {
@@ -187,18 +295,42 @@ func region(lines *lineSet, anchors *Table, focus []int) string {
 	const around = 3
 	if len(focus) == 0 {
 		focus = []int{0}
-		if n <= 60 {
+		if n <= maxViewLines {
 			for i := range n {
 				focus = append(focus, i)
 			}
 		}
 	}
 	// The lines to show, as sorted, merged ranges: never a pass over the
-	// whole file.
+	// whole file. Focus lines are taken in order while they fit.
 	type span struct{ from, to int }
 	var spans []span
+	shown, left := 0, 0
+	covered := func(i int) bool {
+		for _, s := range spans {
+			if i >= s.from && i <= s.to {
+				return true
+			}
+		}
+		return false
+	}
 	for _, f := range focus {
-		spans = append(spans, span{max(0, f-around), min(n-1, f+around)})
+		if f < 0 || f >= n || covered(f) && len(spans) > 0 {
+			continue
+		}
+		s := span{max(0, f-around), min(n-1, f+around)}
+		added := 0
+		for i := s.from; i <= s.to; i++ {
+			if !covered(i) {
+				added++
+			}
+		}
+		if shown+added > maxViewLines {
+			left++
+			continue
+		}
+		shown += added
+		spans = append(spans, s)
 	}
 	slices.SortFunc(spans, func(a, b span) int { return a.from - b.from })
 	var b strings.Builder
@@ -212,19 +344,22 @@ func region(lines *lineSet, anchors *Table, focus []int) string {
 			b.WriteString("…\n")
 		}
 		for i := from; i <= s.to; i++ {
-			fmt.Fprintf(&b, "%s│ %s\n", anchors.appendShown(nil, i), lines.content(i))
+			fmt.Fprintf(&b, "%s│ %s\n", anchors.appendShown(nil, i), clip(lines.content(i), maxShownBytes))
 		}
 		next = s.to + 1
 	}
 	if next < n {
 		b.WriteString("…\n")
 	}
+	if left > 0 {
+		fmt.Fprintf(&b, "(%d more affected lines are not shown here: view_anchored shows any range)\n", left)
+	}
 	return b.String()
 }
 
 // applyPlaced makes the resolved, non-overlapping ops (sorted by line):
 // the untouched lines are copied in whole runs, with their line endings.
-func applyPlaced(lines *lineSet, placed []resolved) string {
+func applyPlaced(lines *lineSet, ops []Op, placed []resolved) string {
 	n := lines.Len()
 	text := lines.text
 	dominant := ""
@@ -241,8 +376,8 @@ func applyPlaced(lines *lineSet, placed []resolved) string {
 	}
 	size := len(lines.bom) + len(text)
 	for _, p := range placed {
-		if p.op.Text != nil {
-			size += len(*p.op.Text) + 2*strings.Count(*p.op.Text, "\n") + 2
+		if op := ops[p.index]; op.Text != nil {
+			size += len(*op.Text) + 2*strings.Count(*op.Text, "\n") + 2
 		}
 	}
 	var b strings.Builder
@@ -263,14 +398,15 @@ func applyPlaced(lines *lineSet, placed []resolved) string {
 	i := 0 // the next line to copy
 	for _, p := range placed {
 		copyLines(i, p.first)
+		op := ops[p.index]
 		var added []string
-		if p.op.Text != nil {
-			added = textLines(*p.op.Text)
+		if op.Text != nil {
+			added = textLines(*op.Text)
 		}
 		eol := eolNear(p.last)
-		switch p.op.Op {
+		switch op.Op {
 		case "replace", "delete":
-			if p.op.Op == "replace" {
+			if op.Op == "replace" {
 				for _, t := range added {
 					writeLine(t, eol)
 				}
