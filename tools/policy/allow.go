@@ -83,9 +83,17 @@ func (a *analyzer) cd(args []word) (string, string) {
 		return "", " goes to the home directory, outside the workspace"
 	case target.val == "-":
 		return "", " goes back to the previous directory, which is only known when it runs"
+	case a.ws.cdpath && !path.IsAbs(target.val) && !dotted(target.val):
+		return "", " may go to a directory of CDPATH (set in the environment) instead; write ./" + target.val
 	}
 	a.changeDir(target.val)
 	return "cd", ""
+}
+
+// dotted reports a relative path that bash's cd takes from the current
+// directory, never from CDPATH: ".", "..", "./x", "../x".
+func dotted(p string) bool {
+	return p == "." || p == ".." || strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../")
 }
 
 // command is a read-only command: how its arguments are checked and

@@ -375,3 +375,14 @@ func TestRootMustBeAbsolute(t *testing.T) {
 		{"git status", Ask, "no workspace folder is known"},
 	})
 }
+
+// TestCDPATH: with CDPATH in the environment the shell inherits, `cd sub`
+// may land in one of its directories, outside the workspace.
+func TestCDPATH(t *testing.T) {
+	t.Setenv("CDPATH", "/etc")
+	runChecks(t, mustNew(t, Config{}), []checkCase{
+		{"cd ssh && cat sshd_config", Ask, "CDPATH"},
+		{"cd ./sub && cat a.go", Allow, ""},
+		{"cd . && ls", Allow, ""},
+	})
+}

@@ -40,10 +40,13 @@ type workspace struct {
 	// onDisk reports a real root: symlinks and globs are resolved, and
 	// repositories' config read.
 	onDisk bool
+	// cdpath reports CDPATH in the environment the shell inherits: bash
+	// then looks for `cd NAME` in its directories first.
+	cdpath bool
 }
 
 func newWorkspace(root, home string) (workspace, error) {
-	ws := workspace{root: unknownRoot, rootReal: unknownRoot}
+	ws := workspace{root: unknownRoot, rootReal: unknownRoot, cdpath: os.Getenv("CDPATH") != ""}
 	if root != "" {
 		if !filepath.IsAbs(root) {
 			return workspace{}, fmt.Errorf("workspace root %q is not an absolute path: give the folder as an absolute path", root)
