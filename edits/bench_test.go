@@ -178,12 +178,16 @@ func missCases(n int) []struct {
 var missSizes = []int{1_000, 10_000, 50_000, 200_000}
 
 // BenchmarkMiss measures hunks that are not in the file, on files of 1k
-// to 200k lines: ns/line should hold as files grow (the error is the
-// product, so finding the nearest region counts).
+// to 200k lines: ns/line and B/op per line should hold as files grow (the
+// error is the product, so finding the nearest region counts). Before the
+// miss path was made linear, nearmiss took 4.2 ms at 1k lines, 0.11 s at
+// 10k, 1.55 s at 50k and 20.8 s at 200k; repetitive 49 ms and 4.3 s at 1k
+// and 10k.
 func BenchmarkMiss(b *testing.B) {
 	for _, n := range missSizes {
 		for _, tc := range missCases(n) {
 			b.Run(fmt.Sprintf("%s/%dlines", tc.name, n), func(b *testing.B) {
+				b.ReportAllocs()
 				for b.Loop() {
 					if _, err := ApplyHunks(tc.text, []Hunk{tc.h}); err == nil {
 						b.Fatal("applied")

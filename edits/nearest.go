@@ -46,6 +46,24 @@ func (d *doc) nearestRegion(orig []string) string {
 		}
 		idOf[j] = id
 	}
+	// A few keys are compared by length first, which is quicker than
+	// hashing every line; many are looked up in the map.
+	keys := make([]string, len(ids))
+	for k, id := range ids {
+		keys[id] = k
+	}
+	lookup := func(k string) (int32, bool) {
+		if len(keys) > 8 {
+			id, ok := ids[k]
+			return id, ok
+		}
+		for id, key := range keys {
+			if len(key) == len(k) && key == k {
+				return int32(id), true
+			}
+		}
+		return 0, false
+	}
 	places := make([][]int32, len(ids))
 	for i := range lines {
 		c := d.content(i)
@@ -56,7 +74,7 @@ func (d *doc) nearestRegion(orig []string) string {
 		if s == len(c) || !first[c[s]] {
 			continue
 		}
-		if id, ok := ids[strings.TrimSpace(c[s:])]; ok && len(places[id]) < maxPlacesPerLine {
+		if id, ok := lookup(strings.TrimSpace(c[s:])); ok && len(places[id]) < maxPlacesPerLine {
 			places[id] = append(places[id], int32(i))
 		}
 	}
@@ -203,15 +221,25 @@ func (d *doc) mostSimilarLine(orig []string) (start, line int, ok bool) {
 		}
 		js = sample
 	}
-	trimmed := make([]string, len(lines))
-	for i := range lines {
-		trimmed[i] = strings.TrimSpace(d.content(i))
+	// The file's lines trimmed once, unless few lines of orig compare.
+	var trimmed []string
+	if len(js) > 4 {
+		trimmed = make([]string, len(lines))
+		for i := range lines {
+			trimmed[i] = strings.TrimSpace(d.content(i))
+		}
 	}
 	best, bestScore := 0, 0.0
 	budget := similarityBudget
 	for _, j := range js {
 		o := strings.TrimSpace(orig[j])
-		for i, f := range trimmed {
+		for i := range lines {
+			var f string
+			if trimmed != nil {
+				f = trimmed[i]
+			} else {
+				f = strings.TrimSpace(d.content(i))
+			}
 			score, cost := similar(o, f)
 			if score > bestScore {
 				best, line, bestScore = i-j, i, score
