@@ -1,6 +1,7 @@
 package anchored
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -63,14 +64,15 @@ type rejection struct {
 	focus    []int // lines to show
 }
 
-// add records a problem; focus returns the lines to show for it, and is
-// only called for a problem that is listed.
-func (r *rejection) add(focus func() []int, format string, args ...any) {
+// add records a problem: msg says it and focus returns the lines to show
+// for it, both only called for a problem that is listed (so the others
+// allocate nothing).
+func (r *rejection) add(focus func() []int, msg func() string) {
 	if len(r.problems) == maxProblems {
 		r.more++
 		return
 	}
-	r.problems = append(r.problems, fmt.Sprintf(format, args...))
+	r.problems = append(r.problems, msg())
 	if focus != nil {
 		r.focus = append(r.focus, focus()...)
 	}
@@ -98,33 +100,42 @@ func Apply(text string, ops []Op, opts Options) (Result, error) {
 	var res Result
 	var rej rejection
 	short := shortenedAnchors(ops, anchors)
-	at := func(k int) func() []int { return func() []int { return []int{k} } }
 	var placed []resolved
 	for k, op := range ops {
 		first, err := resolveAnchor(op.Anchor, anchors, short)
 		if err != nil {
-			rej.add(func() []int { return guessLines(lines, op.Expected) }, "operation %d (%s %s): %v", k+1, quote(op.Op), quote(op.Anchor), err)
+			rej.add(func() []int { return guessLines(lines, op.Expected) }, func() string {
+				return fmt.Sprintf("operation %d (%s %s): %v", k+1, quote(op.Op), quote(op.Anchor), err)
+			})
 			continue
 		}
 		last := first
 		if op.End != "" {
 			end, err := resolveAnchor(op.End, anchors, short)
 			if err != nil {
-				rej.add(func() []int { return append([]int{first}, guessLines(lines, op.EndExpected)...) }, "operation %d (%s, end %s): %v", k+1, quote(op.Op), quote(op.End), err)
+				rej.add(func() []int { return append([]int{first}, guessLines(lines, op.EndExpected)...) }, func() string {
+					return fmt.Sprintf("operation %d (%s, end %s): %v", k+1, quote(op.Op), quote(op.End), err)
+				})
 				continue
 			}
 			if end < first {
-				rej.add(func() []int { return []int{first, end} }, "operation %d: the end %s (line %d) is before the anchor %s (line %d)", k+1, quote(op.End), end+1, quote(op.Anchor), first+1)
+				rej.add(func() []int { return []int{first, end} }, func() string {
+					return fmt.Sprintf("operation %d: the end %s (line %d) is before the anchor %s (line %d)", k+1, quote(op.End), end+1, quote(op.Anchor), first+1)
+				})
 				continue
 			}
 			last = end
 		}
 		if op.Expected != nil && lines.content(first) != *op.Expected {
-			rej.add(func() []int { return []int{first, last} }, "operation %d: line %d (%s) is %q, not the expected %q", k+1, first+1, quote(op.Anchor), clipQuoted(lines.content(first)), clipQuoted(*op.Expected))
+			rej.add(func() []int { return []int{first, last} }, func() string {
+				return fmt.Sprintf("operation %d: line %d (%s) is %q, not the expected %q", k+1, first+1, quote(op.Anchor), clipQuoted(lines.content(first)), clipQuoted(*op.Expected))
+			})
 			continue
 		}
 		if op.EndExpected != nil && lines.content(last) != *op.EndExpected {
-			rej.add(func() []int { return []int{first, last} }, "operation %d: line %d (%s) is %q, not the expected %q", k+1, last+1, quote(op.End), clipQuoted(lines.content(last)), clipQuoted(*op.EndExpected))
+			rej.add(func() []int { return []int{first, last} }, func() string {
+				return fmt.Sprintf("operation %d: line %d (%s) is %q, not the expected %q", k+1, last+1, quote(op.End), clipQuoted(lines.content(last)), clipQuoted(*op.EndExpected))
+			})
 			continue
 		}
 		placed = append(placed, resolved{index: k, first: first, last: last})
@@ -132,7 +143,9 @@ func Apply(text string, ops []Op, opts Options) (Result, error) {
 	slices.SortStableFunc(placed, func(a, b resolved) int { return a.first - b.first })
 	for i := 1; i < len(placed); i++ {
 		if p, q := placed[i-1], placed[i]; q.first <= p.last {
-			rej.add(at(q.first), "operations %d and %d both change line %d; make them one operation (a range with \"end\" for a block)", p.index+1, q.index+1, q.first+1)
+			rej.add(func() []int { return []int{q.first} }, func() string {
+				return fmt.Sprintf("operations %d and %d both change line %d; make them one operation (a range with \"end\" for a block)", p.index+1, q.index+1, q.first+1)
+			})
 		}
 	}
 	if len(rej.problems) > 0 {
@@ -176,6 +189,7 @@ type shortened struct {
 // over the anchors for all of them, keyed by base and ordinal.
 func shortenedAnchors(ops []Op, anchors *Table) map[string]*shortened {
 	var pending map[string]*shortened
+	var key []byte
 	want := func(tok string) {
 		tok = cleanToken(tok)
 		if tok == "" || anchors.lookup(tok) >= 0 {
@@ -188,7 +202,11 @@ func shortenedAnchors(ops []Op, anchors *Table) map[string]*shortened {
 		if pending == nil {
 			pending = map[string]*shortened{}
 		}
-		pending[base+"."+strconv.Itoa(ord)] = &shortened{}
+		// Built in a buffer: only a token not seen before allocates.
+		key = strconv.AppendInt(append(append(key[:0], base...), '.'), int64(ord), 10)
+		if pending[string(key)] == nil {
+			pending[string(key)] = &shortened{}
+		}
 	}
 	for _, op := range ops {
 		want(op.Anchor)
@@ -199,7 +217,7 @@ func shortenedAnchors(ops []Op, anchors *Table) map[string]*shortened {
 	if pending == nil {
 		return nil
 	}
-	var tok, key []byte
+	var tok []byte
 	for i := range anchors.Len() {
 		tok = anchors.AppendToken(tok[:0], i)
 		b, o := splitOrdinal(string(tok))
@@ -236,10 +254,17 @@ func resolveAnchor(tok string, anchors *Table, short map[string]*shortened) (int
 	case sh.n > 1:
 		return 0, fmt.Errorf("the anchor names %d lines (%s); use the longer anchors shown below", sh.n, lineNumbers(sh.lines, sh.n))
 	case sh.n == 1:
-		return 0, fmt.Errorf("the anchor names more than one line (a hash collision); address a neighbouring line instead")
+		return 0, errCollision
 	}
-	return 0, fmt.Errorf("no line has this anchor: the line or a neighbour changed since it was viewed (or it was mistyped)")
+	return 0, errNoLine
 }
+
+// The errors of resolveAnchor that say the same for every op, made once:
+// a batch of a million bad ops allocates nothing for them.
+var (
+	errNoLine    = errors.New("no line has this anchor: the line or a neighbour changed since it was viewed (or it was mistyped)")
+	errCollision = errors.New("the anchor names more than one line (a hash collision); address a neighbouring line instead")
+)
 
 // cleanToken drops what models copy around an anchor: spaces, the "│"
 // separator, a colon, the ambiguity mark.
