@@ -2,15 +2,13 @@ package edit
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -52,8 +50,8 @@ var protectedFolders = map[string]string{
 
 // ProtectedReason says why an edit to rel (relative to root, as the batch
 // names it) needs the user's approval, or "" when it does not. The path
-// is checked as written and as it resolves (a symlink in the workspace
-// that points at .git is .git); private are folders of the user's own
+// is checked as written and as it resolves (edits.ResolveInRoot: a
+// symlink in the workspace that points at .git is .git); private are folders of the user's own
 // (the user's agentls settings and state) that are protected wherever
 // the workspace is, for when the workspace holds them (a home folder
 // opened as the workspace).
@@ -61,9 +59,16 @@ func ProtectedReason(root, rel string, private ...string) string {
 	if why := protectedByName(rel); why != "" {
 		return why
 	}
-	abs := filepath.Join(root, filepath.FromSlash(rel))
-	resolved := resolveExisting(abs)
-	if r, err := filepath.Rel(root, resolved); err == nil && !strings.HasPrefix(r, "..") {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		realRoot = root
+	}
+	abs, err := edits.ResolveInRoot(realRoot, rel)
+	if err != nil {
+		// Outside the root, or unreadable: the edit is refused anyway;
+		// judge the path as written.
+		abs = filepath.Join(realRoot, filepath.FromSlash(rel))
+	} else if r, err := filepath.Rel(realRoot, abs); err == nil {
 		if why := protectedByName(filepath.ToSlash(r)); why != "" {
 			return why
 		}
@@ -72,7 +77,7 @@ func ProtectedReason(root, rel string, private ...string) string {
 		if dir == "" {
 			continue
 		}
-		if real := resolveExisting(dir); within(resolved, real) || within(abs, dir) {
+		if real, err := filepath.EvalSymlinks(dir); (err == nil && within(abs, real)) || within(abs, dir) {
 			return "it is your own agentls settings or state, which decide what the agent may do"
 		}
 	}
@@ -97,38 +102,6 @@ func protectedByName(rel string) string {
 		}
 	}
 	return ""
-}
-
-// resolveExisting resolves the symlinks of the longest existing prefix of
-// abs and joins the rest: where a file to be created would land. A
-// dangling symlink is followed to where it points.
-func resolveExisting(abs string) string {
-	return resolveDepth(abs, 0)
-}
-
-func resolveDepth(abs string, depth int) string {
-	rest := ""
-	for p := abs; ; p = filepath.Dir(p) {
-		real, err := filepath.EvalSymlinks(p)
-		if err == nil {
-			return filepath.Join(real, rest)
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return abs
-		}
-		if fi, lerr := os.Lstat(p); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 && depth < 40 {
-			if target, rerr := os.Readlink(p); rerr == nil {
-				if !filepath.IsAbs(target) {
-					target = filepath.Join(filepath.Dir(p), target)
-				}
-				return filepath.Join(resolveDepth(target, depth+1), rest)
-			}
-		}
-		if filepath.Dir(p) == p {
-			return abs
-		}
-		rest = filepath.Join(filepath.Base(p), rest)
-	}
 }
 
 func within(p, dir string) bool {
