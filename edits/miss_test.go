@@ -42,6 +42,8 @@ func TestMissOnHugeFile(t *testing.T) {
 			[]string{"The nearest lines are", "Copy ORIGINAL from the current text above"}},
 		{"a line of a megabyte", withLong, Hunk{Original: []string{lines[9], long + "!", lines[10]}, Updated: []string{"x"}},
 			[]string{"more bytes on this line", "Copy ORIGINAL from the current text above"}},
+		{"placeholders differ, a megabyte long", text, Hunk{Original: []string{lines[1], "// ..." + long, lines[6]}, Updated: []string{lines[1], "# ..." + long, lines[6]}},
+			[]string{"placeholder 1 is \"// ...zzz", "more bytes on this line", "use the same placeholder line at the same place in both"}},
 		{"repetitive file, long window", same, Hunk{Original: append(append([]string{}, half...), "\treturn err"), Updated: []string{"x"}},
 			[]string{"of the 50001 lines of ORIGINAL are in the file as they are", "Patch only the lines that change"}},
 	} {
@@ -164,4 +166,47 @@ func TestSequentialFallbackIsBounded(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("hunk %d/%d: ORIGINAL was not found", len(hunks), len(hunks))) {
 		t.Fatalf("err = %.1000v", err)
 	}
+}
+
+// FuzzFindAll checks the linear matcher against the candidate check it
+// stands in for when a budget runs out: for any text and ORIGINAL, at
+// every tier, both find the same windows (and indentation shifts).
+func FuzzFindAll(f *testing.F) {
+	f.Add("a\nb\na\nb\na\n", "a\nb\na")
+	f.Add("\tx\n\tx\n\tx\n  x\n", "    x\n    x")
+	f.Add("x\n\ny \n\nx\n\ny\n", "x\n \ny")
+	f.Add("\u201cq\u201d\n\"q\"\n", "\"q\"")
+	f.Fuzz(func(t *testing.T, text, original string) {
+		orig := splitContent(original)
+		d := newDoc(text)
+		lines := d.all()
+		if len(orig) == 0 || len(orig) > len(lines) || allBlank(orig) {
+			return
+		}
+		pivot := 0
+		for i, l := range orig {
+			if !isBlankLine(l) {
+				pivot = i
+				break
+			}
+		}
+		cands := d.candidates(tierPunctuation.key(orig[pivot]), pivot, len(lines)-len(orig)+pivot)
+		for tr := tierExact; tr < numTiers; tr++ {
+			budget := 1 << 40
+			want, ok := d.findAt(tr, orig, nil, pivot, cands, &budget)
+			if !ok {
+				t.Fatal("the budget ran out")
+			}
+			got := d.findAll(tr, orig, nil, &budget)
+			if len(got) != len(want) {
+				t.Fatalf("tier %v: findAll found %d windows, the candidates %d", tr, len(got), len(want))
+			}
+			for i := range got {
+				g, w := got[i], want[i]
+				if g.first != w.first || g.n != w.n || (g.indent == nil) != (w.indent == nil) || g.indent != nil && *g.indent != *w.indent {
+					t.Fatalf("tier %v: window %d is %+v, want %+v", tr, i, g, w)
+				}
+			}
+		}
+	})
 }

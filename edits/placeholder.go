@@ -71,7 +71,7 @@ func resolvePieces(d *doc, h Hunk, num, of int) ([]replacement, error) {
 	op, up := placeholders(h.Original), placeholders(h.Updated)
 	for i := range op {
 		if strings.TrimSpace(op[i]) != strings.TrimSpace(up[i]) {
-			return fail("placeholder %d is %q in ORIGINAL but %q in UPDATED; use the same placeholder line at the same place in both, or write the lines out in full", i+1, strings.TrimSpace(op[i]), strings.TrimSpace(up[i]))
+			return fail("placeholder %d is %q in ORIGINAL but %q in UPDATED; use the same placeholder line at the same place in both, or write the lines out in full", i+1, clipShown(strings.TrimSpace(op[i])), clipShown(strings.TrimSpace(up[i])))
 		}
 	}
 	var reps []replacement
