@@ -16,20 +16,35 @@ import (
 	"github.com/agentls/agentls/tools/edit"
 )
 
-const anchorsUsage = `usage:
-  agentls anchors view FILE [--lines A:B] [--json]
-  agentls anchors apply FILE < ops.json
+const anchorsUsage = `usage: agentls anchors view FILE [--lines A:B] [--json]
+       agentls anchors apply FILE < ops.json
 
 view prints the file with an anchor before each line ("anchor│ text"), or as
 JSON [{"line", "anchor", "text"}]. apply reads a JSON list of operations
 {"anchor", "op": "replace|delete|insert_before|insert_after", "text",
 "expected", "end", "end_expected"} and applies them all, or none (exit 1,
 with fresh anchors around the affected lines).
+Run 'agentls anchors view -h' or 'agentls anchors apply -h' for more.
 `
+
+const anchorsViewUsage = `usage: agentls anchors view FILE [--lines A:B] [--json]
+
+Prints FILE with a short anchor before each line ("anchor│ text"), or with
+--json as [{"line", "anchor", "text"}]. An anchor names its line by its
+content and its neighbours: patch_anchored and 'agentls anchors apply' take it.`
+
+const anchorsApplyUsage = `usage: agentls anchors apply FILE < ops.json
+
+Reads a JSON list of operations on stdin,
+  [{"anchor", "op": "replace|delete|insert_before|insert_after", "text",
+    "expected", "end", "end_expected"}]
+and applies them all to FILE, or none: a stale anchor or an expected text
+that does not match writes nothing, exits 1 and prints fresh anchors around
+the lines concerned.`
 
 func runAnchors(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, anchorsUsage)
+		fmt.Fprint(stderr, "agentls anchors: give a subcommand: view FILE or apply FILE\n"+anchorsUsage)
 		return exitUsage
 	}
 	switch args[0] {
@@ -41,25 +56,36 @@ func runAnchors(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprint(stdout, anchorsUsage)
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "agentls anchors: unknown subcommand %q\n\n%s", args[0], anchorsUsage)
+	fmt.Fprintf(stderr, "agentls anchors: unknown subcommand %q (view or apply)\n%s", args[0], anchorsUsage)
 	return exitUsage
+}
+
+// oneFile is the FILE argument of an anchors subcommand, or a usage error.
+func oneFile(fs *flag.FlagSet, positional []string, missing string, stderr io.Writer) (string, int, bool) {
+	switch len(positional) {
+	case 0:
+		return "", usageError(fs, stderr, "%s", missing), false
+	case 1:
+		return positional[0], exitOK, true
+	}
+	return "", usageError(fs, stderr, "unexpected argument %q (give one FILE)", positional[1]), false
 }
 
 func runAnchorsView(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("anchors view", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	lines := fs.String("lines", "", "only lines `A:B` (1-based, inclusive; A: or :B leave an end open)")
 	asJSON := fs.Bool("json", false, "print [{\"line\", \"anchor\", \"text\"}]")
-	fs.Usage = func() { fmt.Fprint(stderr, anchorsUsage) }
-	file, rest, ok := splitFileArg(args)
-	if !ok || fs.Parse(rest) != nil || fs.NArg() > 0 {
-		fmt.Fprint(stderr, anchorsUsage)
-		return exitUsage
+	positional, code, ok := parseFlagsAnywhere(fs, args, anchorsViewUsage, stderr)
+	if !ok {
+		return code
+	}
+	file, code, ok := oneFile(fs, positional, "give the FILE to view", stderr)
+	if !ok {
+		return code
 	}
 	from, to, err := parseLineRange(*lines)
 	if err != nil {
-		fmt.Fprintf(stderr, "agentls anchors view: %v\n", err)
-		return exitUsage
+		return usageError(fs, stderr, "%v", err)
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -90,10 +116,14 @@ func runAnchorsView(args []string, stdout, stderr io.Writer) int {
 }
 
 func runAnchorsApply(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	file, rest, ok := splitFileArg(args)
-	if !ok || len(rest) > 0 {
-		fmt.Fprint(stderr, anchorsUsage)
-		return exitUsage
+	fs := flag.NewFlagSet("anchors apply", flag.ContinueOnError)
+	positional, code, ok := parseFlagsAnywhere(fs, args, anchorsApplyUsage, stderr)
+	if !ok {
+		return code
+	}
+	file, code, ok := oneFile(fs, positional, "give the FILE to apply the operations to (they are read from stdin)", stderr)
+	if !ok {
+		return code
 	}
 	ops, err := io.ReadAll(stdin)
 	if err != nil {
@@ -120,20 +150,6 @@ func runAnchorsApply(ctx context.Context, args []string, stdin io.Reader, stdout
 	}
 	fmt.Fprintln(stdout, msg)
 	return exitOK
-}
-
-// splitFileArg takes the FILE argument, which may come before or after the
-// flags.
-func splitFileArg(args []string) (string, []string, bool) {
-	for i, a := range args {
-		if !strings.HasPrefix(a, "-") {
-			if i > 0 && !strings.Contains(args[i-1], "=") && args[i-1] == "--lines" || i > 0 && args[i-1] == "-lines" {
-				continue // the value of --lines
-			}
-			return a, append(append([]string{}, args[:i]...), args[i+1:]...), true
-		}
-	}
-	return "", nil, false
 }
 
 // parseLineRange reads "A:B", "A:", ":B" or "A".

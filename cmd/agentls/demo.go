@@ -43,8 +43,7 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 		return code
 	}
 	if fs.NArg() > 0 {
-		fs.Usage()
-		return exitUsage
+		return usageError(fs, stderr, "unexpected argument %q (demo takes no arguments)", fs.Arg(0))
 	}
 	if err := demo(ctx, stdout, *keep); err != nil {
 		fmt.Fprintf(stderr, "agentls demo: %v\n", err)

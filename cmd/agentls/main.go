@@ -11,7 +11,7 @@
 //	agentls policy [-C DIR] 'COMMAND LINE'
 //	agentls ask [-C DIR] PROMPT
 //	agentls demo
-//	agentls version
+//	agentls version (or agentls --version)
 //
 // See the README for every subcommand. Exit codes: 0 done, 1 refused or
 // failed with nothing changed, 2 usage.
@@ -82,6 +82,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "help", "-h", "-help", "--help":
 		usage(stdout)
 		return exitOK
+	case "--version", "-version":
+		// What people type first to check an install; not a serve flag.
+		return runVersion(ctx, args[1:], stdin, stdout, stderr)
 	}
 	if strings.HasPrefix(args[0], "-") {
 		// Flags with no command are serve's: editors are configured with
@@ -106,28 +109,70 @@ func usage(w io.Writer) {
 	fmt.Fprintf(w, "\nRun 'agentls <command> -h' for a command's flags.\n")
 }
 
-// parseReplyFlags parses the flags of a command that reads a reply on
-// stdin, and its --format (whose value *format points at once parsed). ok
-// is false when the command must stop with code: after -h (0) or a usage
-// error (2, with the usage printed).
 // parseFlags gives a subcommand its usage text (the flags are listed
 // after it) and parses its flags; when ok is false the command ends with
-// code: 0 after -h, 2 after a bad flag.
+// code: 0 after -h, 2 after a bad flag, which is named first in one line
+// ("agentls ask: flag provided but not defined: -x").
 func parseFlags(fs *flag.FlagSet, args []string, usage string, stderr io.Writer) (code int, ok bool) {
-	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, usage+"\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK, false
+		out := fs.Output()
+		fmt.Fprint(out, usage+"\n")
+		hasFlags := false
+		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+		if hasFlags {
+			fmt.Fprint(out, "\nFlags:\n")
+			fs.PrintDefaults()
 		}
-		return exitUsage, false
+	}
+	// The flag package prints its error and the usage itself while it
+	// parses; they are printed here instead, the error with the command's
+	// name.
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	fs.SetOutput(stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.Usage()
+		return exitOK, false
+	case err != nil:
+		return usageError(fs, stderr, "%v", err), false
 	}
 	return exitOK, true
 }
 
+// parseFlagsAnywhere is parseFlags for a command whose arguments may come
+// before, between or after its flags (`anchors view --json FILE` and
+// `anchors view FILE --json` both work); it returns the arguments. After
+// "--" everything is an argument.
+func parseFlagsAnywhere(fs *flag.FlagSet, args []string, usage string, stderr io.Writer) (positional []string, code int, ok bool) {
+	for {
+		if code, ok := parseFlags(fs, args, usage, stderr); !ok {
+			return nil, code, false
+		}
+		rest := fs.Args()
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(positional, rest...), exitOK, true
+		}
+		if len(rest) == 0 {
+			return positional, exitOK, true
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}
+
+// usageError tells stderr what was wrong with the command line, in one
+// line, then the command's usage, and returns the usage exit code.
+func usageError(fs *flag.FlagSet, stderr io.Writer, format string, a ...any) int {
+	fmt.Fprintf(stderr, "agentls %s: %s\n", fs.Name(), fmt.Sprintf(format, a...))
+	fs.Usage()
+	return exitUsage
+}
+
+// parseReplyFlags parses the flags of a command that reads a reply on
+// stdin, and its --format (whose value *format points at once parsed). ok
+// is false when the command must stop with code: after -h (0) or a usage
+// error (2, with the usage printed).
 func parseReplyFlags(fs *flag.FlagSet, args []string, format *string, usage string, stderr io.Writer) (f tools.Format, code int, ok bool) {
 	if code, ok := parseFlags(fs, args, usage, stderr); !ok {
 		return "", code, false

@@ -92,25 +92,6 @@ func TestParseContract(t *testing.T) {
 	}
 }
 
-func TestUsageErrors(t *testing.T) {
-	for _, args := range [][]string{
-		{"bogus"},
-		{"--bogus"}, // flags alone are serve's
-		{"parse", "--bogus"},
-		{"parse", "--format", "yaml"},
-		{"parse", "extra"},
-		{"version", "extra"},
-	} {
-		_, stderr, code := runCLI(t, "", args...)
-		if code != exitUsage {
-			t.Errorf("agentls %q: exit %d, want %d", args, code, exitUsage)
-		}
-		if !strings.Contains(stderr, "usage") && !strings.Contains(stderr, "Usage") {
-			t.Errorf("agentls %q: no usage on stderr: %q", args, stderr)
-		}
-	}
-}
-
 func TestParseWarnsOnBrokenCalls(t *testing.T) {
 	stdout, stderr, code := runCLI(t, "@shell(1): {\"command\": \"ls}\n", "parse", "--format", "tool")
 	if code != exitOK || strings.TrimSpace(stdout) != "[]" {

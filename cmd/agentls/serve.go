@@ -33,8 +33,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return code
 	}
 	if fs.NArg() > 0 {
-		fs.Usage()
-		return exitUsage
+		return usageError(fs, stderr, "unexpected argument %q", fs.Arg(0))
 	}
 	logOut := stderr
 	if *logFile != "" {
@@ -50,6 +49,9 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	opts := lsp.Options{Log: slog.New(slog.NewTextHandler(redacted, nil)), Version: version()}
 
 	if *listen == "" {
+		if notice := serveNotice(isTerminal(stdin), *listen); notice != "" {
+			fmt.Fprintln(stderr, notice)
+		}
 		clean, err := lsp.Serve(ctx, stdio{in: stdin, out: stdout}, opts)
 		return serveExit(clean, err, stderr)
 	}
@@ -89,4 +91,15 @@ func serveExit(clean bool, err error, stderr io.Writer) int {
 		return exitOK
 	}
 	return exitFailed
+}
+
+// serveNotice is what bare `agentls` says when a person, not an editor,
+// started it: stdin is a terminal and the server would otherwise wait
+// there in silence for LSP frames. With --listen it serves on TCP and says
+// where in its log; on a pipe, stderr is an editor's log and stays quiet.
+func serveNotice(stdinIsTerminal bool, listen string) string {
+	if !stdinIsTerminal || listen != "" {
+		return ""
+	}
+	return "agentls: a language server, waiting for an LSP client on stdin (an editor starts it); press Ctrl-D or Ctrl-C to stop. Try `agentls help` for the commands, or `agentls demo` to see it work."
 }
