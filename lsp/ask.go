@@ -104,15 +104,12 @@ func (s *Server) startTurn(plan turnPlan) (int, error) {
 		return 0, err
 	}
 	format, _ := tools.ParseFormat(set.ToolFormat) // validated when set
-	s.mu.Lock()
-	s.nextTurn++
-	id := s.nextTurn
-	s.mu.Unlock()
+	id := s.newTurn()
 	req := plan.req
 	s.goTurnTask(id, fmt.Sprintf("agentls: agent turn %d", id), func(ctx context.Context, t *task) {
 		defer model.CloseIdleConnections() // the turn's model is not used again
 		turn := &agent.Turn{Model: model, Registry: reg, Format: format, Limits: agent.Limits{MaxSteps: set.MaxSteps},
-			Runner: &editorRunner{s: s, t: t, reg: reg, label: fmt.Sprintf("agent turn %d", id), home: plan.home, homeLine: plan.homeLine}}
+			Runner: &editorRunner{s: s, t: t, reg: reg, turn: id, label: fmt.Sprintf("agent turn %d", id), home: plan.home, homeLine: plan.homeLine}}
 		if f, err := agent.OpenLog(os.Getenv, req.Root, id, time.Now()); err != nil {
 			s.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agentls: agent turn %d is not logged: %v", id, err))
 		} else {
@@ -135,6 +132,14 @@ func (s *Server) startTurn(plan turnPlan) (int, error) {
 		s.finishTurn(ctx, id, sum, err)
 	})
 	return id, nil
+}
+
+// newTurn returns the id of a new turn: an agent turn, or one apply.
+func (s *Server) newTurn() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextTurn++
+	return s.nextTurn
 }
 
 // agentRequest gathers what the editor knows around a request: the open
@@ -198,6 +203,7 @@ type editorRunner struct {
 	s     *Server
 	t     *task
 	reg   *tools.Registry
+	turn  int // its edits are this turn's in the undo journal
 	label string
 	// home is the file (relative) and line the turn is about, where its
 	// approvals show as diagnostics; "" for none.
@@ -226,7 +232,7 @@ func (r *editorRunner) RunTool(ctx context.Context, use tools.ToolUse) (string, 
 	var out string
 	var protErr error
 	approved := false
-	o := r.s.propose(ctx, r.t, agent.DescribeUse(use), r.label, func(ctx context.Context, b *edit.Batch) (int, error) {
+	o := r.s.propose(ctx, r.t, r.turn, agent.DescribeUse(use), r.label, func(ctx context.Context, b *edit.Batch) (int, error) {
 		var err error
 		out, err = b.Run(ctx, spec, use)
 		if err == nil && !approved {

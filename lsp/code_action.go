@@ -32,11 +32,18 @@ func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) (an
 	actions = append(actions, s.fixActions(d, p.Context.Diagnostics)...)
 	if rel, err := s.relPath(d); err == nil {
 		if e := s.journal.lastTouching(rel); e != nil {
-			title := fmt.Sprintf("Undo agent edit %d: %s", e.id, e.label)
+			n := s.journal.filesOfTurn(e.turn)
+			title := fmt.Sprintf("Undo agent turn %d (%d %s)", e.turn, n, plural(n, "file", "files"))
 			actions = append(actions, protocol.CodeAction{
 				Title:   title,
 				Kind:    protocol.Source,
-				Command: &protocol.Command{Title: title, Command: cmdUndo, Arguments: []any{map[string]int{"turn": e.id}}},
+				Command: &protocol.Command{Title: title, Command: cmdUndo, Arguments: []any{map[string]int{"turn": e.turn}}},
+			})
+			title = fmt.Sprintf("Undo agent edit %d: %s", e.id, e.label)
+			actions = append(actions, protocol.CodeAction{
+				Title:   title,
+				Kind:    protocol.Source,
+				Command: &protocol.Command{Title: title, Command: cmdEditUndo, Arguments: []any{map[string]int{"edit": e.id}}},
 			})
 		}
 	}

@@ -48,11 +48,13 @@ func (s *Server) executeCommand(ctx context.Context, p *executeCommandParams) (a
 			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
 		}
 		// Reply at once: the edit goes to the client as a request of our
-		// own, which it may only answer once this one is answered.
-		s.goTask("agentls: apply reply", func(ctx context.Context, t *task) { s.applyReply(ctx, t, text) })
-		return nil, nil
-	case cmdUndo, cmdRedo:
-		return s.undoRedo(ctx, p.Command == cmdUndo, arg)
+		// own, which it may only answer once this one is answered. One
+		// apply is a turn of its own: agentls.turn.undo reverts it.
+		turn := s.newTurn()
+		s.goTask("agentls: apply reply", func(ctx context.Context, t *task) { s.applyReply(ctx, t, turn, text) })
+		return map[string]int{"turn": turn}, nil
+	case cmdUndo, cmdRedo, cmdEditUndo, cmdEditRedo:
+		return s.undoRedo(ctx, p.Command, arg)
 	case cmdReviewAccept, cmdReviewReject:
 		return s.reviewCommand(ctx, p.Command == cmdReviewAccept, arg)
 	case cmdCancel:
@@ -111,10 +113,10 @@ func (s *Server) rangeText(d document, r protocol.Range) (string, error) {
 // applyReply runs the edits of a reply against the editor's buffers and
 // sends them as one WorkspaceEdit. Nothing is half-applied: an edit that
 // fails stops them all, and the user is told why.
-func (s *Server) applyReply(ctx context.Context, t *task, reply string) {
+func (s *Server) applyReply(ctx context.Context, t *task, turn int, reply string) {
 	format, _ := tools.ParseFormat(s.currentSettings().ToolFormat) // validated when set
 	approved := false
-	o := s.propose(ctx, t, "the reply", "reply", func(ctx context.Context, b *edit.Batch) (int, error) {
+	o := s.propose(ctx, t, turn, "the reply", "reply", func(ctx context.Context, b *edit.Batch) (int, error) {
 		res, err := b.ApplyReply(ctx, reply, format, builtin.Registry())
 		if err == nil && !approved {
 			// A pasted reply is a model's words too: its edits to files
@@ -143,7 +145,7 @@ type outcome struct {
 // computed once more against the new text; if refused again, it is kept
 // as pending review so nothing is lost. An applied change is journalled
 // (label says what for) and checked against the editor's echo.
-func (s *Server) propose(ctx context.Context, t *task, what, label string, compute func(context.Context, *edit.Batch) (int, error)) outcome {
+func (s *Server) propose(ctx context.Context, t *task, turn int, what, label string, compute func(context.Context, *edit.Batch) (int, error)) outcome {
 	s.mu.Lock()
 	root := s.root
 	s.mu.Unlock()
@@ -226,8 +228,8 @@ func (s *Server) propose(ctx context.Context, t *task, what, label string, compu
 		names = append(names, c.Path)
 	}
 	slices.Sort(names)
-	id, note := s.journal.record(fmt.Sprintf("%s (%s)", label, strings.Join(names, ", ")), changes)
-	msg := fmt.Sprintf("agentls: applied %d %s in %s (agent edit %d: agentls.turn.undo reverts it)", n, plural(n, "edit", "edits"), strings.Join(names, ", "), id)
+	id, note := s.journal.record(turn, fmt.Sprintf("%s (%s)", label, strings.Join(names, ", ")), changes)
+	msg := fmt.Sprintf("agentls: applied %d %s in %s (agent turn %d, edit %d: agentls.turn.undo {\"turn\": %d} reverts the turn, agentls.edit.undo {\"edit\": %d} this edit)", n, plural(n, "edit", "edits"), strings.Join(names, ", "), turn, id, turn, id)
 	if note != "" {
 		msg += "; " + note
 	}

@@ -14,7 +14,7 @@ import (
 
 // Commands are the workspace/executeCommand commands the server offers.
 func commandNames() []string {
-	return []string{cmdApplyReply, cmdUndo, cmdRedo, cmdReviewAccept, cmdReviewReject, cmdReviewDiff, cmdCancel, cmdAsk, cmdApprove, cmdDeny, cmdChatOpen, cmdChatSend, cmdRun, cmdJobsList, cmdJobsOutput, cmdJobsKill, cmdTrust}
+	return []string{cmdApplyReply, cmdUndo, cmdRedo, cmdEditUndo, cmdEditRedo, cmdReviewAccept, cmdReviewReject, cmdReviewDiff, cmdCancel, cmdAsk, cmdApprove, cmdDeny, cmdChatOpen, cmdChatSend, cmdRun, cmdJobsList, cmdJobsOutput, cmdJobsKill, cmdTrust}
 }
 
 func (s *Server) initialize(_ context.Context, p *initializeParams) (any, error) {

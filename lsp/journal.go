@@ -16,15 +16,21 @@ import (
 	"github.com/agentls/agentls/tools/edit"
 )
 
+// Undo and redo, of a whole turn (every edit an agent turn or one apply
+// made, as ONE WorkspaceEdit) or of one edit.
 const (
-	cmdUndo = "agentls.turn.undo"
-	cmdRedo = "agentls.turn.redo"
+	cmdUndo     = "agentls.turn.undo"
+	cmdRedo     = "agentls.turn.redo"
+	cmdEditUndo = "agentls.edit.undo"
+	cmdEditRedo = "agentls.edit.redo"
 )
 
-// An entry is one applied changeset, with what each file was before and
-// after, so it can be undone and redone the same way in every editor.
+// An entry is one applied changeset (an agent edit), with what each file
+// was before and after, so it can be undone and redone the same way in
+// every editor. It belongs to a turn: an agent turn, or one apply.
 type entry struct {
 	id     int
+	turn   int
 	label  string
 	files  []journalFile
 	undone bool
@@ -45,8 +51,9 @@ type journal struct {
 	entries []*entry
 	next    int
 	bytes   int // held by entries
-	// lastDropped is the newest id no longer kept (0: none).
-	lastDropped int
+	// lastDropped is the newest edit id no longer kept, lastDroppedTurn
+	// the newest turn with an edit no longer kept (0: none).
+	lastDropped, lastDroppedTurn int
 	// maxEntries and maxBytes bound it (0: the defaults).
 	maxEntries, maxBytes int
 }
@@ -80,11 +87,11 @@ func (e *entry) size() int {
 // record keeps an applied changeset and returns its id, and a note for
 // the user when the history could not keep it or dropped older entries
 // ("" otherwise).
-func (j *journal) record(label string, changes []*edits.FileChange) (int, string) {
+func (j *journal) record(turn int, label string, changes []*edits.FileChange) (int, string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.next++
-	e := &entry{id: j.next, label: label}
+	e := &entry{id: j.next, turn: turn, label: label}
 	for _, c := range changes {
 		e.files = append(e.files, journalFile{
 			path: c.Path, before: c.Base, after: c.Result,
@@ -98,6 +105,7 @@ func (j *journal) record(label string, changes []*edits.FileChange) (int, string
 	}
 	j.entries = j.entries[:j.redoStart()]
 	if e.size() > maxBytes {
+		j.lastDropped, j.lastDroppedTurn = e.id, max(j.lastDroppedTurn, turn)
 		return e.id, fmt.Sprintf("it is too large (%s) for agentls's undo history (%s): the editor's own undo still has it", mebibytes(e.size()), mebibytes(maxBytes))
 	}
 	j.entries = append(j.entries, e)
@@ -112,6 +120,7 @@ func (j *journal) record(label string, changes []*edits.FileChange) (int, string
 	}
 	from, to := j.entries[0].id, j.entries[first-1].id
 	j.lastDropped = to
+	j.lastDroppedTurn = max(j.lastDroppedTurn, j.entries[first-1].turn)
 	j.entries = append([]*entry(nil), j.entries[first:]...)
 	span := fmt.Sprintf("agent edit %d", from)
 	if from != to {
@@ -133,44 +142,134 @@ func (j *journal) redoStart() int {
 	return i
 }
 
-// pick returns the entry to undo (the last one applied) or redo (the
+// pickEdit returns the edit to undo (the last one applied) or redo (the
 // first one undone), or the one with the id.
-func (j *journal) pick(undo bool, id int) (*entry, error) {
+func (j *journal) pickEdit(undo bool, id int) (*entry, error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if id != 0 {
-		for _, e := range j.entries {
-			if e.id == id {
-				if e.undone == undo {
-					return nil, fmt.Errorf("edit %d is already %s", id, map[bool]string{true: "undone", false: "applied"}[undo])
-				}
-				return e, nil
-			}
+		e, err := j.byID(id)
+		if err != nil {
+			return nil, err
 		}
-		if id <= j.lastDropped {
-			return nil, fmt.Errorf("agent edit %d is no longer in the undo history (it keeps the last %d edits or %s); the editor's own undo may still have it", id, j.maxEntriesOrDefault(), mebibytes(j.maxBytesOrDefault()))
+		if e.undone == undo {
+			return nil, fmt.Errorf("agent edit %d is already %s", id, map[bool]string{true: "undone", false: "applied"}[undo])
 		}
-		return nil, fmt.Errorf("no agent edit %d in this session", id)
+		return e, nil
 	}
+	if e := j.next1(undo); e != nil {
+		return e, nil
+	}
+	return nil, errors.New(map[bool]string{true: "no agent edit to undo", false: "no undone agent edit to redo"}[undo])
+}
+
+// pickTurn returns the edits of the turn to undo (the last one that has
+// an applied edit) or redo (the first one undone), or of the turn with the
+// id, oldest first; only those still to undo (or redo).
+func (j *journal) pickTurn(undo bool, turn int) (int, []*entry, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if turn == 0 {
+		e := j.next1(undo)
+		if e == nil {
+			return 0, nil, errors.New(map[bool]string{true: "no agent turn to undo", false: "no undone agent turn to redo"}[undo])
+		}
+		turn = e.turn
+	}
+	var out []*entry
+	known := false
+	for _, e := range j.entries {
+		if e.turn != turn {
+			continue
+		}
+		known = true
+		if e.undone != undo {
+			out = append(out, e)
+		}
+	}
+	switch {
+	case len(out) > 0:
+		return turn, out, nil
+	case known:
+		return 0, nil, fmt.Errorf("agent turn %d is already %s", turn, map[bool]string{true: "undone", false: "applied"}[undo])
+	case turn <= j.lastDroppedTurn:
+		return 0, nil, fmt.Errorf("agent turn %d is no longer in the undo history (it keeps the last %d edits or %s); the editor's own undo may still have it", turn, j.maxEntriesOrDefault(), mebibytes(j.maxBytesOrDefault()))
+	}
+	return 0, nil, fmt.Errorf("agent turn %d made no edit that agentls can undo in this session", turn)
+}
+
+// next1 is the edit an undo (the last applied) or a redo (the first of the
+// undone at the end) would take, or nil. j.mu is held.
+func (j *journal) next1(undo bool) *entry {
 	k := j.redoStart()
 	if undo {
-		if k == 0 {
-			return nil, errors.New("no agent edit to undo")
+		for i := k - 1; i >= 0; i-- {
+			if !j.entries[i].undone {
+				return j.entries[i]
+			}
 		}
-		return j.entries[k-1], nil
+		return nil
 	}
 	if k == len(j.entries) {
-		return nil, errors.New("no undone agent edit to redo")
+		return nil
 	}
-	return j.entries[k], nil
+	return j.entries[k]
+}
+
+// byID returns the edit with the id. j.mu is held.
+func (j *journal) byID(id int) (*entry, error) {
+	for _, e := range j.entries {
+		if e.id == id {
+			return e, nil
+		}
+	}
+	if id <= j.lastDropped {
+		return nil, fmt.Errorf("agent edit %d is no longer in the undo history (it keeps the last %d edits or %s); the editor's own undo may still have it", id, j.maxEntriesOrDefault(), mebibytes(j.maxBytesOrDefault()))
+	}
+	return nil, fmt.Errorf("no agent edit %d in this session", id)
+}
+
+// turnFiles are the files of a turn's edits (oldest first) as one change:
+// each file from what it was before the turn's first edit of it to what
+// its last edit left.
+func turnFiles(es []*entry) []journalFile {
+	var out []journalFile
+	at := map[string]int{}
+	for _, e := range es {
+		for _, f := range e.files {
+			i, ok := at[f.path]
+			if !ok {
+				at[f.path] = len(out)
+				out = append(out, f)
+				continue
+			}
+			out[i].after, out[i].existsAfter = f.after, f.existsAfter
+		}
+	}
+	return out
+}
+
+// filesOf returns how many files a turn's edits changed.
+func (j *journal) filesOfTurn(turn int) int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var es []*entry
+	for _, e := range j.entries {
+		if e.turn == turn && !e.undone {
+			es = append(es, e)
+		}
+	}
+	return len(turnFiles(es))
 }
 
 func (j *journal) maxEntriesOrDefault() int { n, _ := j.limits(); return n }
 func (j *journal) maxBytesOrDefault() int   { _, n := j.limits(); return n }
 
-func (j *journal) mark(e *entry, undone bool) {
+func (j *journal) mark(es []*entry, undone bool) {
 	j.mu.Lock()
-	e.undone = undone
+	for _, e := range es {
+		e.undone = undone
+	}
 	j.mu.Unlock()
 }
 
@@ -188,36 +287,60 @@ func (j *journal) lastTouching(path string) *entry {
 	return nil
 }
 
-// undoRedo runs agentls.turn.undo or redo: the inverse (or the same)
-// change, computed against what the files hold now, sent as one versioned
+// undoRedo runs agentls.turn.undo|redo {turn?} (every edit of the turn)
+// or agentls.edit.undo|redo {edit?} (one edit): the inverse (or the same)
+// change, computed against what the files hold now, sent as ONE versioned
 // WorkspaceEdit. Lines the user changed since are refused, not clobbered:
 // the change is re-applied as hunks, which must match.
-func (s *Server) undoRedo(ctx context.Context, undo bool, arg json.RawMessage) (any, error) {
+func (s *Server) undoRedo(ctx context.Context, command string, arg json.RawMessage) (any, error) {
 	var a struct {
 		Turn int `json:"turn"`
+		Edit int `json:"edit"`
 	}
 	if len(arg) > 0 && string(arg) != "null" {
 		if err := json.Unmarshal(arg, &a); err != nil {
-			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, command+" takes {\"turn\": N} or (agentls.edit.*) {\"edit\": N}: "+err.Error())
 		}
 	}
-	e, err := s.journal.pick(undo, a.Turn)
+	undo := command == cmdUndo || command == cmdEditUndo
+	var (
+		es   []*entry
+		what string
+		err  error
+	)
+	if command == cmdEditUndo || command == cmdEditRedo {
+		var e *entry
+		if e, err = s.journal.pickEdit(undo, a.Edit); err == nil {
+			es, what = []*entry{e}, fmt.Sprintf("agent edit %d (%s)", e.id, e.label)
+		}
+	} else {
+		var turn int
+		if turn, es, err = s.journal.pickTurn(undo, a.Turn); err == nil {
+			what = fmt.Sprintf("agent turn %d (%d %s)", turn, len(es), plural(len(es), "edit", "edits"))
+		}
+	}
 	if err != nil {
 		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %v", err)
 		return nil, nil
 	}
-	s.goBackground("undo", func(ctx context.Context) { s.undoRedoEntry(ctx, e, undo) })
+	s.goBackground("undo", func(ctx context.Context) { s.undoRedoEntries(ctx, es, what, undo) })
 	return nil, nil
 }
 
-func (s *Server) undoRedoEntry(ctx context.Context, e *entry, undo bool) {
+// undoRedoEntries undoes (or redoes) the edits es, oldest first, as one
+// change: each file goes from what the last of them left to what it was
+// before the first (or back). A file that already holds what the undo
+// would give (the user undid it in the editor) is left as it is; when
+// every file does, nothing is sent.
+func (s *Server) undoRedoEntries(ctx context.Context, es []*entry, what string, undo bool) {
 	verb := map[bool]string{true: "undo", false: "redo"}[undo]
 	s.mu.Lock()
 	root := s.root
 	s.mu.Unlock()
 	src := editorSource{s: s, disk: edit.DiskSource{Root: root}}
 	var cs edits.Changeset
-	for _, f := range e.files {
+	var already []string
+	for _, f := range turnFiles(es) {
 		from, to := f.after, f.before
 		fromExists, toExists := f.existsAfter, f.existedBefore
 		if !undo {
@@ -225,16 +348,20 @@ func (s *Server) undoRedoEntry(ctx context.Context, e *entry, undo bool) {
 		}
 		cur, version, exists, err := src.Read(ctx, f.path)
 		if err != nil {
-			s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s: %v", verb, err)
+			s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s %s: %v; nothing changed", verb, what, err)
 			return
+		}
+		if exists == toExists && (!exists || cur == to) {
+			already = append(already, f.path)
+			continue
 		}
 		switch {
 		case exists != fromExists:
-			s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s %q: %s was %s since; nothing changed", verb, e.label, f.path, map[bool]string{true: "created", false: "deleted"}[exists])
+			s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s %s: %s was %s since; nothing changed", verb, what, f.path, map[bool]string{true: "created", false: "deleted"}[exists])
 			return
 		case !toExists:
 			if cur != from {
-				s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s %q: %s changed since, and undoing would delete it; nothing changed", verb, e.label, f.path)
+				s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s %s: %s changed since, and the %s would delete it; nothing changed", verb, what, f.path, verb)
 				return
 			}
 			cs.Remove(f.path, cur, version)
@@ -245,27 +372,41 @@ func (s *Server) undoRedoEntry(ctx context.Context, e *entry, undo bool) {
 		}
 		result, err := rebase(cur, from, to)
 		if err != nil {
-			s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s %q: %s: %v; nothing changed", verb, e.label, f.path, err)
+			s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s %s: %s: %v; nothing changed", verb, what, f.path, err)
 			return
 		}
 		cs.Write(f.path, cur, true, version, result)
 	}
-	we, err := s.workspaceEditFor(&cs)
-	if err != nil {
-		s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s: %v", verb, err)
+	note := ""
+	if len(already) > 0 {
+		note = fmt.Sprintf(" (%s already %s, so left as %s)", strings.Join(already, ", "), map[bool]string{true: "held what the undo gives", false: "held what the redo gives"}[undo], map[bool]string{true: "it is", false: "they are"}[len(already) == 1])
+	}
+	if len(cs.Effective()) == 0 {
+		s.journal.mark(es, undo)
+		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: nothing to %s for %s: every file it changed already holds what the %s gives (undone in the editor?)", verb, what, verb)
 		return
 	}
-	res, err := s.applyEdit(ctx, "agentls: "+verb+" "+e.label, we)
+	we, err := s.workspaceEditFor(&cs)
+	if err != nil {
+		s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s %s: %v; nothing changed", verb, what, err)
+		return
+	}
+	res, err := s.applyEdit(ctx, "agentls: "+verb+" "+what, we)
 	switch {
 	case err != nil:
-		s.showMessage(ctx, protocol.MessageTypeError, "agentls: %s failed: %v", verb, err)
+		s.showMessage(ctx, protocol.MessageTypeError, "agentls: %s of %s failed: %v", verb, what, err)
 	case !res.Applied:
-		s.showMessage(ctx, protocol.MessageTypeError, "agentls: the editor refused the %s (%s); nothing changed", verb, res.FailureReason)
+		s.showMessage(ctx, protocol.MessageTypeError, "agentls: the editor refused the %s of %s (%s); nothing changed", verb, what, res.FailureReason)
 	default:
 		s.awaitEditorEcho(ctx, cs.Effective())
-		s.recoverSkipped(ctx, cs.Effective())
-		s.journal.mark(e, undo)
-		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: %s: %s", map[bool]string{true: "undone", false: "redone"}[undo], e.label)
+		if made := s.recoverSkipped(ctx, cs.Effective()); len(made) < len(cs.Effective()) {
+			// The editor skipped a buffer (recoverSkipped said which):
+			// the edits stay as they were, so a later undo can finish.
+			s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: the %s of %s reached only %d of its %d files; run it again to finish", verb, what, len(made), len(cs.Effective()))
+			return
+		}
+		s.journal.mark(es, undo)
+		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: %s: %s%s", map[bool]string{true: "undone", false: "redone"}[undo], what, note)
 	}
 }
 

@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/agent/modeltest"
 	"github.com/agentls/agentls/lsp/lsptest"
 )
 
@@ -84,5 +86,100 @@ func TestUndoAfterUserEdits(t *testing.T) {
 func TestUndoNothing(t *testing.T) {
 	e := lsptest.Start(t, t.TempDir(), lsptest.Helix())
 	e.ExecuteCommand("agentls.turn.undo", nil)
-	e.Await("told", func() bool { return e.HasMessageLocked("no agent edit to undo") })
+	e.Await("told", func() bool { return e.HasMessageLocked("no agent turn to undo") })
+}
+
+// TestTurnUndo: an agent turn that patched a.go and then b.go in two
+// calls is undone as a turn — both files, in ONE WorkspaceEdit — with the
+// turn id agentls.ask returned, under every editor's profile; redo puts
+// both back; one edit can still be undone alone.
+func TestTurnUndo(t *testing.T) {
+	for _, p := range lsptest.Profiles() {
+		t.Run(p.Name, func(t *testing.T) {
+			t.Setenv("XDG_STATE_HOME", t.TempDir())
+			srv := modeltest.New(
+				modeltest.Text("```patch a.go\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n```\n", 16),
+				modeltest.Text("```patch b.go\n<<<<<<< ORIGINAL\nvar c Config\n=======\nvar c Settings\n>>>>>>> UPDATED\n```\n", 16),
+				modeltest.Text("Renamed.", 16),
+			)
+			defer srv.Close()
+			root := writeFiles(t, files)
+			e := lsptest.StartWith(t, root, p, map[string]any{"model": "m", "baseUrl": srv.URL}, nil)
+			e.OpenFile("a.go", "go")
+			var started struct{ Turn int }
+			if err := e.Call("workspace/executeCommand", map[string]any{"command": "agentls.ask", "arguments": []any{map[string]any{"prompt": "rename Config"}}}, &started); err != nil {
+				t.Fatal(err)
+			}
+			e.Await("turn done", func() bool { return e.HasMessageLocked(fmt.Sprintf("agent turn %d done", started.Turn)) })
+			if !strings.Contains(e.Buffer("a.go"), "Settings") || !strings.Contains(readFile(t, root, "b.go"), "Settings") {
+				t.Fatalf("the turn did not edit both files: %q, %q", e.Buffer("a.go"), readFile(t, root, "b.go"))
+			}
+
+			var undo *protocol.CodeAction
+			for _, a := range e.CodeActions("a.go", protocol.Range{}) {
+				if a.Title == fmt.Sprintf("Undo agent turn %d (2 files)", started.Turn) {
+					undo = &a
+				}
+			}
+			if undo == nil {
+				t.Fatalf("no \"Undo agent turn %d (2 files)\" code action", started.Turn)
+			}
+			sent := e.EditsApplied()
+			if err := e.ExecuteCommand("agentls.turn.undo", map[string]any{"turn": started.Turn}); err != nil {
+				t.Fatal(err)
+			}
+			e.Await("undone", func() bool { return e.HasMessageLocked(fmt.Sprintf("agentls: undone: agent turn %d (2 edits)", started.Turn)) })
+			if e.Buffer("a.go") != files["a.go"] || readFile(t, root, "b.go") != files["b.go"] {
+				t.Errorf("the turn was not undone: a.go %q, b.go %q", e.Buffer("a.go"), readFile(t, root, "b.go"))
+			}
+			if n := e.EditsApplied() - sent; n != 1 {
+				t.Errorf("the undo took %d WorkspaceEdits, want 1", n)
+			}
+
+			e.ExecuteCommand("agentls.turn.redo", nil)
+			e.Await("redone", func() bool { return e.HasMessageLocked("agentls: redone: agent turn") })
+			if !strings.Contains(e.Buffer("a.go"), "Settings") || !strings.Contains(readFile(t, root, "b.go"), "Settings") {
+				t.Errorf("the turn was not redone: %q, %q", e.Buffer("a.go"), readFile(t, root, "b.go"))
+			}
+			// One edit of it alone: the second (b.go).
+			e.ExecuteCommand("agentls.edit.undo", nil)
+			e.Await("edit undone", func() bool { return e.HasMessageLocked("agentls: undone: agent edit 2") })
+			if !strings.Contains(e.Buffer("a.go"), "Settings") || readFile(t, root, "b.go") != files["b.go"] {
+				t.Errorf("agentls.edit.undo: a.go %q, b.go %q", e.Buffer("a.go"), readFile(t, root, "b.go"))
+			}
+		})
+	}
+}
+
+// TestTurnUndoAfterManualUndo: the user undid the agent's change to a.go
+// in the editor; undoing the turn reverts b.go and says a.go already held
+// what the undo gives — not "already applied … nothing changed".
+func TestTurnUndoAfterManualUndo(t *testing.T) {
+	const twoFiles = "```patch_many\n=== PATH: a.go ===\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n\n=== PATH: b.go ===\n<<<<<<< ORIGINAL\nvar c Config\n=======\nvar c Settings\n>>>>>>> UPDATED\n```\n"
+	root := writeFiles(t, files)
+	e := lsptest.Start(t, root, lsptest.Neovim07())
+	e.OpenFile("a.go", "go")
+	e.OpenFile("b.go", "go")
+	e.ExecuteCommand("agentls.applyReply", map[string]any{"text": twoFiles})
+	e.Await("applied", func() bool { return e.HasMessageLocked("agentls: applied") })
+	e.Type("a.go", files["a.go"]) // the editor's own undo
+	e.ExecuteCommand("agentls.turn.undo", nil)
+	e.Await("undone", func() bool { return e.HasMessageLocked("agentls: undone: agent turn 1") })
+	if !e.HasMessage("a.go already held what the undo gives") {
+		t.Errorf("messages: %+v", e.Messages())
+	}
+	if e.Buffer("a.go") != files["a.go"] || e.Buffer("b.go") != files["b.go"] {
+		t.Errorf("a.go %q, b.go %q", e.Buffer("a.go"), e.Buffer("b.go"))
+	}
+	// Everything undone by hand: nothing is sent, and it says so.
+	e.ExecuteCommand("agentls.turn.redo", nil)
+	e.Await("redone", func() bool { return e.HasMessageLocked("agentls: redone") })
+	e.Type("a.go", files["a.go"])
+	e.Type("b.go", files["b.go"])
+	sent := e.EditsApplied()
+	e.ExecuteCommand("agentls.turn.undo", nil)
+	e.Await("nothing to undo", func() bool { return e.HasMessageLocked("nothing to undo for agent turn 1") })
+	if e.EditsApplied() != sent {
+		t.Error("an undo with nothing to do sent an edit")
+	}
 }

@@ -32,6 +32,7 @@ func TestNeovimPlugin(t *testing.T) {
 	}
 	srv := modeltest.New(
 		modeltest.Text("Renaming.\n```patch b.go\n<<<<<<< ORIGINAL\nvar c Config\n=======\nvar c Settings\n>>>>>>> UPDATED\n```\n\n", 16),
+		modeltest.Text("And the type.\n```patch a.go\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n```\n\n", 16),
 		modeltest.Text("Renamed Config to Settings.", 16),
 		modeltest.Text("Looked at the selection.", 16),
 		modeltest.Text("```shell\ncat d.go\n```\n\n", 16),
@@ -69,19 +70,19 @@ func TestNeovimPlugin(t *testing.T) {
 	// The asks went to the fake model: the prompt as given; then the
 	// characterwise selection, exactly.
 	reqs := srv.Requests()
-	if len(reqs) != 5 {
-		t.Fatalf("%d model calls, want 5", len(reqs))
+	if len(reqs) != 6 {
+		t.Fatalf("%d model calls, want 6", len(reqs))
 	}
 	asked := func(i int) string { return reqs[i].Body.Messages[len(reqs[i].Body.Messages)-1].Content }
 	if !strings.Contains(asked(0), "rename Config to Settings") {
 		t.Errorf("the model was asked %q", asked(0))
 	}
-	if want := "explain this\n\nSelected in a.go, lines 3-3:\n```go\n😀 ok\n```"; !strings.Contains(asked(2), want) {
-		t.Errorf("the model was asked %q, want %q in it", asked(2), want)
+	if want := "explain this\n\nSelected in a.go, lines 3-3:\n```go\n😀 ok\n```"; !strings.Contains(asked(3), want) {
+		t.Errorf("the model was asked %q, want %q in it", asked(3), want)
 	}
 	// The agent's command saw the buffer the plugin saved for it.
-	if !strings.Contains(asked(4), "// typed before the command") {
-		t.Errorf("the command's result was %q", asked(4))
+	if !strings.Contains(asked(5), "// typed before the command") {
+		t.Errorf("the command's result was %q", asked(5))
 	}
 	// b.go was edited in its buffer only.
 	if got := readFile(t, root, "b.go"); got != "package p\n\nvar c Config\n" {

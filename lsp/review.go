@@ -262,7 +262,7 @@ func (s *Server) resolveReview(ctx context.Context, accept bool, a reviewArgs) {
 	changes := cs.Effective()
 	s.awaitEditorEcho(ctx, changes)
 	changes = s.recoverSkipped(ctx, changes)
-	id, note := s.journal.record(fmt.Sprintf("accepted review (%d %s)", len(taken), plural(len(taken), "edit", "edits")), changes)
+	id, note := s.journal.record(s.newTurn(), fmt.Sprintf("accepted review (%d %s)", len(taken), plural(len(taken), "edit", "edits")), changes)
 	if note != "" {
 		note = "; " + note
 	}

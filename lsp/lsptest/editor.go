@@ -443,6 +443,13 @@ func (e *Editor) MessagesLocked() []protocol.ShowMessageParams { return e.messag
 // use inside an Await condition.
 func (e *Editor) EditsAppliedLocked() int { return e.edits }
 
+// EditsApplied is how many workspace edits the editor applied.
+func (e *Editor) EditsApplied() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.edits
+}
+
 // EditVersion returns the version the last WorkspaceEdit pinned a
 // document's edits to; ok is false when it had no edits for it, and v nil
 // when they were not pinned.

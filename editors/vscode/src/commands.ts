@@ -23,6 +23,8 @@ export const COMMANDS = {
   cancel: { id: 'agentls.vscode.cancel', title: 'Cancel', server: 'agentls.cancel' },
   undo: { id: 'agentls.vscode.undo', title: 'Undo', server: 'agentls.turn.undo' },
   redo: { id: 'agentls.vscode.redo', title: 'Redo', server: 'agentls.turn.redo' },
+  undoEdit: { id: 'agentls.vscode.undoEdit', title: 'Undo Edit', server: 'agentls.edit.undo' },
+  redoEdit: { id: 'agentls.vscode.redoEdit', title: 'Redo Edit', server: 'agentls.edit.redo' },
   reviewAccept: { id: 'agentls.vscode.reviewAccept', title: 'Review Accept…', server: 'agentls.review.accept' },
   reviewReject: { id: 'agentls.vscode.reviewReject', title: 'Review Reject…', server: 'agentls.review.reject' },
   reviewDiff: { id: 'agentls.vscode.reviewDiff', title: 'Review Diff', server: 'agentls.review.diff' },

@@ -339,6 +339,8 @@ class Extension {
       cancel: (arg) => this.cancel(arg),
       undo: (arg) => this.execute(COMMANDS.undo.server, plainObject(arg) ?? turnArgs(undefined)),
       redo: (arg) => this.execute(COMMANDS.redo.server, plainObject(arg) ?? turnArgs(undefined)),
+      undoEdit: (arg) => this.execute(COMMANDS.undoEdit.server, plainObject(arg) ?? {}),
+      redoEdit: (arg) => this.execute(COMMANDS.redoEdit.server, plainObject(arg) ?? {}),
       reviewAccept: (arg) => this.review(COMMANDS.reviewAccept.server, 'Accept', arg),
       reviewReject: (arg) => this.review(COMMANDS.reviewReject.server, 'Reject', arg),
       reviewDiff: (arg) => this.review(COMMANDS.reviewDiff.server, 'Show the diff of', arg),

@@ -78,18 +78,21 @@ local function main()
   -- (b) :AgentAsk with the prompt as argument: the fake model's patch lands
   -- in b.go; the turn's closing words reach the output buffer; :AgentUndo
   -- (the server's undo) reverts it.
+  -- The turn patches b.go, then a.go, in two calls: :AgentUndo reverts the
+  -- whole turn, both files.
   vim.api.nvim_set_current_buf(b)
-  local before = text(b)
+  local before, before_a = text(b), text(a)
   vim.cmd('AgentAsk rename Config to Settings')
-  wait('the agent edit', function() return has(b, 'var c Settings') end)
+  wait('the agent edits', function() return has(b, 'var c Settings') and has(a, 'type Settings struct{}') end)
   if text(b) ~= 'package p\n\nvar c Settings' then fail('b.go after the turn: ' .. text(b)) end
   local output = agentls.output_buffer()
   wait('the turn to end in the output buffer', function() return has(output, 'Renamed Config to Settings.') end)
   vim.cmd('AgentUndo')
-  wait(':AgentUndo', function() return text(b) == before end)
+  wait(':AgentUndo of both files', function() return text(b) == before and text(a) == before_a end)
   local saw_turn = false
   for _, s in ipairs(statuses) do
-    if s:find('agent turn 1', 1, true) then saw_turn = true end
+    -- The apply above was turn 1; the agent's turn is turn 2.
+    if s:find('agent turn 2', 1, true) then saw_turn = true end
   end
   if not saw_turn then fail('status() never named the turn: ' .. vim.inspect(statuses)) end
   wait('the work to end', function() return agentls.status() == '' end)

@@ -19,6 +19,8 @@ const serverCommands = [
   'agentls.cancel',
   'agentls.turn.undo',
   'agentls.turn.redo',
+  'agentls.edit.undo',
+  'agentls.edit.redo',
   'agentls.review.accept',
   'agentls.review.reject',
   'agentls.review.diff',
