@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/aymanbagabas/go-udiff"
 
@@ -34,7 +36,7 @@ func demoWorkspace() map[string]string {
 
 func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	keep := fs.Bool("keep", false, "keep the demo's workspace (its path is printed)")
+	keep := fs.Bool("keep", false, "keep the demo's workspace, with the job's full output in its .agentls/logs/ (its path is printed)")
 	if code, ok := parseFlags(fs, args, "usage: agentls demo [--keep]\n\n"+
 		"Runs a scripted agent turn against a temporary workspace with a fake model\n"+
 		"(no key, no network): a two-file patch_many, an anchored edit, `go test` as a\n"+
@@ -52,17 +54,26 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	return exitOK
 }
 
-func demo(ctx context.Context, out io.Writer, keep bool) error {
+func demo(ctx context.Context, stdout io.Writer, keep bool) error {
+	out := &blockWriter{w: stdout}
+	defer out.end()
 	root, err := os.MkdirTemp("", "agentls-demo-")
 	if err != nil {
 		return err
 	}
-	if keep {
-		fmt.Fprintf(out, "workspace: %s (kept)\n", root)
-	} else {
+	if !keep {
 		defer os.RemoveAll(root)
 	}
 	root, _ = filepath.EvalSymlinks(root)
+	// A path the demo prints must exist when it ends: the jobs' full output
+	// is kept only with the workspace, and without --keep no log is
+	// written (the job's output is still read back from memory).
+	logDir := ""
+	if keep {
+		logDir = filepath.Join(root, ".agentls", "logs")
+		fmt.Fprintf(out, "== the workspace, kept: %s\n", root)
+		out.block()
+	}
 	demoFiles := demoWorkspace()
 	for name, text := range demoFiles {
 		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
@@ -76,7 +87,8 @@ func demo(ctx context.Context, out io.Writer, keep bool) error {
 	srv := modeltest.New(replies...)
 	defer srv.Close()
 
-	fmt.Fprintf(out, "== a fake model at %s; the workspace is a Go module: config.go, main.go and app_test.go\n\n", srv.URL)
+	fmt.Fprintf(out, "== a fake model at %s; the workspace is a Go module: config.go, main.go and app_test.go\n", srv.URL)
+	out.block()
 	m, err := agent.NewModel(agent.ModelConfig{Model: "demo", BaseURL: srv.URL, APIKeyEnv: "AGENTLS_DEMO_NO_KEY", TaggedThinking: true}, func(string) string { return "" })
 	if err != nil {
 		return err
@@ -87,7 +99,7 @@ func demo(ctx context.Context, out io.Writer, keep bool) error {
 	}
 	// The demo's workspace allows `go test`, as a project would in its
 	// .agentls/settings.json; the job's problems print as diagnostics.
-	host, err := newShellHost(root, filepath.Join(root, ".agentls", "logs"), "", policy.Config{Allow: []string{"go test"}}, out)
+	host, err := newShellHost(root, logDir, "", policy.Config{Allow: []string{"go test"}}, out)
 	if err != nil {
 		return err
 	}
@@ -98,13 +110,16 @@ func demo(ctx context.Context, out io.Writer, keep bool) error {
 		case agent.EventText:
 			io.WriteString(out, e.Text)
 		case agent.EventToolStart:
-			fmt.Fprintf(out, "\n\n== agentls runs %s\n", e.Use.Tool)
+			out.block()
+			fmt.Fprintf(out, "== agentls runs %s\n", e.Use.Tool)
 		case agent.EventToolDone:
 			if e.Err != nil {
-				fmt.Fprintf(out, "error: %v\n\n", e.Err)
+				fmt.Fprintf(out, "error: %v\n", e.Err)
 			} else {
-				fmt.Fprintf(out, "%s\n\n== the model continues\n", strings.TrimSpace(e.Text))
+				fmt.Fprintf(out, "%s\n", strings.TrimSpace(e.Text))
 			}
+			out.block()
+			fmt.Fprintf(out, "== the model continues\n")
 		}
 	}
 	sum, err := turn.Run(ctx, agent.Request{Prompt: "Rename Config to Settings and document Load.", Root: root})
@@ -118,7 +133,9 @@ func demo(ctx context.Context, out io.Writer, keep bool) error {
 	if want := "// Load returns the default settings.\nfunc Load() Settings {"; !strings.Contains(string(got), want) {
 		return fmt.Errorf("the turn did not produce what the script expects: config.go is\n%s", got)
 	}
-	fmt.Fprintf(out, "\n\n== done: %d model calls, %d tool calls; the changes:\n\n", sum.Steps, sum.ToolUses)
+	out.block()
+	fmt.Fprintf(out, "== done: %d model calls, %d tool calls; the changes:\n", sum.Steps, sum.ToolUses)
+	out.block()
 	for _, name := range []string{"config.go", "main.go"} {
 		now, err := os.ReadFile(filepath.Join(root, name))
 		if err != nil {
@@ -134,8 +151,16 @@ func demo(ctx context.Context, out io.Writer, keep bool) error {
 			return err
 		}
 	}
-	fmt.Fprintf(out, "\n== undo: config.go and main.go are back as they were (in an editor: agentls.turn.undo, one edit)\n")
-	fmt.Fprintf(out, "\nNext: connect an editor (README: editor set-up) and try \"Apply agent reply\" or agentls.ask with a real model.\n")
+	out.block()
+	fmt.Fprintf(out, "== undo: config.go and main.go are back as they were (in an editor: agentls.turn.undo, one edit)\n")
+	out.block()
+	if keep {
+		fmt.Fprintf(out, "== the workspace is kept: %s (the job's full output is in %s)\n", root, filepath.Join(logDir, "jobs"))
+	} else {
+		fmt.Fprintf(out, "== the workspace is deleted (agentls demo --keep keeps it, with the job's full output)\n")
+	}
+	out.block()
+	fmt.Fprintf(out, "Next: connect an editor (README: editor set-up) and try \"Apply agent reply\" or agentls.ask with a real model.\n")
 	return nil
 }
 
@@ -171,4 +196,61 @@ func demoScript() ([]modeltest.Reply, error) {
 		modeltest.Text("Done: Config is now Settings, and Load is documented. `go test` fails in app_test.go: "+
 			"TestRun wants Run() to return \"agentls\", and it returns \"demo\"; that is for you to decide.", 16),
 	}, nil
+}
+
+// blockWriter prints the demo's blocks (the model's text, a tool's run,
+// the diff) with exactly one blank line between them, whatever newlines
+// each ends with: the newlines a write ends with are held back until more
+// text follows, which gets them as they were (blank lines inside the
+// model's text are its own), or until block starts the next block, which
+// makes them one blank line. Jobs report from their own goroutine, hence
+// the lock.
+type blockWriter struct {
+	mu      sync.Mutex
+	w       io.Writer
+	pending int  // newlines held back
+	started bool // something was written
+	atBlock bool // nothing was written since block
+	err     error
+}
+
+func (b *blockWriter) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	body := bytes.TrimRight(p, "\n")
+	if len(body) == 0 {
+		b.pending += len(p)
+		return len(p), nil
+	}
+	b.write(bytes.Repeat([]byte("\n"), b.pending))
+	b.write(body)
+	b.pending = len(p) - len(body)
+	b.started, b.atBlock = true, false
+	return len(p), b.err
+}
+
+// block ends the block written so far with one blank line.
+func (b *blockWriter) block() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.started && !b.atBlock {
+		b.write([]byte("\n\n"))
+	}
+	b.pending, b.atBlock = 0, true
+}
+
+// end writes the last line's newline.
+func (b *blockWriter) end() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.pending > 0 {
+		b.write([]byte("\n"))
+	}
+	b.pending = 0
+}
+
+func (b *blockWriter) write(p []byte) {
+	if b.err == nil && len(p) > 0 {
+		_, b.err = b.w.Write(p)
+	}
 }
