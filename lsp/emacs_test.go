@@ -8,15 +8,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentls/agentls/agent/modeltest"
 )
 
 // TestEmacsEglot drives a real Emacs (Debian's 28.2 with elpa-eglot 1.9,
 // or an Emacs with eglot built in) in batch mode against the built server,
 // through editors/emacs/agentls.el: a reply typed into a Markdown buffer is
 // applied with agentls-apply-reply across two buffers, undone with
-// agentls-undo, and a reply that creates a file opens its buffer
-// (testdata/emacs/apply.el). It is skipped where Emacs or eglot is
-// missing, unless AGENTLS_REQUIRE_EMACS is set.
+// agentls-undo, a reply that creates a file opens its buffer, and with
+// no model configured agentls-ask fails with a user-error that says what
+// to set, not a raw jsonrpc-error (testdata/emacs/apply.el). It is skipped
+// where Emacs or eglot is missing, unless AGENTLS_REQUIRE_EMACS is set.
 func TestEmacsEglot(t *testing.T) {
 	emacs, eglotArgs := requireEmacs(t)
 	bin := buildAgentls(t)
@@ -35,6 +38,7 @@ func TestEmacsEglot(t *testing.T) {
 	cmd := exec.CommandContext(ctx, emacs, args...)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "AGENTLS_BIN="+bin, "AGENTLS_ROOT="+root, "AGENTLS_REPLY="+reply,
+		"AGENTLS_MODEL=", // no model: asking must say what to set
 		"HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir())
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "\nOK\n") {
@@ -49,8 +53,11 @@ func TestEmacsEglot(t *testing.T) {
 // TestEmacsReadmeSetup runs the README's Emacs block as a user's init.el
 // (a fresh HOME, no -Q: eglot comes from the system's packages, as it does
 // for a user), with the clone's path for ~/src/agentls and the built
-// binary on PATH: a Markdown file of a project starts agentls, and a
-// reply in it applies (testdata/emacs/readme.el).
+// binary on PATH: a Markdown file of a project starts agentls, a reply in
+// it applies, and C-c a a asks the model the block sets (the fake model
+// behind OPENAI_BASE_URL; no AGENTLS_MODEL): the command it runs waits
+// for approval with a message naming C-c a y, which runs it
+// (testdata/emacs/readme.el).
 func TestEmacsReadmeSetup(t *testing.T) {
 	emacs, _ := requireEmacs(t)
 	blocks := readmeBlocks(t, "**Emacs**", "", "elisp")
@@ -58,6 +65,11 @@ func TestEmacsReadmeSetup(t *testing.T) {
 		t.Fatal("no elisp block in the README's Emacs section")
 	}
 	block := blocks[0]
+	srv := modeltest.New(
+		modeltest.Text("```shell\ntouch approved.txt\n```\n\n", 16),
+		modeltest.Text("Made it.", 16),
+	)
+	defer srv.Close()
 	clone, _ := filepath.Abs("..")
 	home := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(home, ".emacs.d"), 0o755); err != nil {
@@ -81,10 +93,19 @@ func TestEmacsReadmeSetup(t *testing.T) {
 	cmd := exec.CommandContext(ctx, emacs, "--batch", "-l", filepath.Join(home, ".emacs.d", "init.el"), "-l", script)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "HOME="+home, pathWith(binDir),
-		"AGENTLS_ROOT="+root, "AGENTLS_REPLY="+reply, "XDG_STATE_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir())
+		"AGENTLS_ROOT="+root, "AGENTLS_REPLY="+reply, "XDG_STATE_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir(),
+		"XDG_CONFIG_HOME="+t.TempDir(), "OPENAI_BASE_URL="+srv.URL, "OPENAI_API_KEY=test-key",
+		"AGENTLS_MODEL=") // the model must come from the README's block
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "\nOK\n") {
 		t.Fatalf("emacs: %v\n%s", err, out)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model calls, want 2", len(reqs))
+	}
+	if m := reqs[0].Body.Model; m == "" || !strings.Contains(block, `:model "`+m+`"`) {
+		t.Errorf("the model was asked as %q, not as the README's block names it", m)
 	}
 }
 

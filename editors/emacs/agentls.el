@@ -123,19 +123,52 @@ would wait for Emacs's answer for ever."
                (> (buffer-size (process-buffer proc)) 0))
       (funcall (process-filter proc) proc ""))))
 
+(defun agentls--error-message (err)
+  "The server's message in the `jsonrpc-error' ERR, or nil.
+jsonrpc signals (jsonrpc-error \"request id=N failed:\"
+ (jsonrpc-error-code . C) (jsonrpc-error-message . M) ...)."
+  (cdr (assq 'jsonrpc-error-message (seq-filter #'consp (cdr err)))))
+
+(defun agentls--refusal (message)
+  "MESSAGE, the server's refusal of a command, as the user should read it.
+The server names its settings; in Emacs they are `agentls-settings'."
+  (if (string-match-p "\\`no model configured" message)
+      (concat message "; in Emacs: (setq agentls-settings '(:model \"gpt-4.1\")) "
+              "and M-x eglot-reconnect, or AGENTLS_MODEL in the environment Emacs started with")
+    message))
+
+(defmacro agentls--readable-errors (&rest body)
+  "Run BODY; a command the server refuses is a `user-error' with its message.
+Without this, Emacs shows the raw (jsonrpc-error \"request id=3 failed:\"
+ (jsonrpc-error-code . -32602) ...)."
+  (declare (indent 0) (debug t))
+  `(condition-case err
+       (progn ,@body)
+     (jsonrpc-error
+      (let ((message (agentls--error-message err)))
+        (if message
+            (user-error "agentls: %s" (agentls--refusal message))
+          (signal (car err) (cdr err)))))))
+
 (defun agentls--execute (command &optional args server)
   "Run agentls COMMAND with the JSON object ARGS (a plist) and return its result.
-Changes of the current buffer not yet sent to SERVER are sent first."
+Changes of the current buffer not yet sent to SERVER are sent first.  A
+refusal signals a `user-error' with the server's message."
   (let ((server (or server (agentls--server))))
     (when (and (agentls--attached-p server)
                (fboundp 'eglot--signal-textDocument/didChange))
       (eglot--signal-textDocument/didChange))
-    (prog1 (jsonrpc-request server :workspace/executeCommand
-                            (list :command command
-                                  :arguments (vector (or args (make-hash-table)))))
+    (prog1 (agentls--readable-errors
+             (jsonrpc-request server :workspace/executeCommand
+                              (list :command command
+                                    :arguments (vector (or args (make-hash-table))))))
       (agentls--drain server))))
 
 ;; The same for the commands of code actions (M-x eglot-code-actions).
+(cl-defmethod eglot-execute-command :around (server _command _arguments)
+  (if (agentls--agentls-p server)
+      (agentls--readable-errors (cl-call-next-method))
+    (cl-call-next-method)))
 (cl-defmethod eglot-execute-command :after (server _command _arguments)
   (when (agentls--agentls-p server) (agentls--drain server)))
 (when (cl-generic-p 'eglot-execute)     ; eglot 1.16 and newer
@@ -281,6 +314,41 @@ streams into the document.  Otherwise open chat NAME (default \"chat\")."
                 (unless (buffer-modified-p) (push uri saved)))
             (error (message "agentls: could not save %s: %s" path (error-message-string err)))))))
     (list :saved (vconcat (nreverse saved)))))
+
+;; A command the agent wants to run is put to Emacs as a message (eglot
+;; offers no buttons) that names the server's commands: "approve or deny
+;; it with the commands agentls.approve / agentls.deny {\"request\": 3}".
+;; Emacs users answer with keys, so the message names the keys bound to
+;; `agentls-approve' and `agentls-deny' instead.
+(defconst agentls--approval-commands-re
+  "with the commands agentls\\.approve / agentls\\.deny {\"request\": \\([0-9]+\\)}"
+  "The part of the server's approval message that names its commands.")
+
+(defun agentls--key (command)
+  "The keys that run COMMAND, as text, or M-x COMMAND."
+  (let ((keys (where-is-internal command nil t)))
+    (if keys (key-description keys) (format "M-x %s" command))))
+
+(defun agentls--with-keys (message)
+  "MESSAGE from the server, with the approval commands as Emacs keys."
+  (if (not (string-match agentls--approval-commands-re message))
+      message
+    (let ((request (match-string 1 message))
+          (approve (agentls--key #'agentls-approve))
+          (deny (agentls--key #'agentls-deny)))
+      (replace-match
+       (format "with %s / %s (this is request %s: C-u %s %s answers it when several wait; C-u %s always allows such commands, C-u %s also stops the turn)"
+               approve deny request request approve approve deny)
+       t t message))))
+
+(cl-defmethod eglot-handle-notification :around
+  (server (method (eql window/showMessage)) &rest params)
+  "Show agentls's approval messages with the keys that answer them."
+  (let ((message (plist-get params :message)))
+    (if (and (stringp message) (agentls--agentls-p server))
+        (apply #'cl-call-next-method server method
+               (plist-put (copy-sequence params) :message (agentls--with-keys message)))
+      (apply #'cl-call-next-method server method params))))
 
 ;; Two things about agentls's edits (workspace/applyEdit) in eglot:
 ;; - eglot 1.9 knows only the text edits of a WorkspaceEdit's

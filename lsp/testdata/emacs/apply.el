@@ -118,6 +118,28 @@
         (when (ignore-errors (agentls-approve) t)
           (agentls-test-fail "agentls-approve with nothing to approve did not fail"))
 
+        ;; With no model configured, asking fails with the server's reason
+        ;; and what to set in Emacs, as a user-error: not the raw
+        ;; (jsonrpc-error "request id=N failed:" (jsonrpc-error-code . -32602) ...).
+        (with-current-buffer reply
+          (condition-case err
+              (progn (agentls-ask "rename Config")
+                     (agentls-test-fail "agentls-ask with no model did not fail"))
+            (user-error
+             (let ((msg (error-message-string err)))
+               (unless (and (string-match-p "\\`agentls: no model configured" msg)
+                            (string-match-p "agentls-settings '(:model" msg)
+                            (string-match-p "AGENTLS_MODEL" msg))
+                 (agentls-test-fail "the missing model reads: %s" msg))
+               (when (string-match-p "jsonrpc\\|-32602\\|request id" msg)
+                 (agentls-test-fail "the missing model reads as a raw error: %s" msg))))))
+
+        ;; An approval message names the keys that answer it; with none
+        ;; bound (this session binds no prefix), the commands to M-x.
+        (let ((msg (agentls--with-keys "agentls: agent turn 2 asks to run `touch x` (not on the allowlist): approve or deny it with the code actions on reply.md:1, or with the commands agentls.approve / agentls.deny {\"request\": 7}")))
+          (unless (string-match-p "or with M-x agentls-approve / M-x agentls-deny (this is request 7: C-u 7 M-x agentls-approve" msg)
+            (agentls-test-fail "the approval message reads: %s" msg)))
+
         (princ "OK\n")
         (ignore-errors (eglot-shutdown (agentls--server)))
         (kill-emacs 0)))

@@ -3,11 +3,30 @@
 ;; Run by TestEmacsReadmeSetup after the README's init.el block (loaded
 ;; with a fresh HOME, so eglot comes from the system's packages as it does
 ;; for a user): opening a Markdown file of a project starts agentls for it,
-;; and a reply in it applies to a.go.  Prints OK and exits 0, or FAIL:.
+;; a reply in it applies to a.go, and C-c a a asks the (fake) model the
+;; block names: its command waits for approval, the message names the
+;; keys that answer it (C-c a y, not the server's command), and C-c a y
+;; runs it.  Prints OK and exits 0, or FAIL:.
 
 (defun readme-fail (fmt &rest args)
   (princ (concat "FAIL: " (apply #'format fmt args) "\n") #'external-debugging-output)
   (kill-emacs 1))
+
+(defun readme-wait (what pred)
+  "Let Emacs process the server's messages until PRED holds, or fail saying WHAT."
+  (let ((deadline (+ (float-time) 15)))
+    (while (and (not (funcall pred)) (< (float-time) deadline))
+      (accept-process-output nil 0.05))
+    (unless (funcall pred) (readme-fail "timed out waiting for %s" what))))
+
+;; The messages eglot shows for the server (window/showMessage), newest first.
+(defvar readme-messages nil)
+(cl-defmethod eglot-handle-notification :before
+  (_server (_method (eql window/showMessage)) &key message &allow-other-keys)
+  (push message readme-messages))
+
+(defun readme-message (regexp)
+  (seq-find (lambda (m) (string-match-p regexp m)) readme-messages))
 
 (condition-case err
     (let* ((root (file-name-as-directory (getenv "AGENTLS_ROOT")))
@@ -41,6 +60,21 @@
           (unless (and a (with-current-buffer a (string-search "type Settings struct{}" (buffer-string))))
             (readme-fail "the reply did not apply to a.go: %S"
                          (and a (with-current-buffer a (buffer-string))))))
+        ;; C-c a a: the model is the one the block sets; its reply runs a
+        ;; command that needs the user's yes.
+        (with-current-buffer reply
+          (cl-letf (((symbol-function 'read-string) (lambda (&rest _) "make the marker file")))
+            (call-interactively (key-binding (kbd "C-c a a")))))
+        (readme-wait "the approval message" (lambda () (readme-message "asks to run")))
+        (let ((asked (readme-message "asks to run")))
+          (unless (string-match-p "with C-c a y / C-c a n (this is request [0-9]+: C-u [0-9]+ C-c a y" asked)
+            (readme-fail "the approval message does not name the keys: %s" asked))
+          (when (string-match-p "agentls\\.approve\\|{\"request\"" asked)
+            (readme-fail "the approval message names the server's commands: %s" asked)))
+        (with-current-buffer reply
+          (call-interactively (key-binding (kbd "C-c a y"))))
+        (readme-wait "the approved command" (lambda () (file-exists-p (expand-file-name "approved.txt" root))))
+        (readme-wait "the end of the turn" (lambda () (readme-message "agent turn [0-9]+ done .*Made it")))
         (princ "OK\n")
         (ignore-errors (eglot-shutdown (eglot-current-server)))
         (kill-emacs 0)))
