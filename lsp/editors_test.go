@@ -26,6 +26,20 @@ func pathWith(dir string) string {
 	return "PATH=" + dir + string(os.PathListSeparator) + os.Getenv("PATH")
 }
 
+// pathWithout is a PATH environment entry with the folders of PATH that
+// hold an executable named program left out.
+func pathWithout(t *testing.T, program string) string {
+	t.Helper()
+	var keep []string
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if info, err := os.Stat(filepath.Join(dir, program)); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 {
+			continue
+		}
+		keep = append(keep, dir)
+	}
+	return "PATH=" + strings.Join(keep, string(os.PathListSeparator))
+}
+
 // readmeBlocks returns the code blocks of language lang in the README
 // between the lines starting from and to (to "" for the end).
 func readmeBlocks(t *testing.T, from, to, lang string) []string {

@@ -89,3 +89,54 @@ func TestNeovimPlugin(t *testing.T) {
 		t.Errorf("b.go on disk = %q", got)
 	}
 }
+
+// TestNeovimPluginWithoutAgentls sets the plugin up as a user would, with
+// agentls on no PATH folder: opening a file (once) and :AgentAsk say that
+// agentls was not found on PATH, where `go install ./cmd/agentls` puts
+// it and how to fix it, naming the folder when agentls is there
+// (testdata/nvim/missing_agentls.lua).
+func TestNeovimPluginWithoutAgentls(t *testing.T) {
+	nvim := requireNvim(t)
+	bin := buildAgentls(t)
+	tests := []struct {
+		name      string
+		installed bool // agentls is in $GOPATH/bin, as go install leaves it
+		want      string
+	}{
+		{"not installed", false, "run `go install ./cmd/agentls` in the agentls clone, which puts it in $(go env GOPATH)/bin"},
+		{"installed off PATH", true, "(where `go install ./cmd/agentls` puts it), which is not on PATH. Add GOPATH/bin to PATH"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gopath := t.TempDir()
+			if tt.installed {
+				if err := os.MkdirAll(filepath.Join(gopath, "bin"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Link(bin, filepath.Join(gopath, "bin", "agentls")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			root := writeFiles(t, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "reply.md": "# A reply\n", "notes.md": "# Notes\n"})
+			initLua := filepath.Join(t.TempDir(), "init.lua")
+			plugin, _ := filepath.Abs("../editors/nvim")
+			setup := fmt.Sprintf("vim.opt.runtimepath:prepend(%q)\nrequire('agentls').setup({ settings = { model = 'gpt-4.1' } })\n", plugin)
+			if err := os.WriteFile(initLua, []byte(setup), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			script, _ := filepath.Abs("testdata/nvim/missing_agentls.lua")
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, nvim, "--headless", "-u", initLua, "-i", "NONE", "-c", "luafile "+script)
+			cmd.Dir = root
+			want := strings.ReplaceAll(tt.want, "GOPATH/bin", filepath.Join(gopath, "bin"))
+			cmd.Env = append(os.Environ(), pathWithout(t, "agentls"), "GOPATH="+gopath, "HOME="+t.TempDir(),
+				"AGENTLS_ROOT="+root, "AGENTLS_WANT="+want,
+				"XDG_STATE_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(), "XDG_DATA_HOME="+t.TempDir())
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "OK") {
+				t.Fatalf("neovim: %v\n%s", err, out)
+			}
+		})
+	}
+}

@@ -47,6 +47,7 @@ local state = {
   progress = {},
   progress_seq = 0,
   output = nil,
+  warned_missing = false, -- missing_program's message was shown
 }
 
 local function has(version)
@@ -112,6 +113,44 @@ local function client_for(buf)
   return clients[1], false
 end
 
+-- missing_program says why the server's program cannot be started, or
+-- returns nil when it can. Neovim's own words ("Spawning language server
+-- ... failed") do not say that `go install` puts agentls in a folder that
+-- is often not on PATH.
+local function missing_program()
+  local cmd = state.config.cmd
+  local program = type(cmd) == 'table' and cmd[1] or nil
+  if type(program) ~= 'string' or vim.fn.executable(program) == 1 then
+    return nil
+  end
+  local fix = 'give its full path: require("agentls").setup({ cmd = { "/path/to/agentls" } })'
+  if program ~= NAME then
+    return 'agentls: the cmd given to require("agentls").setup(), ' .. program
+      .. ', cannot be run (not found, or not executable): fix it, or drop it to use agentls from PATH'
+  end
+  -- Where `go install ./cmd/agentls` puts it: $(go env GOPATH)/bin, with
+  -- GOPATH's first entry, ~/go by default.
+  local gopath = (os.getenv('GOPATH') or ''):match('^[^:]+') or (vim.fn.expand('~') .. '/go')
+  local bin = gopath .. '/bin'
+  if vim.fn.executable(bin .. '/' .. NAME) == 1 then
+    return 'agentls was not found on PATH: it is in ' .. bin .. ' (where `go install ./cmd/agentls` puts it), '
+      .. 'which is not on PATH. Add ' .. bin .. ' to PATH before starting Neovim, or ' .. fix
+  end
+  return 'agentls was not found on PATH: run `go install ./cmd/agentls` in the agentls clone, which puts it in '
+    .. '$(go env GOPATH)/bin (usually ~/go/bin), add that folder to PATH before starting Neovim, or ' .. fix
+end
+
+-- warn_missing_program shows missing_program's message once a session
+-- (every buffer that opens would repeat it) and says whether it did.
+local function warn_missing_program()
+  local why = missing_program()
+  if why and not state.warned_missing then
+    state.warned_missing = true
+    notify(why, vim.log.levels.ERROR)
+  end
+  return why ~= nil
+end
+
 -- request hides the change from client.request to client:request (0.11).
 local function request(client, method, params, handler, buf)
   if has('0.11') then
@@ -143,8 +182,13 @@ local function with_client(fn)
   local buf = api.nvim_get_current_buf()
   local client, attached = client_for(buf)
   if not client then
-    notify('agentls is not running: open a file of one of the filetypes given to require("agentls").setup()',
-      vim.log.levels.WARN)
+    local why = missing_program()
+    if why then
+      notify(why, vim.log.levels.ERROR)
+    else
+      notify('agentls is not running: open a file of one of the filetypes given to require("agentls").setup()',
+        vim.log.levels.WARN)
+    end
     return
   end
   fn(client, attached, buf)
@@ -493,6 +537,9 @@ local function start_legacy(buf)
     id = nil
   end
   if not id then
+    if warn_missing_program() then
+      return -- checked again for the next buffer: PATH may be fixed by then
+    end
     local cfg = client_config()
     cfg.root_dir = root
     id = vim.lsp.start_client(cfg)
@@ -513,6 +560,7 @@ local function start_native()
   end
   vim.lsp.config(NAME, cfg)
   vim.lsp.enable(NAME)
+  warn_missing_program()
 end
 
 local function start_autocmd()
@@ -792,6 +840,7 @@ function M.setup(opts)
   if type(state.config.cmd) == 'string' then
     state.config.cmd = { state.config.cmd }
   end
+  state.warned_missing = false
   for name, def in pairs(commands) do
     api.nvim_create_user_command(name, def[1], def[2])
   end
