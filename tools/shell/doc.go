@@ -22,6 +22,11 @@
 //     exported variables were lost. If the server dies without Close
 //     (SIGKILL, a panic), tools/proc's Pdeathsig and watchdog kill the
 //     same: nothing a command left running outlives the server.
+//   - Every command (and every job: Environ) gets git's command-line
+//     config pinning core.fsmonitor=false and log.showSignature=false
+//     after the user's own GIT_CONFIG_COUNT entries, so a .git/config
+//     rewritten after the policy checked it (by a background job) cannot
+//     make git status, diff or log run a program through those keys.
 //   - Output streams live to a callback and in full to a log file per
 //     command, while a Result keeps only a bounded head and tail of each
 //     stream, so a command printing gigabytes holds memory flat.

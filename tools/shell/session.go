@@ -36,8 +36,10 @@ type Options struct {
 	// Env is extra KEY=VALUE on top of os.Environ() and the variables
 	// every session sets so that nothing waits for a pager or an editor:
 	// PAGER= GH_PAGER= GIT_PAGER=cat EDITOR=true GIT_EDITOR=true
-	// VISUAL=true PYTHONUNBUFFERED=1 TERM=dumb. Env comes last, so it
-	// can override them.
+	// VISUAL=true PYTHONUNBUFFERED=1 TERM=dumb. Env comes after them, so
+	// it can override them; git's pins (core.fsmonitor=false,
+	// log.showSignature=false as GIT_CONFIG_KEY_<n>, after any entries
+	// GIT_CONFIG_COUNT in Env or the environment counts) come last.
 	Env []string
 	// Timeout is how long one command may run: 0 means DefaultTimeout,
 	// a negative value no limit.
@@ -102,14 +104,10 @@ func Start(ctx context.Context, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start shell in %s: %w", opts.Dir, err)
 	}
-	env := append(os.Environ(),
-		"PAGER=", "GH_PAGER=", "GIT_PAGER=cat",
-		"EDITOR=true", "GIT_EDITOR=true", "VISUAL=true",
-		"PYTHONUNBUFFERED=1", "TERM=dumb")
 	s := &Session{
 		opts:    opts,
 		dir:     dir,
-		env:     append(env, opts.Env...),
+		env:     Environ(opts.Env),
 		timeout: opts.Timeout,
 		keep:    opts.Keep.withDefaults(),
 		closing: make(chan struct{}),
