@@ -6,8 +6,11 @@
 // stdin from /dev/null. Each of its streams is kept in a bounded ring buffer
 // (the newest bytes win), so memory stays flat however much a job prints;
 // the full output goes to a log file per job and, live, to a callback for
-// the editor's output channel. Finished jobs stay readable until they are
-// forgotten or the Manager is closed (gptme purged them and lost output).
+// the editor's output channel. Finished jobs stay readable (gptme purged
+// them and lost output), the newest 50 of them with up to 32 MiB of
+// output; older ones are forgotten, and asking for their output says so
+// and where their log file is. A finished job lets go of its process,
+// pipes and exec.Cmd at once.
 // Killing a job kills its whole session (its process group and any group
 // job control made in it), grandchildren included, and Close leaves no
 // process, zombie or file descriptor behind. Jobs start through

@@ -27,7 +27,7 @@ type job struct {
 	readsDone chan struct{} // closed when both pipes are done
 	done      chan struct{} // closed when the job has fully ended and Exited returned
 
-	mu             sync.Mutex // guards what follows
+	mu             sync.Mutex // guards what follows (and proc, once the job has ended)
 	stdout, stderr *Ring
 	log            *os.File
 	logErr         error
@@ -35,6 +35,21 @@ type job struct {
 	ended          time.Time
 	exitCode       int
 	signalName     string
+	// keptSize is what the finished job takes in memory (its rings,
+	// strings and a fixed overhead), set when it ends.
+	keptSize int64
+}
+
+// releaseLocked lets go of what only a running job needs, once it has
+// ended and been reaped: the exec.Cmd (with its copy of the
+// environment), the process, the pipes and the forwarder (closed by the
+// caller); the rings give back the room they hold beyond their bytes.
+// What stays is counted in keptSize.
+func (j *job) releaseLocked() {
+	j.cmd, j.proc, j.pipes, j.fwd = nil, nil, nil, nil
+	j.stdout.compact()
+	j.stderr.compact()
+	j.keptSize = int64(cap(j.stdout.buf)+cap(j.stderr.buf)+len(j.command)+len(j.dir)+len(j.logPath)) + jobOverhead
 }
 
 func (j *job) info() Info {

@@ -7,12 +7,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/agentls/agentls/tools/proc"
+	"github.com/agentls/agentls/tools/shell"
 )
 
 // Stream names given to Options.Output.
@@ -37,15 +40,20 @@ const (
 	// outputBacklog bounds the output queued for a slow Options.Output
 	// callback; past it, output is counted and reported instead.
 	outputBacklog = 4 << 20
+	// defaultKeepFinished and defaultKeepFinishedBytes bound the finished
+	// jobs kept in memory: a session that runs a job a minute all day
+	// would otherwise hold every one's output (up to 2 MiB each).
+	defaultKeepFinished      = 50
+	defaultKeepFinishedBytes = 32 << 20
+	// maxForgottenRecords bounds the records kept of forgotten jobs (their
+	// command's first line, how they ended); an older forgotten job is
+	// still told apart from one that never was, by its id.
+	maxForgottenRecords = 1000
+	// jobOverhead is what a finished job costs besides its output and
+	// strings (the struct, its channels, its rings), counted against
+	// KeepFinishedBytes.
+	jobOverhead = 1 << 10
 )
-
-// quietEnv keeps a job from waiting on a pager or an editor nobody can see,
-// and from buffering output the user is waiting for (gptme.md §7.1).
-var quietEnv = []string{
-	"PAGER=", "GH_PAGER=", "GIT_PAGER=cat",
-	"EDITOR=true", "GIT_EDITOR=true", "VISUAL=true",
-	"PYTHONUNBUFFERED=1", "TERM=dumb",
-}
 
 // ErrNoJob is returned for a job id the manager does not know.
 var ErrNoJob = errors.New("no such job")
@@ -53,13 +61,58 @@ var ErrNoJob = errors.New("no such job")
 // ErrClosed is returned by Start after Close.
 var ErrClosed = errors.New("job manager closed")
 
+// ErrForgotten is matched (errors.Is) by the error Output returns for a
+// job that ended and was forgotten to bound memory (a *ForgottenError;
+// it matches ErrNoJob too).
+var ErrForgotten = errors.New("job forgotten")
+
+// A ForgottenError says that a job's output is no longer in memory: it
+// ended and was forgotten, because newer finished jobs filled what the
+// Manager keeps (Options.KeepFinished, Options.KeepFinishedBytes) or
+// Forget was called. Its message says where the log file is, for the
+// model to read.
+type ForgottenError struct {
+	Info Info // what is left of the job: Forgotten is set
+	// keepJobs and keepBytes are the Manager's bounds, for the message.
+	keepJobs  int
+	keepBytes int64
+}
+
+func (e *ForgottenError) Error() string {
+	i := e.Info
+	var b strings.Builder
+	fmt.Fprintf(&b, "job #%d", i.ID)
+	if i.Command != "" {
+		fmt.Fprintf(&b, " (%s)", inlineCode(shortCommand(i.Command)))
+	}
+	if i.Started.IsZero() {
+		b.WriteString(" ended and was forgotten")
+	} else {
+		fmt.Fprintf(&b, " ended (%s) and was forgotten", i.ending())
+	}
+	fmt.Fprintf(&b, ": only the newest %d finished jobs, with at most %d MiB of their output, are kept in memory", e.keepJobs, e.keepBytes>>20)
+	if i.LogPath != "" {
+		fmt.Fprintf(&b, "; its full output is in %s", i.LogPath)
+	} else {
+		b.WriteString("; no log file was kept, so its output is gone (run the command again to see it)")
+	}
+	return b.String()
+}
+
+// Is makes a forgotten job both ErrForgotten and ErrNoJob: it has no
+// output any more, as a job that never was.
+func (e *ForgottenError) Is(target error) bool {
+	return target == ErrForgotten || target == ErrNoJob
+}
+
 // Options configure a Manager. The zero value works.
 type Options struct {
 	// Dir is the working directory of jobs started with an empty dir.
 	Dir string
 	// Env holds KEY=VALUE pairs added on top of os.Environ() and the
 	// quiet defaults (PAGER= GIT_PAGER=cat EDITOR=true PYTHONUNBUFFERED=1
-	// TERM=dumb ...); later entries win.
+	// TERM=dumb ...); later entries win. Git's pins come after them, as
+	// in the shell (shell.Environ).
 	Env []string
 	// LogDir, if set, receives each job's full output, both streams
 	// interleaved as they arrive, in LogDir/job-<id>.log. It is created if
@@ -72,6 +125,15 @@ type Options struct {
 	// KillGrace is how long Kill and Close wait after SIGTERM before
 	// SIGKILL; 0 means 2 s.
 	KillGrace time.Duration
+	// KeepFinished and KeepFinishedBytes bound the finished jobs kept in
+	// memory: the newest are kept, up to KeepFinished jobs (0 means 50)
+	// whose output and strings take up to KeepFinishedBytes (0 means
+	// 32 MiB); the job that ended last is always kept. Older ones are
+	// forgotten: Info, Wait and Kill still describe them (Forgotten set),
+	// Output returns a *ForgottenError naming the log file. Running jobs
+	// are never forgotten.
+	KeepFinished      int
+	KeepFinishedBytes int64
 	// Output, if set, gets all output live, for the editor's output
 	// channel: stream is Stdout, Stderr or Note, and p is only valid
 	// during the call. Calls for one job come one at a time, in order,
@@ -104,6 +166,14 @@ type Manager struct {
 	jobs   map[int]*job
 	nextID int
 	closed bool
+	// finished holds the finished jobs still in jobs, oldest first (in
+	// the order they ended), and finishedBytes what they take.
+	finished      []*job
+	finishedBytes int64
+	// forgotten describes forgotten jobs, up to maxForgottenRecords (the
+	// ids in forgottenOrder, oldest first).
+	forgotten      map[int]Info
+	forgottenOrder []int
 
 	running sync.WaitGroup // one per job, done when the job has fully ended
 }
@@ -116,7 +186,13 @@ func NewManager(opts Options) *Manager {
 	if opts.KillGrace <= 0 {
 		opts.KillGrace = defaultKillGrace
 	}
-	m := &Manager{opts: opts, guard: opts.Guard, jobs: make(map[int]*job), nextID: 1}
+	if opts.KeepFinished <= 0 {
+		opts.KeepFinished = defaultKeepFinished
+	}
+	if opts.KeepFinishedBytes <= 0 {
+		opts.KeepFinishedBytes = defaultKeepFinishedBytes
+	}
+	m := &Manager{opts: opts, guard: opts.Guard, jobs: make(map[int]*job), nextID: 1, forgotten: make(map[int]Info)}
 	if m.guard == nil {
 		m.guard, m.ownGuard = proc.NewGuard(), true
 	}
@@ -136,10 +212,15 @@ type Info struct {
 	// Signal names the signal that ended the job ("SIGTERM"), if one did.
 	Signal string
 	// Killed is set when Kill or Close ended the job.
-	Killed   bool
-	Started  time.Time
-	Duration time.Duration // so far, while running
-	LogPath  string        // "" without Options.LogDir
+	Killed bool
+	// Forgotten is set for a job that ended and whose output is no
+	// longer in memory (Options.KeepFinished): Output fails, the log file
+	// has it. Command is then its first line only, and a job forgotten
+	// long ago is known by its ID and LogPath alone.
+	Forgotten bool
+	Started   time.Time
+	Duration  time.Duration // so far, while running
+	LogPath   string        // "" without Options.LogDir
 	// LogError says why the log file is incomplete, if it is.
 	LogError    string
 	StdoutBytes int64 // every byte the job wrote, kept or not
@@ -203,7 +284,7 @@ func (m *Manager) start(id int, command, dir string) (*job, error) {
 		if err := os.MkdirAll(m.opts.LogDir, 0o755); err != nil {
 			return nil, fmt.Errorf("start job #%d: log dir: %w", id, err)
 		}
-		j.logPath = filepath.Join(m.opts.LogDir, fmt.Sprintf("job-%d.log", id))
+		j.logPath = m.logPath(id)
 		f, err := os.OpenFile(j.logPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 		if err != nil {
 			return nil, fmt.Errorf("start job #%d: %w", id, err)
@@ -226,7 +307,10 @@ func (m *Manager) start(id int, command, dir string) (*job, error) {
 	growPipe(errR)
 	cmd := exec.Command("bash", "-c", command)
 	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), quietEnv...), m.opts.Env...)
+	// The shell's environment: quiet defaults, then Env, then git's pins,
+	// so a job's git is as safe from a rewritten .git/config as the
+	// shell's.
+	cmd.Env = shell.Environ(m.opts.Env)
 	cmd.Stdout = outW
 	cmd.Stderr = errW
 	// A session of its own, so a process group of its own (pgid = pid)
@@ -292,19 +376,79 @@ func (m *Manager) supervise(j *job) {
 	// is sent after: the pid may be reused.
 	j.proc.Reap() // its error is in the ProcessState, or there is none
 
+	fwd := j.fwd
 	j.mu.Lock()
 	j.ended = time.Now()
 	j.exitCode, j.signalName = exitStatus(j.cmd.ProcessState)
 	j.closeLogLocked()
+	j.releaseLocked()
 	j.mu.Unlock()
 
-	if j.fwd != nil {
-		j.fwd.close()
+	if fwd != nil {
+		fwd.close()
 	}
 	if m.opts.Exited != nil {
 		m.opts.Exited(j.info())
 	}
+	// Kept before done closes, so that Forget, which needs done closed,
+	// always finds the job among the finished ones.
+	m.keepFinished(j)
 	close(j.done)
+}
+
+// keepFinished adds j to the finished jobs and forgets the oldest ones
+// past the bounds, never j itself: its output is what the model is about
+// to read.
+func (m *Manager) keepFinished(j *job) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.finished = append(m.finished, j)
+	m.finishedBytes += j.keptSize
+	for len(m.finished) > 1 && (len(m.finished) > m.opts.KeepFinished || m.finishedBytes > m.opts.KeepFinishedBytes) {
+		m.forgetLocked(0)
+	}
+}
+
+// forgetLocked forgets m.finished[k]: it leaves jobs, and a short record
+// of it is kept for Info and Output's error.
+func (m *Manager) forgetLocked(k int) {
+	j := m.finished[k]
+	m.finished = slices.Delete(m.finished, k, k+1)
+	m.finishedBytes -= j.keptSize
+	delete(m.jobs, j.id)
+	info := j.info()
+	info.Command = firstLine(info.Command)
+	if len(info.Command) > 200 {
+		info.Command = shortCommand(info.Command)
+	}
+	info.Forgotten = true
+	m.forgotten[j.id] = info
+	m.forgottenOrder = append(m.forgottenOrder, j.id)
+	if len(m.forgottenOrder) > maxForgottenRecords {
+		delete(m.forgotten, m.forgottenOrder[0])
+		m.forgottenOrder = slices.Delete(m.forgottenOrder, 0, 1)
+	}
+}
+
+// forgottenLocked describes job id if it was forgotten.
+func (m *Manager) forgottenLocked(id int) (Info, bool) {
+	if info, ok := m.forgotten[id]; ok {
+		return info, true
+	}
+	if _, ok := m.jobs[id]; ok || id <= 0 || id >= m.nextID {
+		return Info{}, false
+	}
+	// Forgotten so long ago that its record went too: every id below
+	// nextID was a job, and its log file is named after it.
+	info := Info{ID: id, Forgotten: true}
+	if m.opts.LogDir != "" {
+		info.LogPath = m.logPath(id)
+	}
+	return info, true
+}
+
+func (m *Manager) logPath(id int) string {
+	return filepath.Join(m.opts.LogDir, fmt.Sprintf("job-%d.log", id))
 }
 
 // waitFor reports whether ch closed within d.
@@ -319,17 +463,31 @@ func waitFor(ch <-chan struct{}, d time.Duration) bool {
 	}
 }
 
+// job returns job id; for a forgotten one the error is a
+// *ForgottenError.
 func (m *Manager) job(id int) (*job, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	j, ok := m.jobs[id]
-	if !ok {
-		return nil, fmt.Errorf("job #%d: %w", id, ErrNoJob)
+	if j, ok := m.jobs[id]; ok {
+		return j, nil
 	}
-	return j, nil
+	if info, ok := m.forgottenLocked(id); ok {
+		return nil, &ForgottenError{Info: info, keepJobs: m.opts.KeepFinished, keepBytes: m.opts.KeepFinishedBytes}
+	}
+	return nil, fmt.Errorf("job #%d: %w", id, ErrNoJob)
 }
 
-// List returns every job, finished ones too, in id order.
+// forgottenInfo is what is left of a forgotten job, if err says id is one.
+func forgottenInfo(err error) (Info, bool) {
+	var f *ForgottenError
+	if errors.As(err, &f) {
+		return f.Info, true
+	}
+	return Info{}, false
+}
+
+// List returns every job in id order: the running ones and the finished
+// ones still kept (not those forgotten).
 func (m *Manager) List() []Info {
 	m.mu.Lock()
 	js := make([]*job, 0, len(m.jobs))
@@ -345,18 +503,20 @@ func (m *Manager) List() []Info {
 	return infos
 }
 
-// Info describes job id.
+// Info describes job id; for a forgotten job, what is left of it
+// (Forgotten set).
 func (m *Manager) Info(id int) (Info, bool) {
 	j, err := m.job(id)
 	if err != nil {
-		return Info{}, false
+		return forgottenInfo(err)
 	}
 	return j.info(), true
 }
 
 // Output returns the last maxStdout and maxStderr bytes of job id's streams
 // that are still in memory (0 means all of them). Text is cut at a
-// character boundary, never inside a UTF-8 sequence.
+// character boundary, never inside a UTF-8 sequence. For a forgotten job
+// the error is a *ForgottenError, which says where the log file is.
 func (m *Manager) Output(id int, maxStdout, maxStderr int) (Output, error) {
 	j, err := m.job(id)
 	if err != nil {
@@ -388,6 +548,9 @@ func tail(r *Ring, n int) (string, int64) {
 // is done (with ctx's error).
 func (m *Manager) Wait(ctx context.Context, id int, timeout time.Duration) (Info, error) {
 	j, err := m.job(id)
+	if info, ok := forgottenInfo(err); ok {
+		return info, nil // it ended long ago
+	}
 	if err != nil {
 		return Info{}, err
 	}
@@ -409,9 +572,13 @@ func (m *Manager) Wait(ctx context.Context, id int, timeout time.Duration) (Info
 // Kill ends job id: SIGTERM to its process group, SIGKILL after the grace
 // period (Options.KillGrace) if the main process is still alive. It
 // returns when the job has ended, or with ctx's error when ctx is done
-// first (the kill goes on). Killing a finished job does nothing.
+// first (the kill goes on). Killing a finished job does nothing, a
+// forgotten one too.
 func (m *Manager) Kill(ctx context.Context, id int) (Info, error) {
 	j, err := m.job(id)
+	if info, ok := forgottenInfo(err); ok {
+		return info, nil
+	}
 	if err != nil {
 		return Info{}, err
 	}
@@ -424,25 +591,31 @@ func (m *Manager) Kill(ctx context.Context, id int) (Info, error) {
 	}
 }
 
-// Forget drops finished job id and its output (not its log file).
+// Forget drops finished job id's output (not its log file) now, as the
+// bounds of Options.KeepFinished do for older jobs. Forgetting a
+// forgotten job does nothing.
 func (m *Manager) Forget(id int) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	j, ok := m.jobs[id]
 	if !ok {
+		if _, ok := m.forgottenLocked(id); ok {
+			return nil
+		}
 		return fmt.Errorf("job #%d: %w", id, ErrNoJob)
 	}
 	select {
 	case <-j.done:
 	default:
-		return fmt.Errorf("forget job #%d: still running", id)
+		return fmt.Errorf("forget job #%d: still running (kill it first)", id)
 	}
-	delete(m.jobs, id)
+	m.forgetLocked(slices.Index(m.finished, j))
 	return nil
 }
 
 // Close kills every running job and waits until all have ended: no
-// process, zombie or open pipe is left. Jobs stay readable. Close may be
+// process, zombie or open pipe is left. Jobs stay readable (within the
+// bounds of Options.KeepFinished). Close may be
 // called more than once; Start fails after it.
 func (m *Manager) Close() error {
 	m.mu.Lock()

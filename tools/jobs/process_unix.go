@@ -18,8 +18,13 @@ const (
 // signal sends sig to the job's process group, unless the main process
 // has been reaped (then the group id may belong to someone else).
 func (j *job) signal(sig syscall.Signal) {
-	// An error means the group is empty, or no longer ours.
-	_ = j.proc.Signal(sig)
+	j.mu.Lock()
+	p := j.proc // nil once the job has ended and was released
+	j.mu.Unlock()
+	if p != nil {
+		// An error means the group is empty, or no longer ours.
+		_ = p.Signal(sig)
+	}
 }
 
 // exitStatus is how a reaped process ended: its exit code (128+signal

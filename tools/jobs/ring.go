@@ -60,6 +60,18 @@ func (r *Ring) reserve(n int) {
 	r.buf = buf
 }
 
+// compact gives back the room the ring holds beyond its bytes, for a
+// ring that will be written no more (a finished job's): a full ring has
+// none; one that is not full may hold up to twice its bytes.
+func (r *Ring) compact() {
+	if cap(r.buf) == len(r.buf) {
+		return
+	}
+	buf := make([]byte, len(r.buf)) // not full: oldest first, head unused
+	copy(buf, r.buf)
+	r.buf = buf
+}
+
 // Len is the number of bytes held.
 func (r *Ring) Len() int { return len(r.buf) }
 
