@@ -41,8 +41,15 @@ type Process struct {
 // where the kernel has it, and tells the guard's watchdog to kill the
 // session should this process die before Reap. start, if not nil, is
 // called instead of cmd.Start (pty.Start, which adds Setctty); it must
-// keep the SysProcAttr it finds. The caller must Reap the Process, after
-// which the watchdog forgets it.
+// keep the SysProcAttr and ExtraFiles it finds. The caller must Reap the
+// Process, after which the watchdog forgets it.
+//
+// The child runs nothing of its own until the watchdog has been told of
+// its session: it starts as `sh -c` waiting on a pipe (gate), which Start
+// opens only once the line is on its way, then execs cmd's program. Were
+// it to run at once, what it started in the moments before (`sleep 300
+// &`) would outlive a server killed then: Pdeathsig reaches the leader
+// only.
 func (g *Guard) Start(cmd *exec.Cmd, start func(*exec.Cmd) error) (*Process, error) {
 	if start == nil {
 		start = (*exec.Cmd).Start
@@ -54,6 +61,10 @@ func (g *Guard) Start(cmd *exec.Cmd, start func(*exec.Cmd) error) (*Process, err
 	setDeathSignal(cmd.SysProcAttr)
 	if err := g.ready(); err != nil {
 		return nil, err
+	}
+	open, err := gate(cmd)
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
 	}
 	p := &Process{cmd: cmd, guard: g, exited: make(chan struct{})}
 	started := make(chan error, 1)
@@ -73,15 +84,52 @@ func (g *Guard) Start(cmd *exec.Cmd, start func(*exec.Cmd) error) (*Process, err
 		close(p.exited)
 	}()
 	if err := <-started; err != nil {
+		open(false)
 		return nil, err
 	}
 	if err := g.watch(p.pid); err != nil {
 		// Unwatched, it could outlive us: better not run it at all.
+		open(false)
 		syscall.Kill(-p.pid, syscall.SIGKILL)
 		p.Reap()
 		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
 	}
+	open(true)
 	return p, nil
+}
+
+// gate makes cmd wait, before its program runs, for open(true): it runs
+// as `sh -c 'read from the gate, close it, exec the program'` with the
+// read end of a pipe as an extra descriptor. open(false), or the server's
+// death (the kernel closes the write end), ends it without running the
+// program. The program's argv[0] becomes its path; its descriptors,
+// environment, directory and session are its own as before.
+func gate(cmd *exec.Cmd) (open func(ok bool), err error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	fd := 3 + len(cmd.ExtraFiles)
+	cmd.ExtraFiles = append(cmd.ExtraFiles, r)
+	script := fmt.Sprintf(`IFS= read -r go <&%[1]d && [ "$go" = go ] || exit 126; exec %[1]d<&-; exec "$0" "$@"`, fd)
+	args := append([]string{"sh", "-c", script, cmd.Path}, cmd.Args[1:]...)
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		r.Close()
+		w.Close()
+		return nil, err
+	}
+	cmd.Path, cmd.Args = sh, args
+	var once sync.Once
+	return func(ok bool) {
+		once.Do(func() {
+			r.Close() // the child has its own copy
+			if ok {
+				w.Write([]byte("go\n"))
+			}
+			w.Close()
+		})
+	}, nil
 }
 
 // Pid is the leader's process id, which is also its group and session id.
