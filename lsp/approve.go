@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
@@ -196,13 +195,7 @@ func (s *Server) askWithButtons(ctx context.Context, ap *approval) {
 
 // approveCommand answers a pending approval: agentls.approve or
 // agentls.deny {request?, always?, stop?}.
-func (s *Server) approveCommand(approve bool, arg json.RawMessage) (any, error) {
-	var a approvalArgs
-	if len(arg) > 0 && string(arg) != "null" {
-		if err := json.Unmarshal(arg, &a); err != nil {
-			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agentls.approve and agentls.deny take {request?, always?, stop?}: "+err.Error())
-		}
-	}
+func (s *Server) approveCommand(approve bool, a approvalArgs) (any, error) {
 	ap, ok := s.approvals.get(a.Request)
 	if !ok {
 		if a.Request == 0 {

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -38,13 +37,7 @@ type askArgs struct {
 
 // askCommand starts an agent turn and returns its id at once; the turn
 // runs as a task (progress, cancel) and ends with a message.
-func (s *Server) askCommand(arg json.RawMessage) (any, error) {
-	var a askArgs
-	if len(arg) > 0 && string(arg) != "null" {
-		if err := json.Unmarshal(arg, &a); err != nil {
-			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agentls.ask takes {prompt, uri?, range?}: "+err.Error())
-		}
-	}
+func (s *Server) askCommand(_ context.Context, a askArgs) (any, error) {
 	if strings.TrimSpace(a.Prompt) == "" {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agentls.ask needs a prompt")
 	}

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path"
@@ -61,13 +60,7 @@ func isChat(rel string) bool {
 }
 
 // chatOpenCommand creates the chat document (if new) and shows it.
-func (s *Server) chatOpenCommand(arg json.RawMessage) (any, error) {
-	var a chatOpenArgs
-	if len(arg) > 0 && string(arg) != "null" {
-		if err := json.Unmarshal(arg, &a); err != nil {
-			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agentls.chat.open takes {name?}: "+err.Error())
-		}
-	}
+func (s *Server) chatOpenCommand(_ context.Context, a chatOpenArgs) (any, error) {
 	name := strings.TrimSuffix(a.Name, ".md")
 	if name == "" {
 		name = "chat"
@@ -166,9 +159,8 @@ func parseChat(text string) (history []agent.ChatMessage, prompt string) {
 
 // chatSendCommand sends the last message of a chat document to the agent
 // and streams the reply into the document.
-func (s *Server) chatSendCommand(arg json.RawMessage) (any, error) {
-	var a chatSendArgs
-	if err := json.Unmarshal(arg, &a); err != nil || a.URI == "" {
+func (s *Server) chatSendCommand(_ context.Context, a chatSendArgs) (any, error) {
+	if a.URI == "" {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agentls.chat.send takes {uri} of a chat document")
 	}
 	rel, err := s.relPathOfURI(a.URI)

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,51 +31,103 @@ type applyReplyArgs struct {
 	Range *protocol.Range      `json:"range"`
 }
 
+// A serverCommand is one workspace/executeCommand command, declared once:
+// executeCommandProvider.commands, dispatch and the argument errors all
+// come from commandTable.
+type serverCommand struct {
+	name string
+	// args is the argument's shape (DESIGN §6), told when it does not
+	// decode.
+	args string
+	run  func(s *Server, ctx context.Context, arg json.RawMessage) (any, error)
+}
+
+// commandTable is every command the server offers, in documented order.
+// Each answers at once: long work continues as a task (DESIGN §6, "never
+// block").
+func commandTable() []serverCommand {
+	return []serverCommand{
+		{cmdAsk, "{prompt, uri?, range?}", typed((*Server).askCommand)},
+		{cmdApplyReply, "{text} or {uri, range?}", typed((*Server).applyReplyCommand)},
+		{cmdCancel, "{turn?} or {token?}", typed((*Server).cancelCommand)},
+		{cmdUndo, "{turn?}", typed(func(s *Server, ctx context.Context, a undoArgs) (any, error) { return s.undoRedo(ctx, cmdUndo, a) })},
+		{cmdRedo, "{turn?}", typed(func(s *Server, ctx context.Context, a undoArgs) (any, error) { return s.undoRedo(ctx, cmdRedo, a) })},
+		{cmdEditUndo, "{edit?}", typed(func(s *Server, ctx context.Context, a undoArgs) (any, error) { return s.undoRedo(ctx, cmdEditUndo, a) })},
+		{cmdEditRedo, "{edit?}", typed(func(s *Server, ctx context.Context, a undoArgs) (any, error) { return s.undoRedo(ctx, cmdEditRedo, a) })},
+		{cmdReviewAccept, "{hunk} or {uri} or {all}", typed(func(s *Server, _ context.Context, a reviewArgs) (any, error) { return s.reviewCommand(true, a) })},
+		{cmdReviewReject, "{hunk} or {uri} or {all}", typed(func(s *Server, _ context.Context, a reviewArgs) (any, error) { return s.reviewCommand(false, a) })},
+		{cmdReviewDiff, "{hunk?} or {uri?} or {all?}", typed((*Server).reviewDiffCommand)},
+		{cmdApprove, "{request?, always?}", typed(func(s *Server, _ context.Context, a approvalArgs) (any, error) { return s.approveCommand(true, a) })},
+		{cmdDeny, "{request?, stop?}", typed(func(s *Server, _ context.Context, a approvalArgs) (any, error) { return s.approveCommand(false, a) })},
+		{cmdChatOpen, "{name?}", typed((*Server).chatOpenCommand)},
+		{cmdChatSend, "{uri}", typed((*Server).chatSendCommand)},
+		{cmdRun, "{command}", typed(func(s *Server, _ context.Context, a jobArgs) (any, error) { return s.jobCommand(cmdRun, a) })},
+		{cmdJobsList, "no argument", typed(func(s *Server, _ context.Context, a jobArgs) (any, error) { return s.jobCommand(cmdJobsList, a) })},
+		{cmdJobsOutput, "{job, show?}", typed(func(s *Server, _ context.Context, a jobArgs) (any, error) { return s.jobCommand(cmdJobsOutput, a) })},
+		{cmdJobsKill, "{job}", typed(func(s *Server, _ context.Context, a jobArgs) (any, error) { return s.jobCommand(cmdJobsKill, a) })},
+		{cmdTrust, "{sha256?}", typed((*Server).trustCommand)},
+	}
+}
+
+// commandNames are the commands the server offers.
+func commandNames() []string {
+	var names []string
+	for _, c := range commandTable() {
+		names = append(names, c.name)
+	}
+	return names
+}
+
+// badArgs is an argument that does not decode into its command's type.
+type badArgs struct{ err error }
+
+func (e badArgs) Error() string { return e.err.Error() }
+
+// typed decodes a command's argument (null or absent is the zero value)
+// and runs fn with it.
+func typed[A any](fn func(s *Server, ctx context.Context, a A) (any, error)) func(*Server, context.Context, json.RawMessage) (any, error) {
+	return func(s *Server, ctx context.Context, raw json.RawMessage) (any, error) {
+		var a A
+		if len(raw) > 0 && string(raw) != "null" {
+			if err := json.Unmarshal(raw, &a); err != nil {
+				return nil, badArgs{err}
+			}
+		}
+		return fn(s, ctx, a)
+	}
+}
+
 func (s *Server) executeCommand(ctx context.Context, p *executeCommandParams) (any, error) {
 	var arg json.RawMessage
 	if len(p.Arguments) > 0 {
 		arg = p.Arguments[0]
 	}
-	switch p.Command {
-	case cmdApplyReply:
-		var a applyReplyArgs
-		if len(arg) > 0 {
-			if err := json.Unmarshal(arg, &a); err != nil {
-				return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agentls.applyReply takes {text} or {uri, range?}: "+err.Error())
-			}
+	for _, c := range commandTable() {
+		if c.name != p.Command {
+			continue
 		}
-		text, err := s.replyText(a)
-		if err != nil {
-			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+		res, err := c.run(s, ctx, arg)
+		var bad badArgs
+		if errors.As(err, &bad) {
+			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("%s takes %s: %v", c.name, c.args, bad.err))
 		}
-		// Reply at once: the edit goes to the client as a request of our
-		// own, which it may only answer once this one is answered. One
-		// apply is a turn of its own: agentls.turn.undo reverts it.
-		turn := s.newTurn()
-		s.goTask("agentls: apply reply", func(ctx context.Context, t *task) { s.applyReply(ctx, t, turn, text) })
-		return map[string]int{"turn": turn}, nil
-	case cmdUndo, cmdRedo, cmdEditUndo, cmdEditRedo:
-		return s.undoRedo(ctx, p.Command, arg)
-	case cmdReviewAccept, cmdReviewReject:
-		return s.reviewCommand(ctx, p.Command == cmdReviewAccept, arg)
-	case cmdCancel:
-		return s.cancelCommand(ctx, arg)
-	case cmdAsk:
-		return s.askCommand(arg)
-	case cmdReviewDiff:
-		return s.reviewDiffCommand(arg)
-	case cmdChatOpen:
-		return s.chatOpenCommand(arg)
-	case cmdChatSend:
-		return s.chatSendCommand(arg)
-	case cmdRun, cmdJobsList, cmdJobsOutput, cmdJobsKill:
-		return s.jobCommand(p.Command, arg)
-	case cmdApprove, cmdDeny:
-		return s.approveCommand(p.Command == cmdApprove, arg)
-	case cmdTrust:
-		return s.trustCommand(ctx, arg)
+		return res, err
 	}
-	return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "unknown command "+p.Command)
+	return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "unknown command "+p.Command+" (known: "+strings.Join(commandNames(), ", ")+")")
+}
+
+// applyReplyCommand applies the reply the argument holds or names.
+func (s *Server) applyReplyCommand(_ context.Context, a applyReplyArgs) (any, error) {
+	text, err := s.replyText(a)
+	if err != nil {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
+	}
+	// Reply at once: the edit goes to the client as a request of our
+	// own, which it may only answer once this one is answered. One apply
+	// is a turn of its own: agentls.turn.undo reverts it.
+	turn := s.newTurn()
+	s.goTask("agentls: apply reply", func(ctx context.Context, t *task) { s.applyReply(ctx, t, turn, text) })
+	return map[string]int{"turn": turn}, nil
 }
 
 // replyText returns the reply a command names.

@@ -12,11 +12,6 @@ import (
 	"github.com/agentls/agentls/edits"
 )
 
-// Commands are the workspace/executeCommand commands the server offers.
-func commandNames() []string {
-	return []string{cmdApplyReply, cmdUndo, cmdRedo, cmdEditUndo, cmdEditRedo, cmdReviewAccept, cmdReviewReject, cmdReviewDiff, cmdCancel, cmdAsk, cmdApprove, cmdDeny, cmdChatOpen, cmdChatSend, cmdRun, cmdJobsList, cmdJobsOutput, cmdJobsKill, cmdTrust}
-}
-
 func (s *Server) initialize(_ context.Context, p *initializeParams) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -2,14 +2,12 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"sync"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/edits"
@@ -287,21 +285,19 @@ func (j *journal) lastTouching(path string) *entry {
 	return nil
 }
 
+// undoArgs name a turn (agentls.turn.*) or an edit (agentls.edit.*); none
+// is the last.
+type undoArgs struct {
+	Turn int `json:"turn"`
+	Edit int `json:"edit"`
+}
+
 // undoRedo runs agentls.turn.undo|redo {turn?} (every edit of the turn)
 // or agentls.edit.undo|redo {edit?} (one edit): the inverse (or the same)
 // change, computed against what the files hold now, sent as ONE versioned
 // WorkspaceEdit. Lines the user changed since are refused, not clobbered:
 // the change is re-applied as hunks, which must match.
-func (s *Server) undoRedo(ctx context.Context, command string, arg json.RawMessage) (any, error) {
-	var a struct {
-		Turn int `json:"turn"`
-		Edit int `json:"edit"`
-	}
-	if len(arg) > 0 && string(arg) != "null" {
-		if err := json.Unmarshal(arg, &a); err != nil {
-			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, command+" takes {\"turn\": N} or (agentls.edit.*) {\"edit\": N}: "+err.Error())
-		}
-	}
+func (s *Server) undoRedo(ctx context.Context, command string, a undoArgs) (any, error) {
 	undo := command == cmdUndo || command == cmdEditUndo
 	var (
 		es   []*entry

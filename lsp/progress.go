@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 )
 
@@ -120,17 +119,14 @@ func (s *Server) workDoneProgressCancel(_ context.Context, p *struct {
 	return nil, nil
 }
 
-// cancelCommand is agentls.cancel {token?}: cancel one task or all.
-func (s *Server) cancelCommand(ctx context.Context, arg json.RawMessage) (any, error) {
-	var a struct {
-		Token string `json:"token"`
-		Turn  int    `json:"turn"`
-	}
-	if len(arg) > 0 && string(arg) != "null" {
-		if err := json.Unmarshal(arg, &a); err != nil {
-			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agentls.cancel takes {turn?} or {token?}: "+err.Error())
-		}
-	}
+// cancelArgs name a turn or a progress token; none is every task.
+type cancelArgs struct {
+	Token string `json:"token"`
+	Turn  int    `json:"turn"`
+}
+
+// cancelCommand is agentls.cancel {turn?, token?}: cancel one task or all.
+func (s *Server) cancelCommand(_ context.Context, a cancelArgs) (any, error) {
 	n := s.cancelTasks(a.Token, a.Turn)
 	if n == 0 {
 		s.goBackground("cancel", func(ctx context.Context) {

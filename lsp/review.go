@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
@@ -176,13 +175,7 @@ type reviewArgs struct {
 	All  bool                 `json:"all"`
 }
 
-func (s *Server) reviewCommand(ctx context.Context, accept bool, arg json.RawMessage) (any, error) {
-	var a reviewArgs
-	if len(arg) > 0 && string(arg) != "null" {
-		if err := json.Unmarshal(arg, &a); err != nil {
-			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
-		}
-	}
+func (s *Server) reviewCommand(accept bool, a reviewArgs) (any, error) {
 	if a.Hunk == 0 && a.URI == "" && !a.All {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "give {\"hunk\": N}, {\"uri\": DOC} or {\"all\": true}")
 	}

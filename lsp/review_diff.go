@@ -2,13 +2,11 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/edits"
@@ -24,13 +22,9 @@ const cmdReviewDiff = "agentls.review.diff"
 // gets the diff in its output channel: plain LSP has no other way to show
 // a document the server made.
 
-func (s *Server) reviewDiffCommand(arg json.RawMessage) (any, error) {
-	a := reviewArgs{All: true}
-	if len(arg) > 0 && string(arg) != "null" {
-		a = reviewArgs{}
-		if err := json.Unmarshal(arg, &a); err != nil {
-			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
-		}
+func (s *Server) reviewDiffCommand(_ context.Context, a reviewArgs) (any, error) {
+	if a == (reviewArgs{}) {
+		a.All = true // no selector: every pending hunk
 	}
 	s.goBackground("review diff", func(ctx context.Context) { s.showReviewDiff(ctx, a) })
 	return nil, nil

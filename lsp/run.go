@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -258,13 +257,7 @@ func toJobInfo(i jobs.Info) jobInfo {
 
 // jobCommand runs agentls.run and the agentls.jobs commands. They answer
 // at once; a job runs in the background.
-func (s *Server) jobCommand(command string, arg json.RawMessage) (any, error) {
-	var a jobArgs
-	if len(arg) > 0 && string(arg) != "null" {
-		if err := json.Unmarshal(arg, &a); err != nil {
-			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("%s: %v", command, err))
-		}
-	}
+func (s *Server) jobCommand(command string, a jobArgs) (any, error) {
 	h, err := s.shellHost()
 	if err != nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, err.Error())

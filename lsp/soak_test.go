@@ -299,10 +299,12 @@ func (s *soakSession) apply() {
 func (s *soakSession) turn() {
 	s.t.Helper()
 	s.turns++
-	if err := s.e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "bump the turn count and run the checks"}); err != nil {
+	// Applies are turns too: the id is the one agentls.ask returns.
+	var started struct{ Turn int }
+	if err := s.e.Call("workspace/executeCommand", map[string]any{"command": "agentls.ask", "arguments": []any{map[string]any{"prompt": "bump the turn count and run the checks"}}}, &started); err != nil {
 		s.t.Fatalf("turn %d: %v", s.turns, err)
 	}
-	done := fmt.Sprintf("agentls: agent turn %d done", s.turns)
+	done := fmt.Sprintf("agentls: agent turn %d done", started.Turn)
 	s.e.Await(done, func() bool {
 		s.tally.update(s.e.MessagesLocked())
 		return s.tally.failure != "" || s.tally.done[done]

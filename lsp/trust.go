@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -33,13 +32,7 @@ type trustArgs struct {
 	SHA256 string `json:"sha256"`
 }
 
-func (s *Server) trustCommand(ctx context.Context, arg json.RawMessage) (any, error) {
-	var a trustArgs
-	if len(arg) > 0 && string(arg) != "null" {
-		if err := json.Unmarshal(arg, &a); err != nil {
-			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, cmdTrust+" takes {sha256?}: "+err.Error())
-		}
-	}
+func (s *Server) trustCommand(_ context.Context, a trustArgs) (any, error) {
 	s.mu.Lock()
 	root := s.root
 	s.mu.Unlock()
