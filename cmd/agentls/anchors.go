@@ -125,6 +125,7 @@ func runAnchorsApply(ctx context.Context, args []string, stdin io.Reader, stdout
 	if !ok {
 		return code
 	}
+	noteReading(stdin, stderr, "anchors apply "+file, "the operations (JSON)")
 	ops, err := io.ReadAll(stdin)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls anchors apply: reading the operations: %v\n", err)

@@ -10,6 +10,7 @@
 //	agentls parse [--format markdown|xml|tool] [--streaming] [--blocks] < reply.md
 //	agentls policy [-C DIR] 'COMMAND LINE'
 //	agentls ask [-C DIR] PROMPT
+//	agentls trust [--revoke] [DIR]
 //	agentls demo
 //	agentls version (or agentls --version)
 //
@@ -80,6 +81,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	switch args[0] {
 	case "help", "-h", "-help", "--help":
+		if len(args) > 1 && args[0] == "help" {
+			// `agentls help ask` is `agentls ask -h`.
+			return run(ctx, []string{args[1], "-h"}, stdin, stdout, stderr)
+		}
 		usage(stdout)
 		return exitOK
 	case "--version", "-version":
@@ -158,6 +163,23 @@ func parseFlagsAnywhere(fs *flag.FlagSet, args []string, usage string, stderr io
 		}
 		positional = append(positional, rest[0])
 		args = rest[1:]
+	}
+}
+
+// readingNotice is what a command that reads its input on stdin says when
+// that is a terminal: a person typed the command without `< FILE`, and it
+// would otherwise seem to hang.
+func readingNotice(stdinIsTerminal bool, command, what string) string {
+	if !stdinIsTerminal {
+		return ""
+	}
+	return fmt.Sprintf("agentls %s: reading %s from the terminal; end it with Ctrl-D (or give it as a file: agentls %s < FILE)", command, what, command)
+}
+
+// noteReading prints readingNotice for stdin on stderr.
+func noteReading(stdin io.Reader, stderr io.Writer, command, what string) {
+	if notice := readingNotice(isTerminal(stdin), command, what); notice != "" {
+		fmt.Fprintln(stderr, notice)
 	}
 }
 

@@ -44,6 +44,7 @@ func runParse(_ context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 
 	p := tools.NewParser(tools.ParseOptions{Format: f, Lookup: builtin.Registry().Lookup, KeepBlocks: *blocks})
+	noteReading(stdin, stderr, "parse", "the reply")
 	if _, err := io.Copy(p, stdin); err != nil {
 		fmt.Fprintf(stderr, "agentls parse: reading the reply: %v\n", err)
 		return exitFailed

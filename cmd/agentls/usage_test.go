@@ -39,6 +39,9 @@ func TestHelp(t *testing.T) {
 		{[]string{"anchors", "view", "--help"}, "usage: agentls anchors view FILE"},
 		{[]string{"anchors", "apply", "-h"}, "usage: agentls anchors apply FILE"},
 		{[]string{"anchors", "apply", "--help"}, "usage: agentls anchors apply FILE"},
+		{[]string{"help", "ask"}, "usage: agentls ask"},
+		{[]string{"help", "anchors"}, "usage: agentls anchors view FILE"},
+		{[]string{"help", "serve"}, "usage: agentls [serve]"},
 	}
 	for _, c := range commands() {
 		synopsis := "usage: agentls " + c.name
@@ -101,6 +104,7 @@ func TestUsageErrors(t *testing.T) {
 		first string // the first line of stderr
 	}{
 		{[]string{"bogus"}, `agentls: unknown command "bogus"`},
+		{[]string{"help", "bogus"}, `agentls: unknown command "bogus"`},
 		{[]string{"--bogus"}, "agentls serve: flag provided but not defined: -bogus"}, // flags alone are serve's
 		{[]string{"serve", "extra"}, `agentls serve: unexpected argument "extra"`},
 		{[]string{"anchors"}, "agentls anchors: give a subcommand: view FILE or apply FILE"},
@@ -161,5 +165,28 @@ func TestServeNotice(t *testing.T) {
 	_, stderr, code := runCLI(t, "")
 	if code != exitFailed || strings.Contains(stderr, "waiting for an LSP client") {
 		t.Errorf("agentls on an empty pipe: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestReadingNotice: a command that reads stdin says so when stdin is a
+// terminal (a person forgot `< FILE`); on a pipe it says nothing.
+func TestReadingNotice(t *testing.T) {
+	for _, tc := range []struct {
+		terminal      bool
+		command, what string
+		want          string
+	}{
+		{true, "parse", "the reply", "agentls parse: reading the reply from the terminal; end it with Ctrl-D (or give it as a file: agentls parse < FILE)"},
+		{true, "anchors apply m.go", "the operations (JSON)", "agentls anchors apply m.go: reading the operations (JSON) from the terminal; end it with Ctrl-D (or give it as a file: agentls anchors apply m.go < FILE)"},
+		{false, "parse", "the reply", ""},
+	} {
+		if got := readingNotice(tc.terminal, tc.command, tc.what); got != tc.want {
+			t.Errorf("terminal %v, %s: %q, want %q", tc.terminal, tc.command, got, tc.want)
+		}
+	}
+	// In-process, stdin is a pipe: parse prints only its JSON and no notice.
+	stdout, stderr, code := runCLI(t, "no tools here", "parse")
+	if code != exitOK || strings.TrimSpace(stdout) != "[]" || stderr != "" {
+		t.Errorf("parse on a pipe: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
