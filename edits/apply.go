@@ -174,6 +174,13 @@ func resolveOne(d *doc, h Hunk, num, of int) ([]replacement, error) {
 // resolve finds where hunk h goes in d, the general way, and returns its
 // replacements.
 func resolve(d *doc, h Hunk, num, of int) ([]replacement, error) {
+	return resolveHunk(d, h, num, of, true)
+}
+
+// resolveHunk is resolve; finalNewline says whether a blank last line of
+// ORIGINAL may still be read as its final newline (once: reading k blank
+// lines so would cost k passes over the file).
+func resolveHunk(d *doc, h Hunk, num, of int, finalNewline bool) ([]replacement, error) {
 	fail := func(notFound bool, format string, args ...any) ([]replacement, error) {
 		return nil, &HunkError{Hunk: num, Of: of, Reason: fmt.Sprintf(format, args...), notFound: notFound}
 	}
@@ -201,7 +208,7 @@ func resolve(d *doc, h Hunk, num, of int) ([]replacement, error) {
 		return resolvePieces(d, h, num, of)
 	}
 	ms, t := d.find(h.Original, h.Updated)
-	if len(ms) == 0 && endsWithBlank(h.Original) {
+	if len(ms) == 0 && finalNewline && endsWithBlank(h.Original) {
 		if r, err := resolveFinalNewline(d, h, num, of); r != nil || !isNotFound(err) {
 			return r, err
 		}
@@ -269,7 +276,7 @@ func resolveFinalNewline(d *doc, h Hunk, num, of int) ([]replacement, error) {
 	if endsWithBlank(h.Updated) {
 		h.Updated = h.Updated[:len(h.Updated)-1]
 	}
-	return resolve(d, h, num, of)
+	return resolveHunk(d, h, num, of, false)
 }
 
 // isNotFound reports whether err says a hunk's ORIGINAL is not in the file.
