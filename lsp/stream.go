@@ -177,13 +177,40 @@ func (s *frameStream) readFrame() ([]byte, int64, error) {
 		}
 		return nil, total, &badMessage{code: jsonrpc2.InvalidRequest, reason: fmt.Sprintf("a %d-byte message is larger than the %d bytes the server reads: skipped unread", length, s.maxFrame)}
 	}
-	body := make([]byte, length)
-	n, err := io.ReadFull(s.in, body)
-	total += int64(n)
+	body, err := readBody(s.in, length)
+	total += int64(len(body))
 	if err != nil {
 		return nil, total, fmt.Errorf("read a %d-byte body: %w", length, err)
 	}
 	return body, total, nil
+}
+
+// firstBodyChunk is what a body's buffer starts at, whatever its
+// Content-Length says.
+const firstBodyChunk = 1 << 20
+
+// readBody reads length bytes from r into a buffer that grows, doubling,
+// as they arrive: memory follows the bytes sent, not the length claimed,
+// so a forged Content-Length (200 MB announced, two bytes sent) costs at
+// most firstBodyChunk. A body that does come costs at most twice its size.
+func readBody(r io.Reader, length int64) ([]byte, error) {
+	body := make([]byte, 0, min(length, firstBodyChunk))
+	for int64(len(body)) < length {
+		if len(body) == cap(body) {
+			grown := make([]byte, len(body), min(length, 2*int64(cap(body))))
+			copy(grown, body)
+			body = grown
+		}
+		n, err := io.ReadFull(r, body[len(body):cap(body)])
+		body = body[:len(body)+n]
+		if errors.Is(err, io.EOF) && len(body) > 0 {
+			err = io.ErrUnexpectedEOF // as one io.ReadFull of the whole body says
+		}
+		if err != nil {
+			return body, err
+		}
+	}
+	return body, nil
 }
 
 // decodeMessage decodes a frame's body as jsonrpc2 does, after checking
@@ -253,7 +280,7 @@ func classify(body []byte) *badMessage {
 	if v, ok := fields["jsonrpc"]; ok {
 		var version string
 		if json.Unmarshal(v, &version) != nil || version != jsonrpc2.Version {
-			return bad(jsonrpc2.InvalidRequest, "jsonrpc is %s; it must be \"2.0\"", v)
+			return bad(jsonrpc2.InvalidRequest, "jsonrpc is %s; it must be \"2.0\"", clipQuote(v))
 		}
 	}
 	if !hasMethod {
@@ -261,10 +288,10 @@ func classify(body []byte) *badMessage {
 	}
 	var method string
 	if err := json.Unmarshal(rawMethod, &method); err != nil || method == "" {
-		return bad(jsonrpc2.InvalidRequest, "the method is %s; it must be a non-empty string", rawMethod)
+		return bad(jsonrpc2.InvalidRequest, "the method is %s; it must be a non-empty string", clipQuote(rawMethod))
 	}
 	if hasID && !idOK {
-		return bad(jsonrpc2.InvalidRequest, "the id of %s is %s; it must be a string or an integer up to 2^31-1", method, rawID)
+		return bad(jsonrpc2.InvalidRequest, "the id of %s is %s; it must be a string or an integer up to 2^31-1", clipQuote([]byte(method)), clipQuote(rawID))
 	}
 	return nil
 }
@@ -295,15 +322,32 @@ func describeResponse(fields map[string]json.RawMessage) string {
 		Message string `json:"message"`
 	}
 	if e, ok := fields["error"]; ok && json.Unmarshal(e, &wire) != nil {
-		return fmt.Sprintf("its error is %s, not {code, message}", e)
+		return fmt.Sprintf("its error is %s, not {code, message}", clipQuote(e))
 	}
 	if _, ok := readID(fields["id"]); !ok {
-		return fmt.Sprintf("its id %s is neither a string nor a 32-bit integer", fields["id"])
+		return fmt.Sprintf("its id %s is neither a string nor a 32-bit integer", clipQuote(fields["id"]))
 	}
 	if v, ok := fields["jsonrpc"]; ok && string(v) != `"2.0"` {
-		return fmt.Sprintf("jsonrpc is %s, not \"2.0\"", v)
+		return fmt.Sprintf("jsonrpc is %s, not \"2.0\"", clipQuote(v))
 	}
 	return "jsonrpc2 refused it"
+}
+
+// maxQuote is how much of a frame's value an answer quotes.
+const maxQuote = 100
+
+// clipQuote is a value of a bad frame as an answer quotes it: whole when
+// short, else its first maxQuote bytes (cut at a character) and how long
+// it was, so that a megabyte field is not sent back.
+func clipQuote(raw []byte) string {
+	if len(raw) <= maxQuote {
+		return string(raw)
+	}
+	cut := maxQuote
+	for k := 0; k < utf8.UTFMax-1 && cut > 0 && !utf8.RuneStart(raw[cut]); k++ {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", raw[:cut], len(raw))
 }
 
 func jsonKind(body []byte) string {
