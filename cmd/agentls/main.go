@@ -66,9 +66,9 @@ func commands() []command {
 		{"apply", "apply the edits in a model reply read from stdin to the files, all or nothing", runApply},
 		{"ask", "run one agent turn from the terminal against the files (needs a model)", runAsk},
 		{"demo", "a scripted agent turn with a fake model in a temporary workspace (no key, no network)", runDemo},
+		{"parse", "print the tool uses (or fenced blocks) in a model reply read from stdin, as JSON", runParse},
 		{"policy", "print whether a command line would run, need approval, or be refused (JSON)", runPolicy},
 		{"serve", "run the language server (the default): on stdio, or --listen ADDR", runServe},
-		{"parse", "print the tool uses (or fenced blocks) in a model reply read from stdin, as JSON", runParse},
 		{"trust", "trust a workspace's .agentls/settings.json as it is now (its keys that decide what runs apply)", runTrust},
 		{"version", "print the version", runVersion},
 	}
@@ -111,7 +111,7 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintf(w, "\nRun 'agentls <command> -h' for a command's flags.\n")
+	fmt.Fprintf(w, "\nRun 'agentls <command> -h' (or 'agentls help <command>') for a command's flags,\n'agentls demo' to see an agent turn with no model to set up.\n")
 }
 
 // parseFlags gives a subcommand its usage text (the flags are listed
