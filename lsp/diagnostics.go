@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"go.lsp.dev/protocol"
@@ -44,7 +45,7 @@ func (s *Server) pendingDiagnostics(path, text string, enc edits.Encoding) []pro
 		d := protocol.Diagnostic{Severity: protocol.DiagnosticSeverityHint, Source: "agentls", Code: pendingCode}
 		switch {
 		case h.create:
-			d.Message = fmt.Sprintf("agent edit %d (pending): create this file (%d lines)", h.id, len(splitKeep(h.content)))
+			d.Message = fmt.Sprintf("agent edit %d (pending): create this file (%d lines)", h.id, strings.Count(strings.TrimSuffix(h.content, "\n"), "\n")+1)
 		case h.remove:
 			d.Message = fmt.Sprintf("agent edit %d (pending): delete this file", h.id)
 		default:

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 
@@ -406,86 +405,13 @@ func (s *Server) undoRedoEntries(ctx context.Context, es []*entry, what string, 
 	}
 }
 
-// rebase applies the change from → to onto cur, which may differ from
-// from where the user edited since: the change becomes hunks with context,
-// applied by the engine, so they must still match; where the user changed
-// the same lines, it fails.
+// rebase applies the change from → to onto cur (edits.Rebase), saying
+// so in the user's words when the user changed the same lines.
 func rebase(cur, from, to string) (string, error) {
-	if cur == from {
-		return to, nil
+	out, err := edits.Rebase(cur, from, to)
+	var conflict *edits.RebaseError
+	if errors.As(err, &conflict) {
+		return "", fmt.Errorf("you changed the same lines since (%v)", conflict.Err)
 	}
-	// As little context as makes each hunk unique: the user's edits next
-	// to the agent's lines should not block the undo.
-	var first error
-	for ctx := 0; ctx <= 3; ctx++ {
-		out, err := edits.ApplyHunks(cur, hunksFor(from, to, ctx))
-		if err == nil {
-			return out, nil
-		}
-		if first == nil {
-			first = err
-		}
-	}
-	return "", fmt.Errorf("you changed the same lines since (%v)", first)
-}
-
-// hunksFor describes the change from → to as hunks with ctx lines of
-// context on each side.
-func hunksFor(from, to string, ctx int) []edits.Hunk {
-	lines := newLineIndex(from)
-	var hunks []edits.Hunk
-	for _, e := range edits.MinimalEdits(from, to) {
-		if h, ok := lines.hunk(e, ctx); ok {
-			hunks = append(hunks, h)
-		}
-	}
-	return hunks
-}
-
-// lineIndex finds the lines of a text around an edit.
-type lineIndex struct {
-	text    string
-	lines   []string // with their line endings
-	offsets []int    // offsets[i] is where line i starts; one past the end last
-}
-
-func newLineIndex(text string) lineIndex {
-	lines := strings.SplitAfter(text, "\n")
-	offsets := make([]int, len(lines)+1)
-	for i, l := range lines {
-		offsets[i+1] = offsets[i] + len(l)
-	}
-	return lineIndex{text: text, lines: lines, offsets: offsets}
-}
-
-// hunk widens an edit to whole lines, plus ctx lines of context; ok is
-// false when there are no lines to anchor it on.
-func (li lineIndex) hunk(e edits.TextEdit, ctx int) (edits.Hunk, bool) {
-	n := len(li.lines)
-	a := sort.SearchInts(li.offsets, e.Start+1) - 1 // the line holding Start
-	b := sort.SearchInts(li.offsets, e.End)         // the first line starting at or after End
-	a, b = max(a, 0), min(b, n)
-	if b == a {
-		b = min(a+1, n) // a pure insertion: anchor on the next line
-	}
-	ca, cb := max(0, a-ctx), min(n, b+ctx)
-	if ca == cb {
-		return edits.Hunk{}, false
-	}
-	orig := strings.Join(li.lines[ca:cb], "")
-	upd := strings.Join(li.lines[ca:a], "") + li.text[li.offsets[a]:e.Start] + e.New + li.text[e.End:li.offsets[b]] + strings.Join(li.lines[b:cb], "")
-	return edits.Hunk{Original: splitKeep(orig), Updated: splitKeep(upd)}, true
-}
-
-// splitKeep splits text into line contents, as edits does.
-func splitKeep(s string) []string {
-	s = strings.TrimSuffix(s, "\n")
-	if s == "" {
-		return []string{""}
-	}
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimSuffix(l, "\r")
-	}
-	return lines
+	return out, err
 }

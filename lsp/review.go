@@ -142,20 +142,9 @@ func (s *Server) queue(ctx context.Context, changes []*edits.FileChange) int {
 			n++
 			continue
 		}
-		lines := newLineIndex(c.Base)
-		for _, e := range edits.MinimalEdits(c.Base, c.Result) {
-			// As little context as makes the hunk unique in the base.
-			for ctxLines := 0; ctxLines <= 3; ctxLines++ {
-				h, ok := lines.hunk(e, ctxLines)
-				if !ok {
-					break
-				}
-				if _, err := edits.ResolveHunks(c.Base, []edits.Hunk{h}); err == nil || ctxLines == 3 {
-					s.review.add(&pendingHunk{path: c.Path, hunk: h})
-					n++
-					break
-				}
-			}
+		for _, h := range edits.UniqueHunks(c.Base, c.Result) {
+			s.review.add(&pendingHunk{path: c.Path, hunk: h})
+			n++
 		}
 	}
 	for _, p := range s.review.files() {
