@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/creack/pty"
 )
 
 func frame(v any) []byte {
@@ -112,6 +114,68 @@ func TestServeBinary(t *testing.T) {
 			t.Errorf("request after shutdown: %v", byID[5])
 		}
 	})
+
+	// A person who runs agentls, or a command that reads stdin, in a
+	// terminal is told what it waits for; Ctrl-D ends it.
+	for _, tc := range []struct {
+		args   []string
+		notice string
+		code   int
+	}{
+		{nil, "agentls: a language server, waiting for an LSP client on stdin", 1},
+		{[]string{"parse"}, "agentls parse: reading the reply from the terminal; end it with Ctrl-D", 0},
+	} {
+		t.Run(fmt.Sprintf("a terminal on stdin: agentls %q", tc.args), func(t *testing.T) {
+			ptmx, tty, err := pty.Open()
+			if err != nil {
+				t.Skipf("no pseudo-terminal here: %v", err)
+			}
+			defer ptmx.Close()
+			cmd := exec.Command(bin, tc.args...)
+			cmd.Stdin = tty
+			var stdout bytes.Buffer
+			cmd.Stdout = &stdout
+			stderr, _ := cmd.StderrPipe()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			tty.Close()
+			first := make(chan string, 1)
+			go func() {
+				line, _ := bufio.NewReader(stderr).ReadString('\n')
+				first <- line
+				io.Copy(io.Discard, stderr)
+			}()
+			select {
+			case line := <-first:
+				if !strings.HasPrefix(line, tc.notice) {
+					t.Errorf("stderr begins %q, want %q", line, tc.notice)
+				}
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				t.Fatal("nothing on stderr")
+			}
+			ptmx.Write([]byte{4}) // Ctrl-D: the end of the terminal's input
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err := <-done:
+				code := 0
+				var exit *exec.ExitError
+				if errors.As(err, &exit) {
+					code = exit.ExitCode()
+				} else if err != nil {
+					t.Fatal(err)
+				}
+				if code != tc.code {
+					t.Errorf("exit %d after Ctrl-D, want %d", code, tc.code)
+				}
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				t.Fatal("Ctrl-D did not end it")
+			}
+		})
+	}
 
 	t.Run("exits when stdin closes", func(t *testing.T) {
 		cmd := exec.Command(bin, "serve")
