@@ -1,0 +1,89 @@
+package agentls_test
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestArchitectureNamesExist: every Go name docs/ARCHITECTURE.md quotes
+// (`Batch.ConfirmProtected`, `frameStream`, `settings.PrivateDirs`) is in
+// the code, so the page cannot go on describing what was renamed or
+// removed. A `pkg.Name` must be in that package; a lone name anywhere.
+func TestArchitectureNamesExist(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("docs", "ARCHITECTURE.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder              // the module's Go files, for command names
+	all := map[string]bool{}              // every identifier in them
+	byPkg := map[string]map[string]bool{} // and by package name
+	word := regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+	pkgClause := regexp.MustCompile(`(?m)^package ([a-z0-9_]+)`)
+	err = filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) && p != "." {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") {
+			return nil
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		pkg := ""
+		if m := pkgClause.FindSubmatch(src); m != nil {
+			pkg = strings.TrimSuffix(string(m[1]), "_test")
+		}
+		if byPkg[pkg] == nil {
+			byPkg[pkg] = map[string]bool{}
+		}
+		text.Write(src)
+		for _, w := range word.FindAll(src, -1) {
+			all[string(w)] = true
+			byPkg[pkg][string(w)] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	quoted := regexp.MustCompile("`([A-Za-z_][A-Za-z0-9_]*(?:\\.[A-Za-z_][A-Za-z0-9_]*)*)(?:\\(\\))?`")
+	camel := regexp.MustCompile(`[a-z][A-Z]|^[A-Z][a-z]`)
+	checked := 0
+	for _, m := range quoted.FindAllStringSubmatch(string(doc), -1) {
+		parts := strings.Split(m[1], ".")
+		last := parts[len(parts)-1]
+		if !camel.MatchString(last) {
+			continue // a word, a setting's value, a marker: not a Go name
+		}
+		checked++
+		if parts[0] == "agentls" {
+			// A command (agentls.applyReply): its name is a string.
+			if !strings.Contains(text.String(), `"`+m[1]+`"`) {
+				t.Errorf("ARCHITECTURE.md quotes the command %s, which the code does not have", m[0])
+			}
+			continue
+		}
+		if len(parts) > 1 {
+			if names, isPkg := byPkg[parts[len(parts)-2]]; isPkg {
+				if !names[last] {
+					t.Errorf("ARCHITECTURE.md quotes %s, but package %s has no %s", m[0], parts[len(parts)-2], last)
+				}
+				continue
+			}
+		}
+		if !all[last] {
+			t.Errorf("ARCHITECTURE.md quotes %s, which is nowhere in the code", m[0])
+		}
+	}
+	if checked < 50 {
+		t.Errorf("only %d names checked: is the pattern still right?", checked)
+	}
+}
