@@ -128,12 +128,9 @@ func (s *Server) startTurn(plan turnPlan) (int, error) {
 }
 
 // newTurn returns the id of a new turn: an agent turn, or one apply.
-func (s *Server) newTurn() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.nextTurn++
-	return s.nextTurn
-}
+// Turn ids come from the journal, which keeps them unique across
+// restarts when it is kept on disk.
+func (s *Server) newTurn() int { return s.journal.newTurn() }
 
 // agentRequest gathers what the editor knows around a request: the open
 // files and the selection.

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 
@@ -46,6 +47,14 @@ func (s *Server) initialize(_ context.Context, p *initializeParams) (any, error)
 	// initialized (a message before the initialize reply would break the
 	// handshake).
 	s.pendingProblems = append(s.pendingProblems, settingsMessages(s.loadFiles(), root)...)
+	// The undo history of earlier sessions, kept in the state folder.
+	if root != "" {
+		if d, err := openJournalDisk(os.Getenv, root); err != nil {
+			s.pendingProblems = append(s.pendingProblems, err.Error()+": the undo history is kept for this session only")
+		} else if p := s.journal.attach(d); p != "" {
+			s.pendingProblems = append(s.pendingProblems, p)
+		}
+	}
 	if len(p.InitOptions) > 0 {
 		next, problems := s.settings.Apply(p.InitOptions, fromEditor("initializationOptions"))
 		s.settings = next

@@ -53,6 +53,12 @@ type journal struct {
 	lastDropped, lastDroppedTurn int
 	// maxEntries and maxBytes bound it (0: the defaults).
 	maxEntries, maxBytes int
+	// nextTurn is the last turn id given (an agent turn, or one apply).
+	nextTurn int
+	// disk, once attached, keeps the journal across restarts;
+	// diskFailed is set after the user was told it could not.
+	disk       *journalDisk
+	diskFailed bool
 }
 
 // The undo history's default bounds: enough for a long session of
@@ -87,14 +93,24 @@ func (e *entry) size() int {
 func (j *journal) record(turn int, label string, changes []*edits.FileChange) (int, string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	j.next++
-	e := &entry{id: j.next, turn: turn, label: label}
+	e := &entry{id: j.newID("edit", &j.next), turn: turn, label: label}
 	for _, c := range changes {
 		e.files = append(e.files, journalFile{
 			path: c.Path, before: c.Base, after: c.Result,
 			existedBefore: c.Action != edits.Create, existsAfter: c.Action != edits.Delete,
 		})
 	}
+	note := j.add(e)
+	if p := j.persist(e.op()); p != "" {
+		note = strings.TrimPrefix(note+"; "+p, "; ")
+	}
+	return e.id, note
+}
+
+// add puts e at the end of the history (ending its redo part) and drops
+// the oldest entries past the bounds; it returns what to tell the user,
+// or "". j.mu is held.
+func (j *journal) add(e *entry) string {
 	maxEntries, maxBytes := j.limits()
 	// A new edit ends the redo history.
 	for _, old := range j.entries[j.redoStart():] {
@@ -102,8 +118,8 @@ func (j *journal) record(turn int, label string, changes []*edits.FileChange) (i
 	}
 	j.entries = j.entries[:j.redoStart()]
 	if e.size() > maxBytes {
-		j.lastDropped, j.lastDroppedTurn = e.id, max(j.lastDroppedTurn, turn)
-		return e.id, fmt.Sprintf("it is too large (%s) for agentls's undo history (%s): the editor's own undo still has it", mebibytes(e.size()), mebibytes(maxBytes))
+		j.lastDropped, j.lastDroppedTurn = e.id, max(j.lastDroppedTurn, e.turn)
+		return fmt.Sprintf("it is too large (%s) for agentls's undo history (%s): the editor's own undo still has it", mebibytes(e.size()), mebibytes(maxBytes))
 	}
 	j.entries = append(j.entries, e)
 	j.bytes += e.size()
@@ -113,7 +129,7 @@ func (j *journal) record(turn int, label string, changes []*edits.FileChange) (i
 		first++
 	}
 	if first == 0 {
-		return e.id, ""
+		return ""
 	}
 	from, to := j.entries[0].id, j.entries[first-1].id
 	j.lastDropped = to
@@ -123,7 +139,14 @@ func (j *journal) record(turn int, label string, changes []*edits.FileChange) (i
 	if from != to {
 		span = fmt.Sprintf("agent edits %d–%d", from, to)
 	}
-	return e.id, fmt.Sprintf("the undo history keeps the last %d edits or %s, so %s can no longer be undone by agentls", maxEntries, mebibytes(maxBytes), span)
+	return fmt.Sprintf("the undo history keeps the last %d edits or %s, so %s can no longer be undone by agentls", maxEntries, mebibytes(maxBytes), span)
+}
+
+// newTurn returns the id of a new turn.
+func (j *journal) newTurn() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.newID("turn", &j.nextTurn)
 }
 
 func mebibytes(n int) string {
@@ -264,10 +287,13 @@ func (j *journal) maxBytesOrDefault() int   { _, n := j.limits(); return n }
 
 func (j *journal) mark(es []*entry, undone bool) {
 	j.mu.Lock()
+	defer j.mu.Unlock()
+	op := journalOp{Op: "mark", Undone: undone}
 	for _, e := range es {
 		e.undone = undone
+		op.IDs = append(op.IDs, e.id)
 	}
-	j.mu.Unlock()
+	j.persist(op)
 }
 
 // lastTouching returns the last applied entry that changed path.

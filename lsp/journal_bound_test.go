@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -44,5 +45,83 @@ func TestJournalIsBounded(t *testing.T) {
 	// Everything kept is still undoable; the bytes held stay within bounds.
 	if j.bytes > 1000 {
 		t.Errorf("holds %d bytes", j.bytes)
+	}
+}
+
+// TestJournalOnDisk: a journal kept on disk is replayed by the next
+// session (edits, their turns, what was undone, the bounds), ids never
+// repeat — across sessions, nor between two servers of one workspace —
+// and a journal that grew past what it keeps is compacted without losing
+// an undone edit that a later one follows.
+func TestJournalOnDisk(t *testing.T) {
+	dir := t.TempDir()
+	getenv := func(k string) string { return map[string]string{"XDG_STATE_HOME": dir}[k] }
+	root := t.TempDir()
+	open := func() *journal {
+		d, err := openJournalDisk(getenv, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j := &journal{maxEntries: 3, maxBytes: 1 << 20}
+		if p := j.attach(d); p != "" {
+			t.Fatal(p)
+		}
+		return j
+	}
+	change := func(s string) []*edits.FileChange {
+		return []*edits.FileChange{{Path: "a.txt", Action: edits.Modify, Base: "old " + s, Result: "new " + s}}
+	}
+	a, b := open(), open() // two servers of one workspace
+	ta := a.newTurn()
+	ida, _ := a.record(ta, "first", change("1"))
+	tb := b.newTurn()
+	idb, _ := b.record(tb, "second", change("2"))
+	if ta == tb || ida == idb {
+		t.Fatalf("two servers gave the same ids: turns %d %d, edits %d %d", ta, tb, ida, idb)
+	}
+	_, es, err := a.pickTurn(true, ta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.mark(es, true)
+
+	c := open() // the next session
+	if got := len(c.entries); got != 2 {
+		t.Fatalf("replayed %d entries, want 2", got)
+	}
+	if !c.entries[0].undone || c.entries[1].undone || c.entries[0].turn != ta || c.entries[1].files[0].after != "new 2" {
+		t.Errorf("replayed %+v %+v", *c.entries[0], *c.entries[1])
+	}
+	if id := c.newTurn(); id <= max(ta, tb) {
+		t.Errorf("a turn id repeats after a restart: %d", id)
+	}
+	// Past the bound: the oldest is dropped, and stays dropped.
+	for i := range 3 {
+		c.record(c.newTurn(), "more", change(fmt.Sprint(i)))
+	}
+	if _, err := c.pickEdit(true, ida); err == nil || !strings.Contains(err.Error(), "no longer in the undo history") {
+		t.Errorf("a dropped edit: %v", err)
+	}
+	d := open()
+	if len(d.entries) != 3 || d.entries[0].label != "more" {
+		t.Errorf("after the bound, replayed %d entries", len(d.entries))
+	}
+
+	// Compaction keeps an undone edit in the middle of the history.
+	j := &journal{maxEntries: 3, maxBytes: 1 << 20}
+	j.entries = []*entry{{id: 50, turn: 50, label: "x", undone: true}, {id: 51, turn: 51, label: "y"}}
+	disk, _ := openJournalDisk(getenv, root)
+	var ops []journalOp
+	for _, e := range j.entries {
+		op := e.op()
+		ops = append(ops, op)
+	}
+	ops = append(ops, journalOp{Op: "mark", IDs: []int{50}, Undone: true})
+	if err := disk.rewrite(ops); err != nil {
+		t.Fatal(err)
+	}
+	e := open()
+	if len(e.entries) != 2 || !e.entries[0].undone || e.entries[1].undone {
+		t.Errorf("after a rewrite: %d entries", len(e.entries))
 	}
 }

@@ -183,3 +183,50 @@ func TestTurnUndoAfterManualUndo(t *testing.T) {
 		t.Error("an undo with nothing to do sent an edit")
 	}
 }
+
+// TestUndoAfterRestart: the undo history is kept on disk for the
+// workspace, so a turn applied before the editor restarted is undone in
+// the next session — every file, the created one included — and turn
+// numbers go on from where they were.
+func TestUndoAfterRestart(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	root := writeFiles(t, files)
+	e := lsptest.Start(t, root, lsptest.VSCode())
+	e.OpenFile("a.go", "go")
+	var applied struct{ Turn int }
+	if err := e.Call("workspace/executeCommand", map[string]any{"command": "agentls.applyReply", "arguments": []any{map[string]any{"text": reply}}}, &applied); err != nil {
+		t.Fatal(err)
+	}
+	e.Await("applied", func() bool { return e.HasMessageLocked("agentls: applied") })
+	e.Shutdown()
+	// The editor saved its buffer before it quit.
+	os.WriteFile(filepath.Join(root, "a.go"), []byte(strings.Replace(files["a.go"], "type Config", "type Settings", 1)), 0o644)
+
+	e2 := lsptest.Start(t, root, lsptest.VSCode())
+	e2.OpenFile("a.go", "go")
+	want := fmt.Sprintf("Undo agent turn %d (3 files)", applied.Turn)
+	found := false
+	for _, a := range e2.CodeActions("a.go", protocol.Range{}) {
+		found = found || a.Title == want
+	}
+	if !found {
+		t.Fatalf("no %q code action after the restart", want)
+	}
+	if err := e2.ExecuteCommand("agentls.turn.undo", map[string]any{"turn": applied.Turn}); err != nil {
+		t.Fatal(err)
+	}
+	e2.Await("undone", func() bool { return e2.HasMessageLocked(fmt.Sprintf("agentls: undone: agent turn %d", applied.Turn)) })
+	if e2.Buffer("a.go") != files["a.go"] || readFile(t, root, "b.go") != files["b.go"] {
+		t.Errorf("not reverted: a.go %q, b.go %q", e2.Buffer("a.go"), readFile(t, root, "b.go"))
+	}
+	if _, err := os.Stat(filepath.Join(root, "c.go")); err == nil {
+		t.Error("the created c.go was not deleted")
+	}
+	var next struct{ Turn int }
+	if err := e2.Call("workspace/executeCommand", map[string]any{"command": "agentls.applyReply", "arguments": []any{map[string]any{"text": "```save d.go\npackage p\n```\n"}}}, &next); err != nil {
+		t.Fatal(err)
+	}
+	if next.Turn <= applied.Turn {
+		t.Errorf("turn %d after turn %d: numbers repeat across restarts", next.Turn, applied.Turn)
+	}
+}

@@ -463,7 +463,8 @@ func TestAlwaysKept(t *testing.T) {
 		return ""
 	}
 	e2.ExecuteCommand("agentls.ask", map[string]any{"prompt": "make two"})
-	e2.Await("turn 1 done", func() bool { return e2.HasMessageLocked("agent turn 1 done") })
+	// Turn numbers go on across restarts (the undo journal keeps them).
+	e2.Await("turn 2 done", func() bool { return e2.HasMessageLocked("agent turn 2 done") })
 	for _, f := range []string{"one", "two"} {
 		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
 			t.Errorf("%s: %v", f, err)

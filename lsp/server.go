@@ -83,7 +83,6 @@ type Server struct {
 	scratch   string           // files made for the user to read, removed on exit
 	tasks     map[string]*task // running tasks by progress token
 	nextTask  int
-	nextTurn  int                              // agent turns started
 	answers   map[string][]protocol.Diagnostic // AI? answers by file
 	approvals approvals                        // commands waiting for the user
 	problems  commandProblems                  // diagnostics from commands and jobs
