@@ -36,7 +36,7 @@ func demoWorkspace() map[string]string {
 
 func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	keep := fs.Bool("keep", false, "keep the demo's workspace, with the job's full output in its .agentls/logs/ (its path is printed)")
+	keep := fs.Bool("keep", false, "keep the demo's workspace and the job's full output (their paths are printed)")
 	if code, ok := parseFlags(fs, args, "usage: agentls demo [--keep]\n\n"+
 		"Runs a scripted agent turn against a temporary workspace with a fake model\n"+
 		"(no key, no network): a two-file patch_many, an anchored edit, `go test` as a\n"+
@@ -47,14 +47,16 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	if fs.NArg() > 0 {
 		return usageError(fs, stderr, "unexpected argument %q (demo takes no arguments)", fs.Arg(0))
 	}
-	if err := demo(ctx, stdout, *keep); err != nil {
+	if err := demo(ctx, stdout, *keep, os.Getenv); err != nil {
 		fmt.Fprintf(stderr, "agentls demo: %v\n", err)
 		return exitFailed
 	}
 	return exitOK
 }
 
-func demo(ctx context.Context, stdout io.Writer, keep bool) error {
+// demo runs the scripted turn, printing it to stdout; keep keeps the
+// workspace and the job's log (in the state folder getenv names).
+func demo(ctx context.Context, stdout io.Writer, keep bool, getenv func(string) string) error {
 	out := &blockWriter{w: stdout}
 	defer out.end()
 	root, err := os.MkdirTemp("", "agentls-demo-")
@@ -65,12 +67,17 @@ func demo(ctx context.Context, stdout io.Writer, keep bool) error {
 		defer os.RemoveAll(root)
 	}
 	root, _ = filepath.EvalSymlinks(root)
-	// A path the demo prints must exist when it ends: the jobs' full output
-	// is kept only with the workspace, and without --keep no log is
-	// written (the job's output is still read back from memory).
+	// A path the demo prints must exist once it ended. Without --keep the
+	// workspace is deleted and the job keeps no log file (its output is
+	// read back from memory); with --keep its full output goes where
+	// agentls keeps every command's, the state folder
+	// ($XDG_STATE_HOME/agentls/runs/), else into the kept workspace.
 	logDir := ""
 	if keep {
 		logDir = filepath.Join(root, ".agentls", "logs")
+		if dir, err := agent.StateDir(getenv, "runs", root); err == nil {
+			logDir = dir
+		}
 		fmt.Fprintf(out, "== the workspace, kept: %s\n", root)
 		out.block()
 	}
@@ -155,7 +162,7 @@ func demo(ctx context.Context, stdout io.Writer, keep bool) error {
 	fmt.Fprintf(out, "== undo: config.go and main.go are back as they were (in an editor: agentls.turn.undo, one edit)\n")
 	out.block()
 	if keep {
-		fmt.Fprintf(out, "== the workspace is kept: %s (the job's full output is in %s)\n", root, filepath.Join(logDir, "jobs"))
+		fmt.Fprintf(out, "== the workspace is kept: %s\n== the job's full output is kept: %s\n", root, filepath.Join(logDir, "jobs"))
 	} else {
 		fmt.Fprintf(out, "== the workspace is deleted (agentls demo --keep keeps it, with the job's full output)\n")
 	}

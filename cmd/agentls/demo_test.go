@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -22,13 +23,31 @@ func TestDemo(t *testing.T) {
 		}
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			t.Parallel()
-			stdout, stderr, code := runCLI(t, "", args...)
-			kept := regexp.MustCompile(`(?m)^== the workspace is kept: (\S+) \(the job's full output is in (\S+)\)$`).FindStringSubmatch(stdout)
+			var stdout string
+			state := t.TempDir()
+			if keep {
+				// In-process, with the state folder in a temporary one.
+				var out strings.Builder
+				err := demo(context.Background(), &out, true, func(k string) string {
+					if k == "XDG_STATE_HOME" {
+						return state
+					}
+					return os.Getenv(k)
+				})
+				stdout = out.String()
+				if err != nil {
+					t.Fatalf("%v\nstdout: %s", err, stdout)
+				}
+			} else {
+				out, stderr, code := runCLI(t, "", args...)
+				stdout = out
+				if code != exitOK {
+					t.Fatalf("exit %d\nstderr: %s\nstdout: %s", code, stderr, stdout)
+				}
+			}
+			kept := regexp.MustCompile(`(?m)^== the workspace is kept: (\S+)\n== the job's full output is kept: (\S+)$`).FindStringSubmatch(stdout)
 			if kept != nil {
 				t.Cleanup(func() { os.RemoveAll(kept[1]) })
-			}
-			if code != exitOK {
-				t.Fatalf("exit %d\nstderr: %s\nstdout: %s", code, stderr, stdout)
 			}
 			for _, want := range []string{
 				"Applied 2 patches atomically to: config.go, main.go",
@@ -68,8 +87,8 @@ func TestDemo(t *testing.T) {
 			if kept == nil || len(logs) != 1 {
 				t.Fatalf("--keep: the kept workspace and the job's log are not both named:\n%s", stdout)
 			}
-			if !strings.HasPrefix(logs[0][1], kept[2]+string(filepath.Separator)) {
-				t.Errorf("the job's log %s is not under %s", logs[0][1], kept[2])
+			if !strings.HasPrefix(logs[0][1], kept[2]+string(filepath.Separator)) || !strings.HasPrefix(kept[2], filepath.Join(state, "agentls", "runs")+string(filepath.Separator)) {
+				t.Errorf("the job's log %s is not under %s, in the state folder's runs/", logs[0][1], kept[2])
 			}
 			if data, err := os.ReadFile(filepath.Join(kept[1], "config.go")); err != nil || string(data) != demoWorkspace()["config.go"] {
 				t.Errorf("the kept workspace's config.go is not as the undo left it: %q, %v", data, err)
