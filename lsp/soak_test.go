@@ -52,10 +52,10 @@ const (
 	// soakHeapPerOp is what the heap may grow per operation beyond what
 	// the harness itself holds (the fake editor's messages, logs and
 	// buffers, the fake model's requests), which is measured and taken
-	// off. It is loose because tools/jobs keeps every finished job
-	// (3.6 KB each here, and up to 2 MiB of its output), about 430 B per
-	// operation of this mix.
-	soakHeapPerOp = 1 << 10
+	// off. With every finished job kept (3.6 KB each here) the slope was
+	// 522 B/op at full size; with tools/jobs bounded (50 finished jobs)
+	// it is about 100 B/op, the whole growth about 200 B/op.
+	soakHeapPerOp = 256
 	// soakSettle bounds the wait for goroutines, descriptors and processes
 	// to go back to their start after the work (a bg job's 0.1 s sleep, a
 	// didChange on its way).
