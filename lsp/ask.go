@@ -102,7 +102,7 @@ func (s *Server) startTurn(plan turnPlan) (int, error) {
 	s.goTurnTask(id, fmt.Sprintf("agentls: agent turn %d", id), func(ctx context.Context, t *task) {
 		defer model.CloseIdleConnections() // the turn's model is not used again
 		turn := &agent.Turn{Model: model, Registry: reg, Format: format, Limits: agent.Limits{MaxSteps: set.MaxSteps},
-			Runner: &editorRunner{s: s, t: t, reg: reg, turn: id, label: fmt.Sprintf("agent turn %d", id), home: plan.home, homeLine: plan.homeLine}}
+			Runner: &agent.WorkspaceRunner{Registry: reg, Workspace: &editorWorkspace{s: s, t: t, turn: id, label: fmt.Sprintf("agent turn %d", id), home: plan.home, homeLine: plan.homeLine}}}
 		if f, err := agent.OpenLog(os.Getenv, req.Root, id, time.Now()); err != nil {
 			s.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agentls: agent turn %d is not logged: %v", id, err))
 		} else {
@@ -186,13 +186,13 @@ func (s *Server) finishTurn(ctx context.Context, id int, sum agent.Summary, err 
 	}
 }
 
-// editorRunner runs a turn's tool calls against the editor: each edit
-// call becomes one WorkspaceEdit (or pending review hunks), so the next
-// call reads the buffers with it applied.
-type editorRunner struct {
+// editorWorkspace is an agent turn's agent.Workspace in the editor: the
+// turn reads the open buffers over the disk, and each edit call becomes
+// one WorkspaceEdit (or pending review hunks), so the next call reads the
+// buffers with it applied.
+type editorWorkspace struct {
 	s     *Server
 	t     *task
-	reg   *tools.Registry
 	turn  int // its edits are this turn's in the undo journal
 	label string
 	// home is the file (relative) and line the turn is about, where its
@@ -201,50 +201,42 @@ type editorRunner struct {
 	homeLine int
 }
 
-func (r *editorRunner) RunTool(ctx context.Context, use tools.ToolUse) (string, error) {
-	spec, ok := r.reg.Get(use.Tool)
-	if !ok {
-		return "", fmt.Errorf("there is no %s tool here", use.Tool)
-	}
-	switch {
-	case edit.IsReadTool(spec.Name):
-		// Read-only: through the editor's view, unsaved buffers included.
-		r.s.mu.Lock()
-		root := r.s.root
-		r.s.mu.Unlock()
-		b := &edit.Batch{Root: root, Source: editorSource{s: r.s, disk: edit.DiskSource{Root: root}}}
-		return b.Run(ctx, spec, use)
-	case shelltool.IsShellTool(spec.Name):
-		return r.runShellTool(ctx, use)
-	case !edit.IsEditTool(spec.Name):
-		return "", fmt.Errorf("the %s tool is not available in agentls yet; use the edit tools", spec.Name)
-	}
-	var out string
-	var protErr error
-	approved := false
-	o := r.s.propose(ctx, r.t, r.turn, agent.DescribeUse(use), r.label, func(ctx context.Context, b *edit.Batch) (int, error) {
-		var err error
-		out, err = b.Run(ctx, spec, use)
-		if err == nil && !approved {
-			// Asked once: a second computation (the editor refused the
-			// first) edits the same files.
-			protErr = b.ConfirmProtected(ctx, confirmer{s: r.s, who: r.label, path: r.home, line: r.homeLine}, settings.PrivateDirs(os.Getenv)...)
-			err, approved = protErr, protErr == nil
-		}
-		return 1, err
+func (w *editorWorkspace) Root() string {
+	w.s.mu.Lock()
+	defer w.s.mu.Unlock()
+	return w.s.root
+}
+
+func (w *editorWorkspace) Source() edit.Source {
+	return editorSource{s: w.s, disk: edit.DiskSource{Root: w.Root()}}
+}
+
+func (w *editorWorkspace) Confirmer() tools.Confirmer {
+	return confirmer{s: w.s, who: w.label, path: w.home, line: w.homeLine}
+}
+
+func (w *editorWorkspace) Shell() (*shelltool.Host, error) { return w.s.shellHost() }
+
+func (w *editorWorkspace) PrivateDirs() []string { return settings.PrivateDirs(os.Getenv) }
+
+func (w *editorWorkspace) Propose(ctx context.Context, compute func(context.Context, *edit.Batch) error) (string, error) {
+	var computeErr error
+	o := w.s.propose(ctx, w.t, w.turn, "the tool call", w.label, func(ctx context.Context, b *edit.Batch) (int, error) {
+		computeErr = compute(ctx, b)
+		return 1, computeErr
 	})
-	if errors.Is(protErr, tools.ErrStopTurn) {
-		return "", protErr
+	if errors.Is(computeErr, tools.ErrStopTurn) {
+		return "", computeErr
 	}
 	switch {
 	case o.noop:
-		return out, nil
+		return "", nil
 	case o.applied:
-		return out + "\n" + o.message, nil
+		return o.message, nil
 	case o.severity == protocol.MessageTypeError || o.severity == protocol.MessageTypeWarning:
 		return "", errors.New(o.message)
 	}
-	return out + "\n" + o.message, nil // queued for review
+	return o.message, nil // queued for review
 }
 
 func severityName(s protocol.DiagnosticSeverity) string {

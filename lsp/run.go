@@ -100,15 +100,6 @@ func (s *Server) closeHost() {
 	}
 }
 
-// runTool runs a shell, ipython or tmux call of an agent turn.
-func (r *editorRunner) runShellTool(ctx context.Context, use tools.ToolUse) (string, error) {
-	h, err := r.s.shellHost()
-	if err != nil {
-		return "", err
-	}
-	return h.RunTool(ctx, use, confirmer{s: r.s, who: r.label, path: r.home, line: r.homeLine})
-}
-
 // A confirmer asks the editor's user on behalf of a turn.
 type confirmer struct {
 	s    *Server

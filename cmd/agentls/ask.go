@@ -102,16 +102,16 @@ func runAsk(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return exitUsage
 	}
 	defer host.Close()
-	runner := diskRunner{root: root, reg: reg, host: host}
+	ws := diskWorkspace{root: root, host: host}
 	switch {
 	case set.ApprovalPolicy == "allow":
-		runner.confirm = answerAll(tools.Run)
+		ws.confirm = answerAll(tools.Run)
 	case set.ApprovalPolicy == "deny":
-		runner.confirm = nil
+		ws.confirm = nil
 	case isTerminal(stdin):
-		runner.confirm = &terminalConfirmer{in: bufio.NewReader(stdin), out: stderr}
+		ws.confirm = &terminalConfirmer{in: bufio.NewReader(stdin), out: stderr}
 	}
-	turn := &agent.Turn{Model: m, Registry: reg, Format: f, Runner: runner, Limits: agent.Limits{MaxSteps: set.MaxSteps}}
+	turn := &agent.Turn{Model: m, Registry: reg, Format: f, Runner: &agent.WorkspaceRunner{Registry: reg, Workspace: ws}, Limits: agent.Limits{MaxSteps: set.MaxSteps}}
 	turn.Observe = func(e agent.Event) {
 		switch e.Kind {
 		case agent.EventText:
@@ -153,41 +153,37 @@ func (a answerAll) Confirm(context.Context, tools.Question) (tools.Answer, error
 	return tools.Answer(a), nil
 }
 
-// diskRunner runs a turn's tool calls against the files: each edit call
-// is applied atomically (all its files or none) before the next call;
-// shell calls run in host (nil: none), asking confirm (nil: nobody).
-type diskRunner struct {
+// diskWorkspace is a terminal turn's agent.Workspace: the turn reads the
+// files under root, each edit call is written atomically (all its files
+// or none) before the next call reads, and commands run in host (nil:
+// none), asking confirm (nil: nobody).
+type diskWorkspace struct {
 	root    string
-	reg     *tools.Registry
 	host    *shelltool.Host
 	confirm tools.Confirmer
 }
 
-func (r diskRunner) RunTool(ctx context.Context, use tools.ToolUse) (string, error) {
-	spec, ok := r.reg.Get(use.Tool)
-	if !ok {
-		return "", fmt.Errorf("there is no %s tool here", use.Tool)
-	}
-	if shelltool.IsShellTool(spec.Name) && r.host != nil {
-		return r.host.RunTool(ctx, use, r.confirm)
-	}
-	if !edit.IsReadTool(spec.Name) && !edit.IsEditTool(spec.Name) {
-		return "", fmt.Errorf("the %s tool is not available in agentls ask yet", spec.Name)
-	}
-	b := &edit.Batch{Root: r.root, Source: edit.DiskSource{Root: r.root}}
-	out, err := b.Run(ctx, spec, use)
-	if err != nil || len(b.Changes.Effective()) == 0 {
-		return out, err
-	}
-	if err := b.ConfirmProtected(ctx, r.confirm, settings.PrivateDirs(os.Getenv)...); err != nil {
+func (w diskWorkspace) Root() string                    { return w.root }
+func (w diskWorkspace) Source() edit.Source             { return edit.DiskSource{Root: w.root} }
+func (w diskWorkspace) Confirmer() tools.Confirmer      { return w.confirm }
+func (w diskWorkspace) Shell() (*shelltool.Host, error) { return w.host, nil }
+func (w diskWorkspace) PrivateDirs() []string           { return settings.PrivateDirs(os.Getenv) }
+
+func (w diskWorkspace) Propose(ctx context.Context, compute func(context.Context, *edit.Batch) error) (string, error) {
+	b := &edit.Batch{Root: w.root, Source: w.Source()}
+	if err := compute(ctx, b); err != nil {
 		return "", err
 	}
-	if err := edits.ApplyToDisk(r.root, &b.Changes); err != nil {
+	changes := b.Changes.Effective()
+	if len(changes) == 0 {
+		return "", nil
+	}
+	if err := edits.ApplyToDisk(w.root, &b.Changes); err != nil {
 		return "", err // it says that nothing was written
 	}
 	var names []string
-	for _, c := range b.Changes.Effective() {
+	for _, c := range changes {
 		names = append(names, c.Path)
 	}
-	return fmt.Sprintf("%s\nWritten to disk: %s", out, strings.Join(names, ", ")), nil
+	return "Written to disk: " + strings.Join(names, ", "), nil
 }

@@ -111,7 +111,7 @@ func demo(ctx context.Context, stdout io.Writer, keep bool, getenv func(string) 
 		return err
 	}
 	defer host.Close()
-	turn := &agent.Turn{Model: m, Registry: reg, Format: tools.FormatMarkdown, Runner: diskRunner{root: root, reg: reg, host: host}}
+	turn := &agent.Turn{Model: m, Registry: reg, Format: tools.FormatMarkdown, Runner: &agent.WorkspaceRunner{Registry: reg, Workspace: diskWorkspace{root: root, host: host}}}
 	turn.Observe = func(e agent.Event) {
 		switch e.Kind {
 		case agent.EventText:
