@@ -53,6 +53,7 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "agentls apply: -C %s: %v\n", *dir, err)
 		return exitUsage
 	}
+	noteReading(stdin, stderr, "apply", "the reply")
 	reply, err := io.ReadAll(stdin)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls apply: reading the reply: %v\n", err)
