@@ -30,8 +30,8 @@ const (
 	cmdChatOpen = "agentls.chat.open"
 	cmdChatSend = "agentls.chat.send"
 	chatFolder  = ".agentls/chat"
-	youHeading  = "## You"
-	agentHead   = "## Agent"
+	youHeading  = agent.ChatYouHeading
+	agentHead   = agent.ChatAgentHeading
 )
 
 type chatOpenArgs struct {
@@ -112,51 +112,6 @@ func (s *Server) chatActions(d document) []protocol.CodeAction {
 		Command: &protocol.Command{Title: title, Command: cmdChatSend, Arguments: []any{chatSendArgs{URI: d.uri}}}}}
 }
 
-// parseChat reads a chat document: the earlier exchanges as history, and
-// the text under the last "## You" heading as the new message. Headings
-// inside fenced code are text.
-func parseChat(text string) (history []agent.ChatMessage, prompt string) {
-	type section struct {
-		role string
-		body strings.Builder
-	}
-	var sections []*section
-	var cur *section
-	fence := ""
-	for _, line := range strings.SplitAfter(text, "\n") {
-		bare := strings.TrimRight(line, "\r\n")
-		if fence == "" && strings.HasPrefix(bare, "```") {
-			fence = bare[:len(bare)-len(strings.TrimLeft(bare, "`"))]
-		} else if fence != "" && strings.HasPrefix(bare, fence) && strings.TrimLeft(bare, "`") == "" {
-			fence = ""
-		}
-		if fence == "" {
-			switch strings.TrimSpace(bare) {
-			case youHeading:
-				cur = &section{role: "user"}
-				sections = append(sections, cur)
-				continue
-			case agentHead:
-				cur = &section{role: "assistant"}
-				sections = append(sections, cur)
-				continue
-			}
-		}
-		if cur != nil {
-			cur.body.WriteString(line)
-		}
-	}
-	if len(sections) == 0 || sections[len(sections)-1].role != "user" {
-		return nil, ""
-	}
-	for _, sec := range sections[:len(sections)-1] {
-		if body := strings.TrimSpace(sec.body.String()); body != "" {
-			history = append(history, agent.ChatMessage{Role: sec.role, Content: body})
-		}
-	}
-	return history, strings.TrimSpace(sections[len(sections)-1].body.String())
-}
-
 // chatSendCommand sends the last message of a chat document to the agent
 // and streams the reply into the document.
 func (s *Server) chatSendCommand(_ context.Context, a chatSendArgs) (any, error) {
@@ -171,7 +126,7 @@ func (s *Server) chatSendCommand(_ context.Context, a chatSendArgs) (any, error)
 	if err != nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
 	}
-	history, prompt := parseChat(text)
+	history, prompt := agent.ParseChat(text)
 	if prompt == "" {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("nothing to send: write your message under the last %q heading of %s", youHeading, rel))
 	}

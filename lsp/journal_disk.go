@@ -37,7 +37,7 @@ type journalOp struct {
 	Turn   int               `json:"turn,omitempty"`
 	Label  string            `json:"label,omitempty"`
 	Files  []journalFileJSON `json:"files,omitempty"`
-	IDs    []int             `json:"ids,omitempty"` // mark: these edits
+	IDs    []int             `json:"ids,omitempty"`    // mark: these edits
 	Undone bool              `json:"undone,omitempty"` // mark: undone (else redone)
 }
 

@@ -128,7 +128,9 @@ func TestTurnUndo(t *testing.T) {
 			if err := e.ExecuteCommand("agentls.turn.undo", map[string]any{"turn": started.Turn}); err != nil {
 				t.Fatal(err)
 			}
-			e.Await("undone", func() bool { return e.HasMessageLocked(fmt.Sprintf("agentls: undone: agent turn %d (2 edits)", started.Turn)) })
+			e.Await("undone", func() bool {
+				return e.HasMessageLocked(fmt.Sprintf("agentls: undone: agent turn %d (2 edits)", started.Turn))
+			})
 			if e.Buffer("a.go") != files["a.go"] || readFile(t, root, "b.go") != files["b.go"] {
 				t.Errorf("the turn was not undone: a.go %q, b.go %q", e.Buffer("a.go"), readFile(t, root, "b.go"))
 			}

@@ -375,7 +375,9 @@ func TestApplyEditAnsweredLate(t *testing.T) {
 	}
 	e.Await("the change kept for review", func() bool { return e.HasMessageLocked("kept as pending review") && pendingIn(e, "a.go") })
 	e.AnswerHeldApplyEdits()
-	e.Await("the user told of the late edit", func() bool { return e.HasMessageLocked("after agentls stopped waiting") && e.HasMessageLocked("reject the pending copy") })
+	e.Await("the user told of the late edit", func() bool {
+		return e.HasMessageLocked("after agentls stopped waiting") && e.HasMessageLocked("reject the pending copy")
+	})
 	if got := e.Buffer("a.go"); got != "package p\n\n// Config holds settings.\ntype Settings struct{}\n" {
 		t.Errorf("a.go = %q", got)
 	}

@@ -1,4 +1,4 @@
-package lsp
+package agent
 
 import (
 	"fmt"
@@ -17,12 +17,12 @@ func TestFindAIComments(t *testing.T) {
 		"// this mentions AI! in the middle\n" +
 		"<!-- AI! fix the heading -->\n" +
 		"# why is this slow? AI?\n"
-	got := fmt.Sprint(findAIComments(text, 0, 100))
+	got := fmt.Sprint(FindInstructionComments(text, 0, 100))
 	want := "[{1 make this concurrent false} {2 add a doc comment false} {3 use a constant false} {4 index this table false} {5 explain the magic number false} {9 fix the heading false} {10 why is this slow? true}]"
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	if got := findAIComments(text, 2, 3); len(got) != 2 || got[0].line != 2 {
+	if got := FindInstructionComments(text, 2, 3); len(got) != 2 || got[0].Line != 2 {
 		t.Errorf("range 2-3: %v", got)
 	}
 }
@@ -44,9 +44,9 @@ func TestSelectionComment(t *testing.T) {
 		{"x := 1\ny := 2", false, "", -1},
 	}
 	for _, tt := range tests {
-		got, line := selectionComment(tt.text, tt.markdown)
+		got, line := SelectionComment(tt.text, tt.markdown)
 		if got != tt.want || (got != "" && line != tt.line) {
-			t.Errorf("selectionComment(%q) = %q, %d; want %q, %d", tt.text, got, line, tt.want, tt.line)
+			t.Errorf("SelectionComment(%q) = %q, %d; want %q, %d", tt.text, got, line, tt.want, tt.line)
 		}
 	}
 }
