@@ -3,9 +3,11 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/builtin"
 	"github.com/agentls/agentls/tools/edit"
@@ -58,6 +60,12 @@ func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) (an
 			return actions, nil
 		}
 		text, arg = t, applyReplyArgs{URI: d.uri, Range: &r}
+		if n, _ := countEdits(t); n == 0 {
+			// Editors send the word or character at the cursor as the
+			// range (eglot's code actions, Helix's one-character
+			// selection): the reply is around it.
+			text, arg = s.replyAround(d, r)
+		}
 	case d.language == "markdown":
 		text, arg = d.text(), applyReplyArgs{URI: d.uri}
 	default:
@@ -74,6 +82,45 @@ func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) (an
 		Command: &protocol.Command{Title: title, Command: cmdApplyReply, Arguments: []any{arg}},
 	})
 	return actions, nil
+}
+
+// replyAround returns the reply a range holding no whole edit block points
+// into: the edit block the range lies inside, else, in a Markdown
+// document, the whole document; "" for none.
+func (s *Server) replyAround(d document, r protocol.Range) (string, applyReplyArgs) {
+	doc := d.text()
+	if d.language != "markdown" && !strings.Contains(doc, "```") {
+		return "", applyReplyArgs{} // code with no fence holds no block: nothing to parse
+	}
+	s.mu.Lock()
+	enc := s.encoding
+	s.mu.Unlock()
+	start, errStart := d.buf.Offset(int(r.Start.Line), int(r.Start.Character), enc)
+	end, errEnd := d.buf.Offset(int(r.End.Line), int(r.End.Character), enc)
+	if errStart != nil || errEnd != nil {
+		return "", applyReplyArgs{}
+	}
+	reg := builtin.Registry()
+	for _, u := range tools.ParseToolUses(doc, tools.ParseOptions{Lookup: reg.Lookup}) {
+		if !edit.IsEditTool(u.Tool) || start < u.Start || end > u.End {
+			continue
+		}
+		m := edits.NewMapper(doc)
+		startLine, startChar, errStart := m.Position(u.Start, enc)
+		endLine, endChar, errEnd := m.Position(u.End, enc)
+		if errStart != nil || errEnd != nil {
+			break
+		}
+		block := protocol.Range{
+			Start: protocol.Position{Line: uint32(startLine), Character: uint32(startChar)},
+			End:   protocol.Position{Line: uint32(endLine), Character: uint32(endChar)},
+		}
+		return doc[u.Start:u.End], applyReplyArgs{URI: d.uri, Range: &block}
+	}
+	if d.language == "markdown" {
+		return doc, applyReplyArgs{URI: d.uri}
+	}
+	return "", applyReplyArgs{}
 }
 
 // countEdits counts the edit calls in a reply and the files they name, by

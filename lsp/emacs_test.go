@@ -16,7 +16,9 @@ import (
 // or an Emacs with eglot built in) in batch mode against the built server,
 // through editors/emacs/agentls.el: a reply typed into a Markdown buffer is
 // applied with agentls-apply-reply across two buffers, undone with
-// agentls-undo, a reply that creates a file opens its buffer, and with
+// agentls-undo, eglot-code-actions on a word of the reply (the range eglot
+// sends) offers "Apply agent reply", a reply that creates a file opens its
+// buffer, and with
 // no model configured agentls-ask fails with a user-error that says what
 // to set, not a raw jsonrpc-error (testdata/emacs/apply.el). It is skipped
 // where Emacs or eglot is missing, unless AGENTLS_REQUIRE_EMACS is set.

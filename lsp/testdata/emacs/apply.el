@@ -96,6 +96,19 @@
                   (string-match-p "Settings" (agentls-test-text b)))
           (agentls-test-fail "undo left: a.go=%S b.go=%S" (agentls-test-text a) (agentls-test-text b)))
 
+        ;; C-c a x (eglot-code-actions) on a word of the reply: eglot sends
+        ;; the sexp at point as the range, which holds no whole block; the
+        ;; reply's edits are offered all the same.
+        (with-current-buffer reply
+          (goto-char (point-min))
+          (search-forward "type Settings")
+          (backward-char 3)
+          (let* ((bounds (eglot--region-bounds))
+                 (titles (mapcar (lambda (a) (plist-get a :title))
+                                 (eglot-code-actions (car bounds) (cadr bounds)))))
+            (unless (member "Apply agent reply (1 edit in 2 files)" titles)
+              (agentls-test-fail "code actions on a word of the reply: %S" titles))))
+
         ;; A reply that creates a file, from a buffer agentls does not
         ;; manage (sent as text): eglot 1.9 cannot take the CreateFile that
         ;; agentls sends; agentls.el drops it and eglot opens a buffer for
