@@ -49,6 +49,18 @@ func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) (an
 			})
 		}
 	}
+	if rel, err := s.relPath(d); err == nil {
+		if ref, ok := s.journal.refusedIn(rel); ok {
+			title := fmt.Sprintf("%s of agent turn %d", partialTitle(ref.undo), ref.turn)
+			command, args := map[bool]string{true: cmdUndo, false: cmdRedo}[ref.undo], map[string]any{"turn": ref.turn, "partial": true}
+			if ref.edit != 0 {
+				title = fmt.Sprintf("%s of agent edit %d", partialTitle(ref.undo), ref.edit)
+				command, args = map[bool]string{true: cmdEditUndo, false: cmdEditRedo}[ref.undo], map[string]any{"edit": ref.edit, "partial": true}
+			}
+			actions = append(actions, protocol.CodeAction{Title: title, Kind: protocol.Source,
+				Command: &protocol.Command{Title: title, Command: command, Arguments: []any{args}}})
+		}
+	}
 	r := p.Range
 	empty := r.Start == r.End
 	var text string

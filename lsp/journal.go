@@ -55,6 +55,8 @@ type journal struct {
 	maxEntries, maxBytes int
 	// nextTurn is the last turn id given (an agent turn, or one apply).
 	nextTurn int
+	// refused is the last undo the user's edits blocked.
+	refused refusedUndo
 	// disk, once attached, keeps the journal across restarts;
 	// diskFailed is set after the user was told it could not.
 	disk       *journalDisk
@@ -285,10 +287,46 @@ func (j *journal) filesOfTurn(turn int) int {
 func (j *journal) maxEntriesOrDefault() int { n, _ := j.limits(); return n }
 func (j *journal) maxBytesOrDefault() int   { _, n := j.limits(); return n }
 
+// refuse remembers the last all-or-nothing undo (redo) the user's edits
+// blocked, for the "Undo what still can be undone" code action.
+func (j *journal) refuse(es []*entry, undo bool, edit int) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.refused = refusedUndo{turn: es[0].turn, edit: edit, undo: undo, files: turnFiles(es)}
+}
+
+// refusedIn returns the refused undo (redo) that changed path, if any.
+func (j *journal) refusedIn(path string) (refusedUndo, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for _, f := range j.refused.files {
+		if f.path == path {
+			return j.refused, true
+		}
+	}
+	return refusedUndo{}, false
+}
+
+// A refusedUndo is an undo (or redo) of a turn or edit that was refused.
+type refusedUndo struct {
+	turn, edit int // edit is 0 for a whole turn
+	undo       bool
+	files      []journalFile
+}
+
+// partialTitle is the code action that undoes (redoes) what still can be.
+func partialTitle(undo bool) string {
+	if undo {
+		return "Undo what still can be undone"
+	}
+	return "Redo what still can be redone"
+}
+
 func (j *journal) mark(es []*entry, undone bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	op := journalOp{Op: "mark", Undone: undone}
+	j.refused = refusedUndo{}
 	for _, e := range es {
 		e.undone = undone
 		op.IDs = append(op.IDs, e.id)
@@ -315,6 +353,9 @@ func (j *journal) lastTouching(path string) *entry {
 type undoArgs struct {
 	Turn int `json:"turn"`
 	Edit int `json:"edit"`
+	// Partial: undo (redo) the files that still can be, leaving those
+	// whose lines the user changed since.
+	Partial bool `json:"partial"`
 }
 
 // undoRedo runs agentls.turn.undo|redo {turn?} (every edit of the turn)
@@ -344,7 +385,11 @@ func (s *Server) undoRedo(ctx context.Context, command string, a undoArgs) (any,
 		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %v", err)
 		return nil, nil
 	}
-	s.goBackground("undo", func(ctx context.Context) { s.undoRedoEntries(ctx, es, what, undo) })
+	oneEdit := 0
+	if command == cmdEditUndo || command == cmdEditRedo {
+		oneEdit = es[0].id
+	}
+	s.goBackground("undo", func(ctx context.Context) { s.undoRedoEntries(ctx, es, what, undo, a.Partial, oneEdit) })
 	return nil, nil
 }
 
@@ -353,14 +398,15 @@ func (s *Server) undoRedo(ctx context.Context, command string, a undoArgs) (any,
 // before the first (or back). A file that already holds what the undo
 // would give (the user undid it in the editor) is left as it is; when
 // every file does, nothing is sent.
-func (s *Server) undoRedoEntries(ctx context.Context, es []*entry, what string, undo bool) {
+// oneEdit is the edit's id when one edit (not a turn) is undone.
+func (s *Server) undoRedoEntries(ctx context.Context, es []*entry, what string, undo, partial bool, oneEdit int) {
 	verb := map[bool]string{true: "undo", false: "redo"}[undo]
 	s.mu.Lock()
 	root := s.root
 	s.mu.Unlock()
 	src := editorSource{s: s, disk: edit.DiskSource{Root: root}}
 	var cs edits.Changeset
-	var already []string
+	var already, blocked []string // files left as they are, and why not
 	for _, f := range turnFiles(es) {
 		from, to := f.after, f.before
 		fromExists, toExists := f.existsAfter, f.existedBefore
@@ -378,33 +424,43 @@ func (s *Server) undoRedoEntries(ctx context.Context, es []*entry, what string, 
 		}
 		switch {
 		case exists != fromExists:
-			s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s %s: %s was %s since; nothing changed", verb, what, f.path, map[bool]string{true: "created", false: "deleted"}[exists])
-			return
+			blocked = append(blocked, fmt.Sprintf("%s was %s since", f.path, map[bool]string{true: "created", false: "deleted"}[exists]))
+		case !toExists && cur != from:
+			blocked = append(blocked, fmt.Sprintf("%s changed since, and the %s would delete it", f.path, verb))
 		case !toExists:
-			if cur != from {
-				s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s %s: %s changed since, and the %s would delete it; nothing changed", verb, what, f.path, verb)
-				return
-			}
 			cs.Remove(f.path, cur, version)
-			continue
 		case !fromExists:
 			cs.Write(f.path, "", false, edits.NotOpen, to)
-			continue
+		default:
+			result, err := rebase(cur, from, to)
+			if err != nil {
+				blocked = append(blocked, fmt.Sprintf("%s: %v", f.path, err))
+				continue
+			}
+			cs.Write(f.path, cur, true, version, result)
 		}
-		result, err := rebase(cur, from, to)
-		if err != nil {
-			s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s %s: %s: %v; nothing changed", verb, what, f.path, err)
-			return
+	}
+	if len(blocked) > 0 && !partial {
+		// All or nothing, unless the user asks for the rest: the files
+		// that can still be undone are named, and how.
+		rest := ""
+		if n := len(cs.Effective()); n > 0 {
+			rest = fmt.Sprintf(". The other %d %s can still be %s: the code action \"%s\" in one of them, or the same command with \"partial\": true", n, plural(n, "file", "files"), map[bool]string{true: "undone", false: "redone"}[undo], partialTitle(undo))
+			s.journal.refuse(es, undo, oneEdit)
 		}
-		cs.Write(f.path, cur, true, version, result)
+		s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s %s: %s; nothing changed%s", verb, what, strings.Join(blocked, "; "), rest)
+		return
 	}
 	note := ""
 	if len(already) > 0 {
 		note = fmt.Sprintf(" (%s already %s, so left as %s)", strings.Join(already, ", "), map[bool]string{true: "held what the undo gives", false: "held what the redo gives"}[undo], map[bool]string{true: "it is", false: "they are"}[len(already) == 1])
 	}
+	if len(blocked) > 0 {
+		note += fmt.Sprintf(" (left as you have them: %s)", strings.Join(blocked, "; "))
+	}
 	if len(cs.Effective()) == 0 {
 		s.journal.mark(es, undo)
-		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: nothing to %s for %s: every file it changed already holds what the %s gives (undone in the editor?)", verb, what, verb)
+		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: nothing to %s for %s: every file it changed already holds what the %s gives (undone in the editor?)%s", verb, what, verb, strings.TrimPrefix(note, " (left"))
 		return
 	}
 	we, err := s.workspaceEditFor(&cs)

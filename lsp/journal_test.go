@@ -232,3 +232,51 @@ func TestUndoAfterRestart(t *testing.T) {
 		t.Errorf("turn %d after turn %d: numbers repeat across restarts", next.Turn, applied.Turn)
 	}
 }
+
+// TestPartialUndo: the user rewrote the agent's line in a.go; undoing the
+// turn is refused — naming a.go and why, and saying b.go can still be
+// undone — until the user asks for what still can be: then b.go is undone
+// and a.go kept as the user has it.
+func TestPartialUndo(t *testing.T) {
+	const twoFiles = "```patch_many\n=== PATH: a.go ===\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n\n=== PATH: b.go ===\n<<<<<<< ORIGINAL\nvar c Config\n=======\nvar c Settings\n>>>>>>> UPDATED\n```\n"
+	for _, p := range lsptest.Profiles() {
+		t.Run(p.Name, func(t *testing.T) {
+			root := writeFiles(t, files)
+			e := lsptest.Start(t, root, p)
+			e.OpenFile("a.go", "go")
+			e.OpenFile("b.go", "go")
+			e.ExecuteCommand("agentls.applyReply", map[string]any{"text": twoFiles})
+			e.Await("applied", func() bool { return e.HasMessageLocked("agentls: applied") })
+			mine := strings.Replace(e.Buffer("a.go"), "type Settings struct{}", "type Settings struct{ Name string }", 1)
+			e.Type("a.go", mine)
+
+			e.ExecuteCommand("agentls.turn.undo", nil)
+			e.Await("refused", func() bool {
+				return e.HasMessageLocked("cannot undo agent turn 1 (1 edit): a.go: you changed the same lines since") &&
+					e.HasMessageLocked("The other 1 file can still be undone")
+			})
+			if e.Buffer("a.go") != mine || !strings.Contains(e.Buffer("b.go"), "Settings") {
+				t.Fatalf("a refused undo changed something: a.go %q, b.go %q", e.Buffer("a.go"), e.Buffer("b.go"))
+			}
+			var rest *protocol.CodeAction
+			for _, a := range e.CodeActions("b.go", protocol.Range{}) {
+				if a.Title == "Undo what still can be undone of agent turn 1" {
+					rest = &a
+				}
+			}
+			if rest == nil {
+				t.Fatal("no \"Undo what still can be undone\" code action")
+			}
+			if err := e.RunCodeAction(*rest); err != nil {
+				t.Fatal(err)
+			}
+			e.Await("undone", func() bool { return e.HasMessageLocked("agentls: undone: agent turn 1") })
+			if e.Buffer("b.go") != files["b.go"] || e.Buffer("a.go") != mine {
+				t.Errorf("a.go %q, b.go %q", e.Buffer("a.go"), e.Buffer("b.go"))
+			}
+			if !e.HasMessage("left as you have them: a.go") {
+				t.Errorf("the kept file is not named: %+v", e.Messages())
+			}
+		})
+	}
+}
