@@ -25,17 +25,38 @@ func bigGo(lines int) string {
 // document end to end (pipe, JSON, server), with a selection of a few
 // lines; it reports the p99 latency too.
 func BenchmarkCodeAction(b *testing.B) {
-	root := writeFiles(b, map[string]string{"big.go": bigGo(50_000)})
-	e := lsptest.Start(b, root, lsptest.VSCode())
-	e.OpenFile("big.go", "go")
-	r := protocol.Range{Start: protocol.Position{Line: 25_000}, End: protocol.Position{Line: 25_004}}
-	var lat []time.Duration
-	for b.Loop() {
-		start := time.Now()
-		e.CodeActions("big.go", r)
-		lat = append(lat, time.Since(start))
+	// A 50k-line reply pasted into a Markdown buffer: with an empty range
+	// the whole document is the reply, so it is what codeAction reads.
+	var reply strings.Builder
+	for i := 0; reply.Len() < 2<<20 && i < 50_000/12; i++ {
+		fmt.Fprintf(&reply, "Step %d.\n\n```patch f%d.go\n<<<<<<< ORIGINAL\nvar x = %d\n=======\nvar x = %d\n>>>>>>> UPDATED\n```\n\n", i, i%7, i, i+1)
 	}
-	b.ReportMetric(float64(p99(lat).Microseconds()), "p99-µs")
+	cases := []struct {
+		name, file, lang, text string
+		r                      protocol.Range
+		typeFirst              bool // a keystroke before each request
+	}{
+		{"go-50k-lines-selection", "big.go", "go", bigGo(50_000), protocol.Range{Start: protocol.Position{Line: 25_000}, End: protocol.Position{Line: 25_004}}, false},
+		{"markdown-reply-50k-lines", "reply.md", "markdown", reply.String(), protocol.Range{}, false},
+		{"markdown-reply-50k-lines-after-keystroke", "reply.md", "markdown", reply.String(), protocol.Range{}, true},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			root := writeFiles(b, map[string]string{c.file: c.text})
+			e := lsptest.Start(b, root, lsptest.VSCode())
+			e.OpenFile(c.file, c.lang)
+			var lat []time.Duration
+			for i := 0; b.Loop(); i++ {
+				if c.typeFirst {
+					e.TypeAt(c.file, 0, 0, "x")
+				}
+				start := time.Now()
+				e.CodeActions(c.file, c.r)
+				lat = append(lat, time.Since(start))
+			}
+			b.ReportMetric(float64(p99(lat).Microseconds()), "p99-µs")
+		})
+	}
 }
 
 func p99(ds []time.Duration) time.Duration {

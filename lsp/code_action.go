@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"go.lsp.dev/protocol"
 
@@ -65,6 +66,7 @@ func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) (an
 	empty := r.Start == r.End
 	var text string
 	var arg applyReplyArgs
+	whole := false // the whole document is the reply
 	switch {
 	case !empty:
 		t, err := s.rangeText(d, r)
@@ -79,11 +81,18 @@ func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) (an
 			text, arg = s.replyAround(d, r)
 		}
 	case d.language == "markdown":
-		text, arg = d.text(), applyReplyArgs{URI: d.uri}
+		whole, arg = true, applyReplyArgs{URI: d.uri}
 	default:
 		return actions, nil
 	}
-	n, files := countEdits(text)
+	var n, files int
+	if whole {
+		// The whole document is the reply: parsed once per version, not
+		// on every cursor move.
+		n, files = s.replies.count(d)
+	} else {
+		n, files = countEdits(text)
+	}
 	if n == 0 {
 		return actions, nil
 	}
@@ -133,6 +142,45 @@ func (s *Server) replyAround(d document, r protocol.Range) (string, applyReplyAr
 		return doc, applyReplyArgs{URI: d.uri}
 	}
 	return "", applyReplyArgs{}
+}
+
+// replyCounts caches countEdits of whole documents by version: editors
+// ask for code actions at every cursor move, and a long reply in a
+// Markdown buffer would be parsed each time.
+type replyCounts struct {
+	mu    sync.Mutex
+	byURI map[protocol.DocumentURI]replyCount
+}
+
+type replyCount struct {
+	version      int32
+	calls, files int
+}
+
+// count returns countEdits of d's whole text, from the cache when d's
+// version was counted already.
+func (c *replyCounts) count(d document) (calls, files int) {
+	c.mu.Lock()
+	if got, ok := c.byURI[d.uri]; ok && got.version == d.version {
+		c.mu.Unlock()
+		return got.calls, got.files
+	}
+	c.mu.Unlock()
+	calls, files = countEdits(d.text())
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byURI == nil {
+		c.byURI = map[protocol.DocumentURI]replyCount{}
+	}
+	c.byURI[d.uri] = replyCount{version: d.version, calls: calls, files: files}
+	return calls, files
+}
+
+// forget drops a closed document's count.
+func (c *replyCounts) forget(uri protocol.DocumentURI) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.byURI, uri)
 }
 
 // countEdits counts the edit calls in a reply and the files they name, by

@@ -144,6 +144,7 @@ func (s *Server) didClose(_ context.Context, p *protocol.DidCloseTextDocumentPar
 		delete(s.docs.byURI, p.TextDocument.URI)
 		s.docs.signal()
 	}
+	s.replies.forget(p.TextDocument.URI) // a reopened buffer may start at the same version
 	return nil, nil
 }
 

@@ -74,6 +74,7 @@ type Server struct {
 	quirks   quirks
 	settings serverSettings
 	layers   settingsLayers // what the settings were made from
+	replies  replyCounts    // edit calls in whole documents, by version
 	// pendingProblems are settings problems found before initialized.
 	pendingProblems []string
 

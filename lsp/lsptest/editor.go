@@ -310,6 +310,20 @@ func (e *Editor) OpenBuffer(rel, languageID, text string) {
 	}
 }
 
+// CloseFile closes a buffer and tells the server (didClose).
+func (e *Editor) CloseFile(rel string) {
+	e.t.Helper()
+	e.mu.Lock()
+	delete(e.buffers, rel)
+	e.mu.Unlock()
+	err := e.conn.Notify(context.Background(), protocol.MethodTextDocumentDidClose, &protocol.DidCloseTextDocumentParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: e.uri(rel)},
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+}
+
 // Type replaces a buffer's whole text, as the user typing, and tells the
 // server.
 func (e *Editor) Type(rel, text string) {
