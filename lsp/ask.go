@@ -85,10 +85,7 @@ func (s *Server) startTurn(plan turnPlan) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	allow := set.Tools
-	if len(allow) == 0 {
-		allow = append(edit.TurnTools(), shelltool.TurnTools()...)
-	}
+	allow := set.TurnTools()
 	if plan.readOnly {
 		allow = []string{"read"} // a question changes nothing
 	}

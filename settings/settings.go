@@ -20,8 +20,10 @@ import (
 
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/builtin"
+	"github.com/agentls/agentls/tools/edit"
 	"github.com/agentls/agentls/tools/policy"
 	"github.com/agentls/agentls/tools/shell"
+	"github.com/agentls/agentls/tools/shelltool"
 )
 
 // Settings are the server's and the CLI's options (section "agentls").
@@ -60,6 +62,16 @@ type Settings struct {
 	// "tagged" (every thinking section opens with its tag, or the server
 	// sends reasoning apart: a call runs as soon as it is complete).
 	Thinking string `json:"thinking"`
+}
+
+// TurnTools is the allowlist an agent turn selects its tools with: the
+// tools setting, or, without one, the edit tools (read included) and the
+// shell's.
+func (s Settings) TurnTools() []string {
+	if len(s.Tools) > 0 {
+		return s.Tools
+	}
+	return append(edit.TurnTools(), shelltool.TurnTools()...)
 }
 
 // TaggedThinking reports whether calls may run as soon as they are

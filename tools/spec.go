@@ -38,6 +38,9 @@ type ToolSpec struct {
 	// Available reports whether the tool can run here (a program it needs
 	// is installed); nil means always.
 	Available func() bool
+	// Requires says what Available checks, for the user ("python3 on
+	// PATH"): agentls tools --all names it for a tool that is hidden.
+	Requires string
 	// DisabledByDefault tools load only when the allowlist names them.
 	DisabledByDefault bool
 	// LoadPriority orders tools in the prompt, lowest first; ties by name.

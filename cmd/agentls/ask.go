@@ -87,11 +87,7 @@ func runAsk(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
 		return exitUsage
 	}
-	allow := set.Tools
-	if len(allow) == 0 {
-		allow = append(edit.TurnTools(), shelltool.TurnTools()...)
-	}
-	reg, _, err := builtin.Registry().Select(allow)
+	reg, _, err := builtin.Registry().Select(set.TurnTools())
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
 		return exitFailed

@@ -69,6 +69,7 @@ func commands() []command {
 		{"parse", "print the tool uses (or fenced blocks) in a model reply read from stdin, as JSON", runParse},
 		{"policy", "print whether a command line would run, need approval, or be refused (JSON)", runPolicy},
 		{"serve", "run the language server (the default): on stdio, or --listen ADDR", runServe},
+		{"tools", "list the tools an agent turn offers the model, or with --all every tool and why one is not offered", runTools},
 		{"trust", "trust a workspace's .agentls/settings.json as it is now (its keys that decide what runs apply)", runTrust},
 		{"version", "print the version", runVersion},
 	}

@@ -99,6 +99,7 @@ func ipython() *tools.ToolSpec {
 			{Name: "code", Type: "string", Required: true, Description: "The Python code to run."},
 		},
 		Available:    onPath("python3"),
+		Requires:     "python3 on PATH",
 		LoadPriority: 10,
 		Examples: []tools.Example{
 			{Steps: []tools.ExampleStep{
