@@ -312,6 +312,12 @@ func (s *Server) recoverSkipped(ctx context.Context, changes []*edits.FileChange
 	if !skips {
 		return changes
 	}
+	// A buffer still at the version the edit was pinned to has not been
+	// heard from: Neovim sends a didChange both when it applied the edit
+	// and when it skipped it (it skips only a buffer the user changed), so
+	// wait for it — on a loaded machine it can take longer than the echo
+	// wait — rather than take an unheard buffer for a skipped one.
+	s.docs.waitVersionsPast(ctx, s.openVersions(changes), false, unheardBufferWait)
 	made, skipped := s.splitSkipped(changes)
 	if len(skipped) == 0 {
 		return made
@@ -345,6 +351,10 @@ func (s *Server) recoverSkipped(ctx context.Context, changes []*edits.FileChange
 	}
 	return made
 }
+
+// unheardBufferWait bounds how long recoverSkipped waits for the
+// didChange of a buffer an edit was sent to.
+const unheardBufferWait = 5 * time.Second
 
 // splitSkipped separates the changes an editor made from those it
 // skipped; a skipped change comes back rebased onto the buffer as it is
