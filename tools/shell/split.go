@@ -83,7 +83,11 @@ func stmtEnd(script string, stmt *syntax.Stmt) int {
 			// An empty body has no node: find the delimiter line
 			// ourselves, on the first line after everything seen so far.
 			from := max(end, int(redirect.OpPos.Offset()))
-			if nl := strings.IndexByte(script[from:], '\n'); nl >= 0 {
+			if from > 0 && script[from-1] == '\n' {
+				// An earlier here-document ended with its delimiter's
+				// line: this one's body starts right here.
+				hdocEnd = delimiterLineEnd(script, from, delim, redirect.Op == syntax.DashHdoc)
+			} else if nl := strings.IndexByte(script[from:], '\n'); nl >= 0 {
 				hdocEnd = delimiterLineEnd(script, from+nl+1, delim, redirect.Op == syntax.DashHdoc)
 			}
 		}

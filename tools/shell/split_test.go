@@ -34,6 +34,9 @@ func TestSplit(t *testing.T) {
 		{"heredoc into a pipe", "cat <<EOF | grep b\na\nb\nEOF\necho after", []string{"cat <<EOF | grep b\na\nb\nEOF", "echo after"}},
 		{"heredoc then a statement on its line", "cat <<EOF; echo hi\nbody\nEOF\necho next", []string{"cat <<EOF; echo hi\nbody\nEOF", "echo next"}},
 		{"two heredocs", "cat <<A <<B\na\nA\nb\nB\necho z", []string{"cat <<A <<B\na\nA\nb\nB", "echo z"}},
+		// Found by FuzzSplit: an empty-delimiter here-document ends at the
+		// first empty line, and the next one's body starts right after it.
+		{"two empty-bodied heredocs after an empty delimiter", "cat <<'' <<E\n\nE\necho z", []string{"cat <<'' <<E\n\nE", "echo z"}},
 		{"dash heredoc", "cat <<-EOF\n\tx\n\tEOF\necho z", []string{"cat <<-EOF\n\tx\n\tEOF", "echo z"}},
 		{"empty heredoc", "cat <<EOF\nEOF\necho z", []string{"cat <<EOF\nEOF", "echo z"}},
 		{"empty quoted heredoc", "cat <<\"END\"\nEND\necho z", []string{"cat <<\"END\"\nEND", "echo z"}},
