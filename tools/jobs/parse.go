@@ -3,6 +3,7 @@ package jobs
 import (
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // The model's job commands, as Parse returns them.
@@ -46,11 +47,12 @@ func Parse(line string) (verb, arg string, ok bool) {
 			return VerbJobs, "", true
 		}
 	case VerbOutput:
-		if id := strings.TrimPrefix(rest, "#"); id != "" && !strings.ContainsAny(id, " \t") {
+		// "# 3" and "#\f3" are "#3": the id is what follows the #, trimmed.
+		if id := strings.TrimSpace(strings.TrimPrefix(rest, "#")); id != "" && strings.IndexFunc(id, unicode.IsSpace) < 0 {
 			return VerbOutput, id, true
 		}
 	case VerbKill:
-		if id := strings.TrimPrefix(rest, "#"); id != "" && allDigits(id) {
+		if id := strings.TrimSpace(strings.TrimPrefix(rest, "#")); id != "" && allDigits(id) {
 			return VerbKill, id, true
 		}
 	}

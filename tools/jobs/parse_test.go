@@ -18,6 +18,9 @@ func TestParse(t *testing.T) {
 		{"bg", "bg", "", true},
 		{"bg   ", "bg", "", true},
 		{"bgfoo", "", "", false},
+		// Found by FuzzParse: whitespace after the # is not part of the id.
+		{"output #\f3", "output", "3", true},
+		{"kill # 4", "kill", "4", true},
 		{"jobs", "jobs", "", true},
 		{"JOBS", "jobs", "", true},
 		{"$ jobs", "jobs", "", true},
