@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -292,17 +293,18 @@ func (j *journal) maxBytesOrDefault() int   { _, n := j.limits(); return n }
 func (j *journal) refuse(es []*entry, undo bool, edit int) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	j.refused = refusedUndo{turn: es[0].turn, edit: edit, undo: undo, files: turnFiles(es)}
+	j.refused = refusedUndo{turn: es[0].turn, edit: edit, undo: undo}
+	for _, f := range turnFiles(es) {
+		j.refused.paths = append(j.refused.paths, f.path)
+	}
 }
 
 // refusedIn returns the refused undo (redo) that changed path, if any.
 func (j *journal) refusedIn(path string) (refusedUndo, bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	for _, f := range j.refused.files {
-		if f.path == path {
-			return j.refused, true
-		}
+	if slices.Contains(j.refused.paths, path) {
+		return j.refused, true
 	}
 	return refusedUndo{}, false
 }
@@ -311,7 +313,7 @@ func (j *journal) refusedIn(path string) (refusedUndo, bool) {
 type refusedUndo struct {
 	turn, edit int // edit is 0 for a whole turn
 	undo       bool
-	files      []journalFile
+	paths      []string // the files it would have changed
 }
 
 // partialTitle is the code action that undoes (redoes) what still can be.

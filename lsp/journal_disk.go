@@ -93,21 +93,16 @@ func (d *journalDisk) nextID(kind string, after int) (int, error) {
 
 // append adds ops to the journal.
 func (d *journalDisk) append(ops ...journalOp) error {
-	var buf strings.Builder
-	for _, op := range ops {
-		line, err := json.Marshal(op)
-		if err != nil {
-			return err
-		}
-		buf.Write(line)
-		buf.WriteByte('\n')
+	lines, err := encodeOps(ops)
+	if err != nil {
+		return err
 	}
 	return d.locked(func() error {
 		f, err := os.OpenFile(d.file(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
 			return err
 		}
-		if _, err := f.WriteString(buf.String()); err != nil {
+		if _, err := f.Write(lines); err != nil {
 			f.Close()
 			return err
 		}
@@ -143,16 +138,24 @@ func (d *journalDisk) load() (ops []journalOp, size int64, err error) {
 
 // rewrite replaces the journal with ops (the kept entries, compacted).
 func (d *journalDisk) rewrite(ops []journalOp) error {
-	var buf strings.Builder
+	lines, err := encodeOps(ops)
+	if err != nil {
+		return err
+	}
+	return d.locked(func() error { return writeFileAtomic(d.file(), lines) })
+}
+
+// encodeOps is ops as journal lines, one JSON object each.
+func encodeOps(ops []journalOp) ([]byte, error) {
+	var buf []byte
 	for _, op := range ops {
 		line, err := json.Marshal(op)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		buf.Write(line)
-		buf.WriteByte('\n')
+		buf = append(append(buf, line...), '\n')
 	}
-	return d.locked(func() error { return writeFileAtomic(d.file(), []byte(buf.String())) })
+	return buf, nil
 }
 
 // writeFileAtomic writes name through a temporary file and a rename, 0600.

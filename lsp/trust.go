@@ -58,7 +58,7 @@ func (s *Server) trustCommand(_ context.Context, a trustArgs) (any, error) {
 	s.mu.Unlock()
 	s.configureHost()
 	s.log.Info("workspace settings trusted", "root", root, "sha256", hash)
-	keys := securityKeysIn(data)
+	keys := settings.SecurityKeysIn(data)
 	what := "it sets no key that needed trust"
 	if len(keys) > 0 {
 		what = strings.Join(keys, ", ") + " now apply"
@@ -70,18 +70,6 @@ func (s *Server) trustCommand(_ context.Context, a trustArgs) (any, error) {
 		}
 	})
 	return map[string]any{"trusted": true, "sha256": hash, "keys": keys}, nil
-}
-
-// securityKeysIn returns the security-relevant keys a settings file sets.
-func securityKeysIn(data []byte) []string {
-	risky := settings.SecurityKeys()
-	var out []string
-	for _, k := range settings.KeysIn(data) {
-		if _, ok := risky[k]; ok {
-			out = append(out, k)
-		}
-	}
-	return out
 }
 
 // trustActions offers, in the workspace's settings file, to trust it when
@@ -97,7 +85,7 @@ func (s *Server) trustActions(d document) []protocol.CodeAction {
 	if err != nil {
 		return nil
 	}
-	keys := securityKeysIn(data)
+	keys := settings.SecurityKeysIn(data)
 	if len(keys) == 0 || (settings.Trust{Getenv: os.Getenv}).Trusted(root, data) {
 		return nil
 	}

@@ -56,8 +56,9 @@ func (s Settings) Apply(raw json.RawMessage, src Source) (Settings, []Problem) {
 	}
 	// In documented order, then the unknown ones sorted: problems read
 	// the same way every time.
+	documented := Keys()
 	slices.SortFunc(names, func(a, b string) int {
-		ia, ib := slices.Index(Keys(), a), slices.Index(Keys(), b)
+		ia, ib := slices.Index(documented, a), slices.Index(documented, b)
 		if ia < 0 {
 			ia = len(keys)
 		}

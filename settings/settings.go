@@ -194,6 +194,31 @@ func SecurityKeys() map[string]string {
 	return out
 }
 
+// SecurityKeyNames are the settings only a trusted source may set, in
+// documented order.
+func SecurityKeyNames() []string {
+	var out []string
+	for _, k := range keys {
+		if k.risk != "" {
+			out = append(out, k.name)
+		}
+	}
+	return out
+}
+
+// SecurityKeysIn returns the security-relevant keys raw sets, in
+// documented order.
+func SecurityKeysIn(raw []byte) []string {
+	set := KeysIn(raw)
+	var out []string
+	for _, k := range SecurityKeyNames() {
+		if slices.Contains(set, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 func lookup(name string) (key, bool) {
 	i := slices.IndexFunc(keys, func(k key) bool { return k.name == name })
 	if i < 0 {

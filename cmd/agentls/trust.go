@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -20,7 +21,7 @@ func runTrust(_ context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	if code, ok := parseFlags(flags, args, "usage: agentls trust [--revoke] [DIR]\n\n"+
 		"Trusts DIR's "+settings.WorkspaceFile+" (default: the current folder) as it is\n"+
 		"now. A workspace's settings file is always read for its harmless keys; the\n"+
-		"keys that decide what runs or where your code and keys go ("+strings.Join(securityKeyNames(), ", ")+")\n"+
+		"keys that decide what runs or where your code and keys go ("+strings.Join(settings.SecurityKeyNames(), ", ")+")\n"+
 		"apply only once you trusted its exact content, and stop applying when it\n"+
 		"changes, until you trust it again. Read the file before you trust it: a\n"+
 		"cloned repository can ship one. The record is kept in your state folder\n"+
@@ -64,39 +65,24 @@ func runTrust(_ context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		fmt.Fprintf(stderr, "agentls trust: %v\n", err)
 		return exitFailed
 	}
-	if _, problems := settings.Defaults(os.Getenv).Apply(data, settings.Source{Name: settings.WorkspaceFile, Trusted: true}); len(problems) > 0 {
-		for _, p := range problems {
-			fmt.Fprintf(stderr, "agentls trust: %s\n", p)
-		}
-		if strings.HasPrefix(problems[0].Message, "the settings are not a JSON object") {
-			return exitFailed
-		}
+	var object map[string]json.RawMessage
+	if err := json.Unmarshal(data, &object); err != nil {
+		fmt.Fprintf(stderr, "agentls trust: %s is not a JSON object (%v): nothing was trusted\n", settings.WorkspaceFile, err)
+		return exitFailed
+	}
+	_, problems := settings.Defaults(os.Getenv).Apply(data, settings.Source{Name: settings.WorkspaceFile, Trusted: true})
+	for _, p := range problems {
+		fmt.Fprintf(stderr, "agentls trust: %s\n", p)
 	}
 	if err := trust.Grant(root, data); err != nil {
 		fmt.Fprintf(stderr, "agentls trust: %v\n", err)
 		return exitFailed
 	}
-	var risky []string
-	for _, k := range settings.KeysIn(data) {
-		if _, ok := settings.SecurityKeys()[k]; ok {
-			risky = append(risky, k)
-		}
-	}
+	risky := settings.SecurityKeysIn(data)
 	what := "it sets no key that needed trust"
 	if len(risky) > 0 {
 		what = strings.Join(risky, ", ") + " now apply"
 	}
 	fmt.Fprintf(stdout, "%s: trusted %s as it is now (sha256 %s; %s). If it changes, it is untrusted again.\n", root, settings.WorkspaceFile, settings.Hash(data)[:12], what)
 	return exitOK
-}
-
-// securityKeyNames are the keys that need trust, in documented order.
-func securityKeyNames() []string {
-	var out []string
-	for _, k := range settings.Keys() {
-		if _, ok := settings.SecurityKeys()[k]; ok {
-			out = append(out, k)
-		}
-	}
-	return out
 }
