@@ -12,6 +12,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/approval"
+	"github.com/agentls/agentls/tools/parse"
 )
 
 // A ToolRunner runs one tool use for a turn and returns what the model is
@@ -137,12 +139,12 @@ func (t *Turn) Run(ctx context.Context, req Request) (Summary, error) {
 //
 // A call is run only if the finished reply would still hold it: the
 // parser reports none while a headless </think> may still turn what came
-// before it into thinking (tools.ParseOptions.TaggedThinking), so for a
+// before it into thinking (parse.Options.TaggedThinking), so for a
 // model that may begin its reply inside thinking the first call runs when
 // the reply ends — unless the server sends the reasoning apart
 // (reasoning_content), which shows the text holds none, or the model is
 // configured as TaggedThinking.
-func (t *Turn) streamStep(ctx context.Context, step int, msgs []openai.ChatCompletionMessage, native []openai.Tool, maxBytes int) (openai.ChatCompletionMessage, []tools.ToolUse, []tools.Problem, error) {
+func (t *Turn) streamStep(ctx context.Context, step int, msgs []openai.ChatCompletionMessage, native []openai.Tool, maxBytes int) (openai.ChatCompletionMessage, []tools.ToolUse, []parse.Problem, error) {
 	reply := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant}
 	st, err := t.Model.Stream(ctx, msgs, native)
 	if err != nil {
@@ -153,13 +155,13 @@ func (t *Turn) streamStep(ctx context.Context, step int, msgs []openai.ChatCompl
 		text         strings.Builder
 		reasoning    int // bytes of reasoning received
 		sawReasoning bool
-		p            *tools.Parser
+		p            *parse.Parser
 	)
 	// The parser is made at the first text, after the reasoning servers
 	// send first: whether any came decides how the text is read.
-	parser := func() *tools.Parser {
+	parser := func() *parse.Parser {
 		if p == nil {
-			p = tools.NewParser(tools.ParseOptions{
+			p = parse.NewParser(parse.Options{
 				Format:         t.Format,
 				Lookup:         t.Registry.Lookup,
 				TaggedThinking: t.Model.TaggedThinking() || sawReasoning,
@@ -208,13 +210,13 @@ func (t *Turn) streamStep(ctx context.Context, step int, msgs []openai.ChatCompl
 		reply.ToolCalls = append(reply.ToolCalls, call)
 		// The @name(id): {json} syntax is the tool format's text form:
 		// parsing it gives the same ToolUse, lenient JSON included.
-		got := tools.NewParser(tools.ParseOptions{Format: tools.FormatTool, Lookup: t.Registry.Lookup})
+		got := parse.NewParser(parse.Options{Format: tools.FormatTool, Lookup: t.Registry.Lookup})
 		got.WriteString(fmt.Sprintf("@%s(%s): %s", call.Function.Name, call.ID, call.Function.Arguments))
 		got.Finish()
 		if us := got.ToolUses(); len(us) == 1 {
 			uses = append(uses, us[0])
 		} else {
-			problems = append(problems, tools.Problem{Message: fmt.Sprintf("tool call %s (%s): its arguments are not a JSON object: %q", call.ID, call.Function.Name, call.Function.Arguments)})
+			problems = append(problems, parse.Problem{Message: fmt.Sprintf("tool call %s (%s): its arguments are not a JSON object: %q", call.ID, call.Function.Name, call.Function.Arguments)})
 		}
 	}
 	return reply, uses, problems, nil
@@ -223,9 +225,9 @@ func (t *Turn) streamStep(ctx context.Context, step int, msgs []openai.ChatCompl
 // runTools runs the uses of one reply and returns the messages that tell
 // the model their results, and what could not be read as a call.
 //
-// A tool that returns tools.ErrStopTurn (the user chose "Stop turn") ends
+// A tool that returns approval.ErrStopTurn (the user chose "Stop turn") ends
 // the turn: the calls after it are not run, and the error is returned.
-func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, problems []tools.Problem, reply openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error) {
+func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, problems []parse.Problem, reply openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error) {
 	var out []openai.ChatCompletionMessage
 	result := func(callID, text string) {
 		if callID != "" && t.Format == tools.FormatTool {
@@ -243,7 +245,7 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 		t.observe(Event{Step: step, Kind: EventToolDone, Use: use, Text: output, Err: err})
 		text := fmt.Sprintf("Result of %s:\n%s", DescribeUse(*use), output)
 		switch {
-		case errors.Is(err, tools.ErrStopTurn):
+		case errors.Is(err, approval.ErrStopTurn):
 			result(use.CallID, fmt.Sprintf("The user stopped the turn at %s; it was not run.", DescribeUse(*use)))
 			return out, fmt.Errorf("%s: %w", DescribeUse(*use), err)
 		case err != nil:

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentls/agentls/agent/modeltest"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/tools/builtin"
 )
 
@@ -111,7 +112,7 @@ func TestTurnToolErrorGoesToModel(t *testing.T) {
 }
 
 // TestTurnStopTurn: a tool whose user chose "Stop turn" ends the turn
-// with tools.ErrStopTurn; the model is not called again.
+// with approval.ErrStopTurn; the model is not called again.
 func TestTurnStopTurn(t *testing.T) {
 	srv := modeltest.New(
 		modeltest.Text("```shell\ngo test ./...\n```\n", 100),
@@ -119,10 +120,10 @@ func TestTurnStopTurn(t *testing.T) {
 	)
 	defer srv.Close()
 	runner := &recordingRunner{answer: func(tools.ToolUse) (string, error) {
-		return "", fmt.Errorf("go test ./...: %w", tools.ErrStopTurn)
+		return "", fmt.Errorf("go test ./...: %w", approval.ErrStopTurn)
 	}}
 	sum, err := newTurn(t, srv, tools.FormatMarkdown, runner).Run(context.Background(), Request{Prompt: "x"})
-	if !errors.Is(err, tools.ErrStopTurn) || sum.Steps != 1 || len(srv.Requests()) != 1 {
+	if !errors.Is(err, approval.ErrStopTurn) || sum.Steps != 1 || len(srv.Requests()) != 1 {
 		t.Fatalf("summary %+v, err %v, %d model calls", sum, err, len(srv.Requests()))
 	}
 	if last := sum.Messages[len(sum.Messages)-1].Content; !strings.Contains(last, "The user stopped the turn at shell") {
@@ -256,7 +257,7 @@ func TestTurnLog(t *testing.T) {
 // readReply reads a reply fixture shared with the parser's tests.
 func readReply(t *testing.T, name string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "tools", "testdata", "replies", name))
+	data, err := os.ReadFile(filepath.Join("..", "tools", "parse", "testdata", "replies", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +350,7 @@ func TestTurnHoldsCallsUntilThinkingIsSettled(t *testing.T) {
 // second (4 bytes a token), held until the reply ends versus run as soon
 // as it is complete (TaggedThinking, or reasoning sent apart).
 func BenchmarkFirstCallLatency(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join("..", "tools", "testdata", "replies", "claude-output-block.txt"))
+	data, err := os.ReadFile(filepath.Join("..", "tools", "parse", "testdata", "replies", "claude-output-block.txt"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -43,7 +43,7 @@ type ModelConfig struct {
 	// server sends their reasoning apart (reasoning_content, which the turn
 	// notices by itself): otherwise a call drafted in the thinking would be
 	// run. With it false, a reply's calls run when the reply has ended or
-	// a think tag has shown where its thinking is (tools.ParseOptions).
+	// a think tag has shown where its thinking is (parse.Options).
 	TaggedThinking bool
 }
 

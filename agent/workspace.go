@@ -5,7 +5,8 @@ import (
 	"fmt"
 
 	"github.com/agentls/agentls/tools"
-	"github.com/agentls/agentls/tools/edit"
+	"github.com/agentls/agentls/tools/approval"
+	"github.com/agentls/agentls/tools/edittool"
 	"github.com/agentls/agentls/tools/shelltool"
 )
 
@@ -19,17 +20,17 @@ type Workspace interface {
 	Root() string
 	// Source reads the files edits are computed against: the turn's view
 	// (open buffers over the disk, or the disk).
-	Source() edit.Source
+	Source() edittool.Source
 	// Propose runs compute on a fresh Batch and applies what it changed,
 	// all of it or nothing: at once, or queued for the user's review.
 	// compute may run again, against newer text, when the first result
 	// was refused because the files moved on. It returns what to tell the
 	// model of the outcome ("" when compute changed nothing), or an error
 	// that says why nothing was applied (wrapping compute's own error,
-	// tools.ErrStopTurn included).
-	Propose(ctx context.Context, compute func(context.Context, *edit.Batch) error) (string, error)
+	// approval.ErrStopTurn included).
+	Propose(ctx context.Context, compute func(context.Context, *edittool.Batch) error) (string, error)
 	// Confirmer asks the user; nil when nobody can be asked.
-	Confirmer() tools.Confirmer
+	Confirmer() approval.Confirmer
 	// Shell is the workspace's shell host, made on first use; nil with
 	// no error when the workspace runs no commands.
 	Shell() (*shelltool.Host, error)
@@ -54,8 +55,8 @@ func (r *WorkspaceRunner) RunTool(ctx context.Context, use tools.ToolUse) (strin
 	}
 	ws := r.Workspace
 	switch {
-	case edit.IsReadTool(spec.Name):
-		b := &edit.Batch{Root: ws.Root(), Source: ws.Source()}
+	case edittool.IsReadTool(spec.Name):
+		b := &edittool.Batch{Root: ws.Root(), Source: ws.Source()}
 		return b.Run(ctx, spec, use)
 	case shelltool.IsShellTool(spec.Name):
 		h, err := ws.Shell()
@@ -66,12 +67,12 @@ func (r *WorkspaceRunner) RunTool(ctx context.Context, use tools.ToolUse) (strin
 			return "", fmt.Errorf("the %s tool cannot run here", spec.Name)
 		}
 		return h.RunTool(ctx, use, ws.Confirmer())
-	case !edit.IsEditTool(spec.Name):
+	case !edittool.IsEditTool(spec.Name):
 		return "", fmt.Errorf("the %s tool is not available in agentls yet; use the edit tools", spec.Name)
 	}
 	var out string
 	approved := false
-	msg, err := ws.Propose(ctx, func(ctx context.Context, b *edit.Batch) error {
+	msg, err := ws.Propose(ctx, func(ctx context.Context, b *edittool.Batch) error {
 		var err error
 		if out, err = b.Run(ctx, spec, use); err != nil || approved {
 			return err

@@ -7,10 +7,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentls/agentls/tools/approval"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
-
-	"github.com/agentls/agentls/tools"
 )
 
 // Approvals: an agent's command that needs the user's yes. Every client
@@ -32,34 +31,34 @@ type approvalArgs struct {
 	Stop    bool `json:"stop,omitempty"`   // deny, and stop the turn
 }
 
-// An approval is one question waiting for the user.
-type approval struct {
+// A waitingQuestion is one question waiting for the user.
+type waitingQuestion struct {
 	id     int
-	q      tools.Question
+	q      approval.Question
 	who    string // "agent turn 3"
 	path   string // the file whose diagnostics show it ("" for none)
 	line   int
-	answer chan tools.Answer // buffered: the first answer wins
+	answer chan approval.Answer // buffered: the first answer wins
 }
 
 // approvals are the questions waiting, oldest first.
 type approvals struct {
 	mu      sync.Mutex
 	next    int
-	pending []*approval
+	pending []*waitingQuestion
 }
 
-func (a *approvals) add(ap *approval) {
+func (a *approvals) add(ap *waitingQuestion) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.next++
 	ap.id = a.next
-	ap.answer = make(chan tools.Answer, 1)
+	ap.answer = make(chan approval.Answer, 1)
 	a.pending = append(a.pending, ap)
 }
 
 // get returns the approval with id, or the oldest for 0.
-func (a *approvals) get(id int) (*approval, bool) {
+func (a *approvals) get(id int) (*waitingQuestion, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, ap := range a.pending {
@@ -70,16 +69,16 @@ func (a *approvals) get(id int) (*approval, bool) {
 	return nil, false
 }
 
-func (a *approvals) remove(ap *approval) {
+func (a *approvals) remove(ap *waitingQuestion) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.pending = slices.DeleteFunc(a.pending, func(p *approval) bool { return p == ap })
+	a.pending = slices.DeleteFunc(a.pending, func(p *waitingQuestion) bool { return p == ap })
 }
 
-func (a *approvals) inFile(path string) []*approval {
+func (a *approvals) inFile(path string) []*waitingQuestion {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	var out []*approval
+	var out []*waitingQuestion
 	for _, ap := range a.pending {
 		if ap.path == path {
 			out = append(out, ap)
@@ -89,7 +88,7 @@ func (a *approvals) inFile(path string) []*approval {
 }
 
 // deliver gives the approval its answer unless it has one already.
-func (ap *approval) deliver(ans tools.Answer) bool {
+func (ap *waitingQuestion) deliver(ans approval.Answer) bool {
 	select {
 	case ap.answer <- ans:
 		return true
@@ -101,15 +100,15 @@ func (ap *approval) deliver(ans tools.Answer) bool {
 // confirm asks the user q on behalf of who, showing the question on
 // path:line where a client has no buttons. It returns when the user
 // answers, the approval times out (Skip), or ctx ends.
-func (s *Server) confirm(ctx context.Context, who, path string, line int, q tools.Question) (tools.Answer, error) {
+func (s *Server) confirm(ctx context.Context, who, path string, line int, q approval.Question) (approval.Answer, error) {
 	set := s.currentSettings()
 	switch set.ApprovalPolicy {
 	case "allow":
-		return tools.Run, nil
+		return approval.Run, nil
 	case "deny":
-		return tools.Skip, nil
+		return approval.Skip, nil
 	}
-	ap := &approval{q: q, who: who, path: path, line: line}
+	ap := &waitingQuestion{q: q, who: who, path: path, line: line}
 	s.approvals.add(ap)
 	defer func() {
 		s.approvals.remove(ap)
@@ -143,9 +142,9 @@ func (s *Server) confirm(ctx context.Context, who, path string, line int, q tool
 		return ans, nil
 	case <-timer.C:
 		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: nobody answered within %s whether to %s: it was not done", timeout, ap.q.What())
-		return tools.Skip, nil
+		return approval.Skip, nil
 	case <-ctx.Done():
-		return tools.Skip, ctx.Err()
+		return approval.Skip, ctx.Err()
 	}
 }
 
@@ -161,7 +160,7 @@ func alwaysButton(pattern string) string { return fmt.Sprintf("Always run `%s`",
 // askWithButtons asks with window/showMessageRequest and delivers the
 // answer; a dismissed request (null) is Skip. It gives up quietly when ctx
 // ends (the question was answered another way).
-func (s *Server) askWithButtons(ctx context.Context, ap *approval) {
+func (s *Server) askWithButtons(ctx context.Context, ap *waitingQuestion) {
 	actions := []protocol.MessageActionItem{{Title: buttonRun}}
 	if ap.q.Pattern != "" {
 		actions = append(actions, protocol.MessageActionItem{Title: alwaysButton(ap.q.Pattern)})
@@ -179,15 +178,15 @@ func (s *Server) askWithButtons(ctx context.Context, ap *approval) {
 		}
 		return
 	}
-	ans := tools.Skip
+	ans := approval.Skip
 	if picked != nil {
 		switch picked.Title {
 		case buttonRun:
-			ans = tools.Run
+			ans = approval.Run
 		case buttonStop:
-			ans = tools.StopTurn
+			ans = approval.StopTurn
 		case alwaysButton(ap.q.Pattern):
-			ans = tools.Always
+			ans = approval.Always
 		}
 	}
 	ap.deliver(ans)
@@ -203,14 +202,14 @@ func (s *Server) approveCommand(approve bool, a approvalArgs) (any, error) {
 		}
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("no command waits for approval as request %d (it was answered or timed out)", a.Request))
 	}
-	ans := tools.Skip
+	ans := approval.Skip
 	switch {
 	case approve && a.Always && ap.q.Pattern != "":
-		ans = tools.Always
+		ans = approval.Always
 	case approve:
-		ans = tools.Run
+		ans = approval.Run
 	case a.Stop:
-		ans = tools.StopTurn
+		ans = approval.StopTurn
 	}
 	if !ap.deliver(ans) {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("request %d was answered already", ap.id))
@@ -259,7 +258,7 @@ func (s *Server) approvalActions(d document, r protocol.Range) []protocol.CodeAc
 
 // detail shows a question's detail (an edit's diff) under it, cut to a
 // size a message can hold.
-func detail(q tools.Question) string {
+func detail(q approval.Question) string {
 	if q.Detail == "" {
 		return ""
 	}

@@ -16,8 +16,9 @@ import (
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/settings"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/tools/builtin"
-	"github.com/agentls/agentls/tools/edit"
+	"github.com/agentls/agentls/tools/edittool"
 	"github.com/agentls/agentls/tools/shelltool"
 )
 
@@ -204,11 +205,11 @@ func (w *editorWorkspace) Root() string {
 	return w.s.root
 }
 
-func (w *editorWorkspace) Source() edit.Source {
-	return editorSource{s: w.s, disk: edit.DiskSource{Root: w.Root()}}
+func (w *editorWorkspace) Source() edittool.Source {
+	return editorSource{s: w.s, disk: edittool.DiskSource{Root: w.Root()}}
 }
 
-func (w *editorWorkspace) Confirmer() tools.Confirmer {
+func (w *editorWorkspace) Confirmer() approval.Confirmer {
 	return confirmer{s: w.s, who: w.label, path: w.home, line: w.homeLine}
 }
 
@@ -216,13 +217,13 @@ func (w *editorWorkspace) Shell() (*shelltool.Host, error) { return w.s.shellHos
 
 func (w *editorWorkspace) PrivateDirs() []string { return settings.PrivateDirs(os.Getenv) }
 
-func (w *editorWorkspace) Propose(ctx context.Context, compute func(context.Context, *edit.Batch) error) (string, error) {
+func (w *editorWorkspace) Propose(ctx context.Context, compute func(context.Context, *edittool.Batch) error) (string, error) {
 	var computeErr error
-	o := w.s.propose(ctx, w.t, w.turn, "the tool call", w.label, func(ctx context.Context, b *edit.Batch) (int, error) {
+	o := w.s.propose(ctx, w.t, w.turn, "the tool call", w.label, func(ctx context.Context, b *edittool.Batch) (int, error) {
 		computeErr = compute(ctx, b)
 		return 1, computeErr
 	})
-	if errors.Is(computeErr, tools.ErrStopTurn) {
+	if errors.Is(computeErr, approval.ErrStopTurn) {
 		return "", computeErr
 	}
 	switch {

@@ -9,9 +9,9 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/edits"
-	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/builtin"
-	"github.com/agentls/agentls/tools/edit"
+	"github.com/agentls/agentls/tools/edittool"
+	"github.com/agentls/agentls/tools/parse"
 )
 
 // codeAction offers, instantly and without a model, "Apply agent reply"
@@ -122,8 +122,8 @@ func (s *Server) replyAround(d document, r protocol.Range) (string, applyReplyAr
 		return "", applyReplyArgs{}
 	}
 	reg := builtin.Registry()
-	for _, u := range tools.ParseToolUses(doc, tools.ParseOptions{Lookup: reg.Lookup}) {
-		if !edit.IsEditTool(u.Tool) || start < u.Start || end > u.End {
+	for _, u := range parse.ToolUses(doc, parse.Options{Lookup: reg.Lookup}) {
+		if !edittool.IsEditTool(u.Tool) || start < u.Start || end > u.End {
 			continue
 		}
 		m := edits.NewMapper(doc)
@@ -188,12 +188,12 @@ func (c *replyCounts) forget(uri protocol.DocumentURI) {
 func countEdits(text string) (calls, files int) {
 	reg := builtin.Registry()
 	seen := map[string]bool{}
-	for _, u := range tools.ParseToolUses(text, tools.ParseOptions{Lookup: reg.Lookup}) {
-		if !edit.IsEditTool(u.Tool) {
+	for _, u := range parse.ToolUses(text, parse.Options{Lookup: reg.Lookup}) {
+		if !edittool.IsEditTool(u.Tool) {
 			continue
 		}
 		calls++
-		for _, p := range edit.PathsOf(u) {
+		for _, p := range edittool.PathsOf(u) {
 			seen[p] = true
 		}
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/agentls/agentls/settings"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/builtin"
-	"github.com/agentls/agentls/tools/edit"
+	"github.com/agentls/agentls/tools/edittool"
 )
 
 const cmdApplyReply = "agentls.applyReply"
@@ -169,7 +169,7 @@ func (s *Server) rangeText(d document, r protocol.Range) (string, error) {
 func (s *Server) applyReply(ctx context.Context, t *task, turn int, reply string) {
 	format, _ := tools.ParseFormat(s.currentSettings().ToolFormat) // validated when set
 	approved := false
-	o := s.propose(ctx, t, turn, "the reply", "reply", func(ctx context.Context, b *edit.Batch) (int, error) {
+	o := s.propose(ctx, t, turn, "the reply", "reply", func(ctx context.Context, b *edittool.Batch) (int, error) {
 		res, err := b.ApplyReply(ctx, reply, format, builtin.Registry())
 		if err == nil && !approved {
 			// A pasted reply is a model's words too: its edits to files
@@ -198,7 +198,7 @@ type outcome struct {
 // computed once more against the new text; if refused again, it is kept
 // as pending review so nothing is lost. An applied change is journalled
 // (label says what for) and checked against the editor's echo.
-func (s *Server) propose(ctx context.Context, t *task, turn int, what, label string, compute func(context.Context, *edit.Batch) (int, error)) outcome {
+func (s *Server) propose(ctx context.Context, t *task, turn int, what, label string, compute func(context.Context, *edittool.Batch) (int, error)) outcome {
 	s.mu.Lock()
 	root := s.root
 	s.mu.Unlock()
@@ -215,7 +215,7 @@ func (s *Server) propose(ctx context.Context, t *task, turn int, what, label str
 		changes []*edits.FileChange
 	)
 	for attempt := 0; attempt < 2; attempt++ {
-		batch := &edit.Batch{Root: root, Source: editorSource{s: s, disk: edit.DiskSource{Root: root}}}
+		batch := &edittool.Batch{Root: root, Source: editorSource{s: s, disk: edittool.DiskSource{Root: root}}}
 		n, err = compute(ctx, batch)
 		if ctx.Err() != nil {
 			return fail(protocol.MessageTypeInfo, "agentls: cancelled; nothing applied")

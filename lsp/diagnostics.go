@@ -10,7 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/edits"
-	"github.com/agentls/agentls/tools/edit"
+	"github.com/agentls/agentls/tools/edittool"
 )
 
 // publishDiagnostics shows everything agentls has to say about a file, in
@@ -22,7 +22,7 @@ func (s *Server) publishDiagnostics(ctx context.Context, path string) {
 	s.mu.Lock()
 	root, enc := s.root, s.encoding
 	s.mu.Unlock()
-	src := editorSource{s: s, disk: edit.DiskSource{Root: root}}
+	src := editorSource{s: s, disk: edittool.DiskSource{Root: root}}
 	text, _, _, _ := src.Read(ctx, path)
 	diags := []protocol.Diagnostic{}
 	diags = append(diags, s.pendingDiagnostics(path, text, enc)...)

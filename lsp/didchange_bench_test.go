@@ -10,7 +10,7 @@ import (
 
 	"github.com/agentls/agentls/anchored"
 	"github.com/agentls/agentls/edits"
-	"github.com/agentls/agentls/tools/edit"
+	"github.com/agentls/agentls/tools/edittool"
 )
 
 // BenchmarkDidChangeServer measures the server's handling of one typed
@@ -34,7 +34,7 @@ func benchmarkDidChange(b *testing.B, lines int, hashed bool) {
 	text := strings.Repeat("func f() int { return 42 }\n", lines)
 	u := protocol.DocumentURI("file:///w/big.go")
 	s.didOpen(context.Background(), &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1, Text: text}})
-	if hashed && (editorSource{s: s, disk: edit.DiskSource{Root: "/w"}}).LineHashes("big.go", 1) == nil {
+	if hashed && (editorSource{s: s, disk: edittool.DiskSource{Root: "/w"}}).LineHashes("big.go", 1) == nil {
 		b.Fatal("no line hashes")
 	}
 	pos := protocol.Position{Line: uint32(lines / 2)}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/agentls/agentls/anchored"
 	"github.com/agentls/agentls/edits"
-	"github.com/agentls/agentls/tools/edit"
+	"github.com/agentls/agentls/tools/edittool"
 )
 
 // A document is a buffer the editor has open; it shadows the file on disk.
@@ -213,7 +213,7 @@ func cleanFile(name string) string {
 // the disk. It implements edit.Source.
 type editorSource struct {
 	s    *Server
-	disk edit.DiskSource
+	disk edittool.DiskSource
 }
 
 func (e editorSource) Read(ctx context.Context, rel string) (string, int32, bool, error) {

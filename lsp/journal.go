@@ -11,7 +11,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/edits"
-	"github.com/agentls/agentls/tools/edit"
+	"github.com/agentls/agentls/tools/edittool"
 )
 
 // Undo and redo, of a whole turn (every edit an agent turn or one apply
@@ -406,7 +406,7 @@ func (s *Server) undoRedoEntries(ctx context.Context, es []*entry, what string, 
 	s.mu.Lock()
 	root := s.root
 	s.mu.Unlock()
-	src := editorSource{s: s, disk: edit.DiskSource{Root: root}}
+	src := editorSource{s: s, disk: edittool.DiskSource{Root: root}}
 	var cs edits.Changeset
 	var already, blocked []string // files left as they are, and why not
 	for _, f := range turnFiles(es) {

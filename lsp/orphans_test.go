@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentls/agentls/lsp/lsptest"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/tools/shelltool"
 )
 
@@ -201,8 +202,8 @@ func TestOrphanHelper(t *testing.T) {
 
 type approveAll struct{}
 
-func (approveAll) Confirm(context.Context, tools.Question) (tools.Answer, error) {
-	return tools.Run, nil
+func (approveAll) Confirm(context.Context, approval.Question) (approval.Answer, error) {
+	return approval.Run, nil
 }
 
 // awaitPidFiles waits until every named file in dir holds a pid, and

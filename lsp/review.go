@@ -10,7 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/edits"
-	"github.com/agentls/agentls/tools/edit"
+	"github.com/agentls/agentls/tools/edittool"
 )
 
 const (
@@ -195,7 +195,7 @@ func (s *Server) resolveReview(ctx context.Context, accept bool, a reviewArgs) {
 		return
 	}
 	// Accepting: the hunks become one changeset against the files now.
-	src := editorSource{s: s, disk: edit.DiskSource{Root: root}}
+	src := editorSource{s: s, disk: edittool.DiskSource{Root: root}}
 	var cs edits.Changeset
 	byFile := map[string][]edits.Hunk{}
 	var order []string

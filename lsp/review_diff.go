@@ -10,7 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/edits"
-	"github.com/agentls/agentls/tools/edit"
+	"github.com/agentls/agentls/tools/edittool"
 )
 
 const cmdReviewDiff = "agentls.review.diff"
@@ -56,7 +56,7 @@ func (s *Server) pendingDiff(ctx context.Context, hs []*pendingHunk) string {
 	s.mu.Lock()
 	root := s.root
 	s.mu.Unlock()
-	src := editorSource{s: s, disk: edit.DiskSource{Root: root}}
+	src := editorSource{s: s, disk: edittool.DiskSource{Root: root}}
 	var order []string
 	byFile := map[string][]*pendingHunk{}
 	for _, h := range hs {

@@ -13,9 +13,9 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/edits"
-	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/tools/diagnose"
-	"github.com/agentls/agentls/tools/edit"
+	"github.com/agentls/agentls/tools/edittool"
 	"github.com/agentls/agentls/tools/jobs"
 	"github.com/agentls/agentls/tools/policy"
 	"github.com/agentls/agentls/tools/shelltool"
@@ -108,7 +108,7 @@ type confirmer struct {
 	line int
 }
 
-func (c confirmer) Confirm(ctx context.Context, q tools.Question) (tools.Answer, error) {
+func (c confirmer) Confirm(ctx context.Context, q approval.Question) (approval.Answer, error) {
 	return c.s.confirm(ctx, c.who, c.path, c.line, q)
 }
 
@@ -134,7 +134,7 @@ func (s *Server) commandFinished(f shelltool.Finished) {
 		rel = filepath.ToSlash(rel)
 		m, seen := texts[rel]
 		if !seen {
-			if text, _, _, err := (editorSource{s: s, disk: edit.DiskSource{Root: root}}).Read(ctx, rel); err == nil {
+			if text, _, _, err := (editorSource{s: s, disk: edittool.DiskSource{Root: root}}).Read(ctx, rel); err == nil {
 				m = edits.NewMapper(text)
 			}
 			texts[rel] = m

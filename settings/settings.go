@@ -20,7 +20,7 @@ import (
 
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/builtin"
-	"github.com/agentls/agentls/tools/edit"
+	"github.com/agentls/agentls/tools/edittool"
 	"github.com/agentls/agentls/tools/policy"
 	"github.com/agentls/agentls/tools/shell"
 	"github.com/agentls/agentls/tools/shelltool"
@@ -71,7 +71,7 @@ func (s Settings) TurnTools() []string {
 	if len(s.Tools) > 0 {
 		return s.Tools
 	}
-	return append(edit.TurnTools(), shelltool.TurnTools()...)
+	return append(edittool.TurnTools(), shelltool.TurnTools()...)
 }
 
 // TaggedThinking reports whether calls may run as soon as they are

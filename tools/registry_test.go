@@ -101,12 +101,6 @@ func TestLookupAndGet(t *testing.T) {
 	if s, ok := r.Get("py"); !ok || s.Name != "ipython" {
 		t.Errorf("Get(py) = %v, %v", s, ok)
 	}
-	// A selection parses only its own tools' blocks.
-	sel, _, _ := r.Select([]string{"save"})
-	uses := ParseToolUses("```shell\nls\n```\n\n```save a\nx\n```\n", ParseOptions{Lookup: sel.Lookup})
-	if len(uses) != 1 || uses[0].Tool != "save" {
-		t.Errorf("uses = %+v", uses)
-	}
 }
 
 func TestNamedArgs(t *testing.T) {
@@ -134,10 +128,5 @@ func TestRenderMarkdownFenceOutgrowsContent(t *testing.T) {
 	text := s.RenderCall(ToolUse{Tool: "save", Args: []string{"README.md"}, Content: content}, FormatMarkdown, "")
 	if !strings.HasPrefix(text, "`````save README.md\n") {
 		t.Errorf("fence not longer than the content's: %q", text)
-	}
-	r, _ := NewRegistry(s)
-	uses := ParseToolUses(text, ParseOptions{Lookup: r.Lookup})
-	if len(uses) != 1 || uses[0].Content != content {
-		t.Errorf("round trip: %+v", uses)
 	}
 }

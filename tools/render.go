@@ -47,7 +47,7 @@ func (s *ToolSpec) renderMarkdown(use ToolUse) string {
 func longestLineTicks(content string) int {
 	n := 0
 	for line := range strings.Lines(content) {
-		n = max(n, countTicks([]byte(line)))
+		n = max(n, len(line)-len(strings.TrimLeft(line, "`")))
 	}
 	return n
 }

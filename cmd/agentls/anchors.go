@@ -13,7 +13,7 @@ import (
 
 	"github.com/agentls/agentls/anchored"
 	"github.com/agentls/agentls/edits"
-	"github.com/agentls/agentls/tools/edit"
+	"github.com/agentls/agentls/tools/edittool"
 )
 
 const anchorsUsage = `usage: agentls anchors view FILE [--lines A:B] [--json]
@@ -140,7 +140,7 @@ func runAnchorsApply(ctx context.Context, args []string, stdin io.Reader, stdout
 		return exitFailed
 	}
 	root := filepath.Dir(abs)
-	batch := &edit.Batch{Root: root, Source: edit.DiskSource{Root: root}}
+	batch := &edittool.Batch{Root: root, Source: edittool.DiskSource{Root: root}}
 	msg, err := batch.PatchAnchored(ctx, filepath.Base(abs), string(ops))
 	if err == nil {
 		err = edits.ApplyToDisk(root, &batch.Changes)

@@ -13,7 +13,7 @@ import (
 	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/settings"
 	"github.com/agentls/agentls/tools/builtin"
-	"github.com/agentls/agentls/tools/edit"
+	"github.com/agentls/agentls/tools/edittool"
 )
 
 // applyResultJSON is the CLI's contract for --json (DESIGN.md §7).
@@ -74,7 +74,7 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return exitFailed
 	}
 
-	batch := &edit.Batch{Root: root, Source: edit.DiskSource{Root: root}}
+	batch := &edittool.Batch{Root: root, Source: edittool.DiskSource{Root: root}}
 	res, err := batch.ApplyReply(ctx, string(reply), f, builtin.Registry())
 	for _, s := range res.Skipped {
 		fmt.Fprintf(stderr, "agentls apply: skipped %s: not an edit\n", s)

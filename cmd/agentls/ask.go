@@ -16,8 +16,9 @@ import (
 	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/settings"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/tools/builtin"
-	"github.com/agentls/agentls/tools/edit"
+	"github.com/agentls/agentls/tools/edittool"
 	"github.com/agentls/agentls/tools/shelltool"
 )
 
@@ -101,7 +102,7 @@ func runAsk(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	ws := diskWorkspace{root: root, host: host}
 	switch {
 	case set.ApprovalPolicy == "allow":
-		ws.confirm = answerAll(tools.Run)
+		ws.confirm = answerAll(approval.Run)
 	case set.ApprovalPolicy == "deny":
 		ws.confirm = nil
 	case isTerminal(stdin):
@@ -143,10 +144,10 @@ func runAsk(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 
 // answerAll answers every question the same way: the user's
 // approvalPolicy "allow".
-type answerAll tools.Answer
+type answerAll approval.Answer
 
-func (a answerAll) Confirm(context.Context, tools.Question) (tools.Answer, error) {
-	return tools.Answer(a), nil
+func (a answerAll) Confirm(context.Context, approval.Question) (approval.Answer, error) {
+	return approval.Answer(a), nil
 }
 
 // diskWorkspace is a terminal turn's agent.Workspace: the turn reads the
@@ -156,17 +157,17 @@ func (a answerAll) Confirm(context.Context, tools.Question) (tools.Answer, error
 type diskWorkspace struct {
 	root    string
 	host    *shelltool.Host
-	confirm tools.Confirmer
+	confirm approval.Confirmer
 }
 
 func (w diskWorkspace) Root() string                    { return w.root }
-func (w diskWorkspace) Source() edit.Source             { return edit.DiskSource{Root: w.root} }
-func (w diskWorkspace) Confirmer() tools.Confirmer      { return w.confirm }
+func (w diskWorkspace) Source() edittool.Source         { return edittool.DiskSource{Root: w.root} }
+func (w diskWorkspace) Confirmer() approval.Confirmer   { return w.confirm }
 func (w diskWorkspace) Shell() (*shelltool.Host, error) { return w.host, nil }
 func (w diskWorkspace) PrivateDirs() []string           { return settings.PrivateDirs(os.Getenv) }
 
-func (w diskWorkspace) Propose(ctx context.Context, compute func(context.Context, *edit.Batch) error) (string, error) {
-	b := &edit.Batch{Root: w.root, Source: w.Source()}
+func (w diskWorkspace) Propose(ctx context.Context, compute func(context.Context, *edittool.Batch) error) (string, error) {
+	b := &edittool.Batch{Root: w.root, Source: w.Source()}
 	if err := compute(ctx, b); err != nil {
 		return "", err
 	}

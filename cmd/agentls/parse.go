@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/builtin"
+	"github.com/agentls/agentls/tools/parse"
 )
 
 // toolUseJSON is the CLI's contract for one tool use (DESIGN.md §7).
@@ -43,7 +44,7 @@ func runParse(_ context.Context, args []string, stdin io.Reader, stdout, stderr 
 		f = tools.FormatMarkdown
 	}
 
-	p := tools.NewParser(tools.ParseOptions{Format: f, Lookup: builtin.Registry().Lookup, KeepBlocks: *blocks})
+	p := parse.NewParser(parse.Options{Format: f, Lookup: builtin.Registry().Lookup, KeepBlocks: *blocks})
 	noteReading(stdin, stderr, "parse", "the reply")
 	if _, err := io.Copy(p, stdin); err != nil {
 		fmt.Fprintf(stderr, "agentls parse: reading the reply: %v\n", err)

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/agent"
-	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/tools/diagnose"
 	"github.com/agentls/agentls/tools/policy"
 	"github.com/agentls/agentls/tools/shelltool"
@@ -68,7 +68,7 @@ type terminalConfirmer struct {
 	out io.Writer
 }
 
-func (c *terminalConfirmer) Confirm(ctx context.Context, q tools.Question) (tools.Answer, error) {
+func (c *terminalConfirmer) Confirm(ctx context.Context, q approval.Question) (approval.Answer, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	always := ""
@@ -82,22 +82,22 @@ func (c *terminalConfirmer) Confirm(ctx context.Context, q tools.Question) (tool
 		fmt.Fprintf(c.out, "\n[agentls] %s? (%s)\n[agentls] [y]es%s, [n]o, [s]top the turn: ", q.What(), q.Reason, always)
 		line, err := c.in.ReadString('\n')
 		if ctx.Err() != nil {
-			return tools.Skip, ctx.Err()
+			return approval.Skip, ctx.Err()
 		}
 		switch strings.ToLower(strings.TrimSpace(line)) {
 		case "y", "yes":
-			return tools.Run, nil
+			return approval.Run, nil
 		case "a", "always":
 			if q.Pattern != "" {
-				return tools.Always, nil
+				return approval.Always, nil
 			}
 		case "s", "stop":
-			return tools.StopTurn, nil
+			return approval.StopTurn, nil
 		case "n", "no":
-			return tools.Skip, nil
+			return approval.Skip, nil
 		}
 		if err != nil { // end of input: nobody to ask
-			return tools.Skip, nil
+			return approval.Skip, nil
 		}
 	}
 }

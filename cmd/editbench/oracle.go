@@ -10,7 +10,7 @@ import (
 
 	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/tools"
-	"github.com/agentls/agentls/tools/edit"
+	"github.com/agentls/agentls/tools/edittool"
 )
 
 // An outcome is how the engine did on one case.
@@ -41,7 +41,7 @@ func (m memSource) Read(_ context.Context, p string) (string, int32, bool, error
 
 // run applies a case's reply the way agentls apply does, in memory.
 func (c testCase) run(reg *tools.Registry) result {
-	b := &edit.Batch{Root: "/ws", Source: memSource{c.path: c.disk}}
+	b := &edittool.Batch{Root: "/ws", Source: memSource{c.path: c.disk}}
 	_, err := b.ApplyReply(context.Background(), c.reply, tools.FormatMarkdown, reg)
 	out := c.disk
 	if err == nil {
@@ -108,7 +108,7 @@ func diskAtomicity(dir string, r *rng, c *corpus, reg *tools.Registry) (cases, p
 		reply := "```patch_many\n=== PATH: a.go ===\n" + conflictHunk(e.orig, e.upd) + "\n=== PATH: b.go ===\n" +
 			conflictHunk([]string{"this line is not in b.go"}, []string{"x"}) + "\n```\n"
 		real, _ := filepath.EvalSymlinks(root)
-		batch := &edit.Batch{Root: real, Source: edit.DiskSource{Root: real}}
+		batch := &edittool.Batch{Root: real, Source: edittool.DiskSource{Root: real}}
 		_, applyErr := batch.ApplyReply(context.Background(), reply, tools.FormatMarkdown, reg)
 		if applyErr == nil {
 			applyErr = edits.ApplyToDisk(real, &batch.Changes)

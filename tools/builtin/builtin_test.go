@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/parse"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -52,7 +53,7 @@ func TestExamplesRoundTrip(t *testing.T) {
 						other, _ := reg.Get(st.Call.Tool)
 						text = other.RenderCall(*st.Call, format, "call_1")
 					}
-					uses := tools.ParseToolUses(text, tools.ParseOptions{Format: format, Lookup: reg.Lookup})
+					uses := parse.ToolUses(text, parse.Options{Format: format, Lookup: reg.Lookup})
 					if len(uses) != 1 {
 						t.Errorf("%s/%s: %d tool uses parsed from\n%s", format, s.Name, len(uses), text)
 						continue

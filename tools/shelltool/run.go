@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/tools/jobs"
 	"github.com/agentls/agentls/tools/policy"
 	"github.com/agentls/agentls/tools/shell"
@@ -27,7 +27,7 @@ const maxWait = 10 * time.Minute
 // runShell runs a model's shell block. Unlike gptme, `bg` lines and the
 // lines around them go through the policy too (gptme let both bypass it),
 // and the whole block is put to the user as one question.
-func (h *Host) runShell(ctx context.Context, script string, c tools.Confirmer) (string, error) {
+func (h *Host) runShell(ctx context.Context, script string, c approval.Confirmer) (string, error) {
 	script = strings.TrimSpace(script)
 	if script == "" {
 		return "", errors.New("no command given")
@@ -56,11 +56,11 @@ func (h *Host) runShell(ctx context.Context, script string, c tools.Confirmer) (
 		return "", fmt.Errorf("command denied: %s", v.Reason)
 	case policy.Ask:
 		pats := policy.Patterns(checked)
-		ans, err := ask(ctx, c, tools.Question{Action: clipLine(checked), Reason: v.Reason, Pattern: strings.Join(pats, "; ")})
+		ans, err := ask(ctx, c, approval.Question{Action: clipLine(checked), Reason: v.Reason, Pattern: strings.Join(pats, "; ")})
 		if err != nil {
 			return "", err
 		}
-		if ans == tools.Always {
+		if ans == approval.Always {
 			for _, p := range pats {
 				if err := h.Remember(p); err != nil {
 					return "", fmt.Errorf("remember %q: %w", p, err)

@@ -22,6 +22,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/tools/jobs"
 	"github.com/agentls/agentls/tools/policy"
 	"github.com/agentls/agentls/tools/proc"
@@ -249,9 +250,9 @@ func IsShellTool(name string) bool {
 
 // RunTool runs a shell, ipython or tmux call; c asks the user when the
 // policy says to (nil: nothing that needs asking runs). An error is the
-// tool's failure for the model; tools.ErrStopTurn (wrapped) means the
+// tool's failure for the model; approval.ErrStopTurn (wrapped) means the
 // user stopped the turn.
-func (h *Host) RunTool(ctx context.Context, use tools.ToolUse, c tools.Confirmer) (string, error) {
+func (h *Host) RunTool(ctx context.Context, use tools.ToolUse, c approval.Confirmer) (string, error) {
 	switch use.Tool {
 	case "shell":
 		return h.runShell(ctx, toolText(use, "command"), c)
@@ -305,29 +306,29 @@ func (h *Host) session(ctx context.Context) (*shell.Session, error) {
 
 // ask puts a question to the user and says what to do with the answer:
 // run or not; a refusal comes back as the error the model reads.
-func ask(ctx context.Context, c tools.Confirmer, q tools.Question) (tools.Answer, error) {
+func ask(ctx context.Context, c approval.Confirmer, q approval.Question) (approval.Answer, error) {
 	if c == nil {
-		return tools.Skip, fmt.Errorf("`%s` needs the user's approval (%s), and nobody can be asked here; add it to the command allowlist, or do without it", q.Action, q.Reason)
+		return approval.Skip, fmt.Errorf("`%s` needs the user's approval (%s), and nobody can be asked here; add it to the command allowlist, or do without it", q.Action, q.Reason)
 	}
 	ans, err := c.Confirm(ctx, q)
 	if err != nil {
-		return tools.Skip, err
+		return approval.Skip, err
 	}
 	switch ans {
-	case tools.Skip:
+	case approval.Skip:
 		return ans, fmt.Errorf("the user declined to run `%s`; do without it, or ask the user", q.Action)
-	case tools.StopTurn:
-		return ans, fmt.Errorf("`%s`: %w", q.Action, tools.ErrStopTurn)
+	case approval.StopTurn:
+		return ans, fmt.Errorf("`%s`: %w", q.Action, approval.ErrStopTurn)
 	}
 	return ans, nil
 }
 
 // runPython runs code in the workspace's Python session.
-func (h *Host) runPython(ctx context.Context, code string, c tools.Confirmer) (string, error) {
+func (h *Host) runPython(ctx context.Context, code string, c approval.Confirmer) (string, error) {
 	if strings.TrimSpace(code) == "" {
 		return "", errors.New("no code to run")
 	}
-	if err := h.askOnce(ctx, c, "ipython", tools.Question{Action: clipLine(code), Reason: "Python code runs with your permissions", Pattern: "ipython"}); err != nil {
+	if err := h.askOnce(ctx, c, "ipython", approval.Question{Action: clipLine(code), Reason: "Python code runs with your permissions", Pattern: "ipython"}); err != nil {
 		return "", err
 	}
 	repl, err := h.terms.Python(ctx)
@@ -346,9 +347,9 @@ func (h *Host) runPython(ctx context.Context, code string, c tools.Confirmer) (s
 
 // runTmux runs tmux verbs on the workspace's terminal sessions; verbs that
 // start or type into programs need approval.
-func (h *Host) runTmux(ctx context.Context, body string, c tools.Confirmer) (string, error) {
+func (h *Host) runTmux(ctx context.Context, body string, c approval.Confirmer) (string, error) {
 	if tmuxWrites(body) {
-		if err := h.askOnce(ctx, c, "tmux", tools.Question{Action: clipLine(body), Reason: "it starts or types into a terminal program", Pattern: "tmux"}); err != nil {
+		if err := h.askOnce(ctx, c, "tmux", approval.Question{Action: clipLine(body), Reason: "it starts or types into a terminal program", Pattern: "tmux"}); err != nil {
 			return "", err
 		}
 	}
@@ -369,7 +370,7 @@ func tmuxWrites(body string) bool {
 }
 
 // askOnce asks unless the user said "Always" for kind before.
-func (h *Host) askOnce(ctx context.Context, c tools.Confirmer, kind string, q tools.Question) error {
+func (h *Host) askOnce(ctx context.Context, c approval.Confirmer, kind string, q approval.Question) error {
 	h.mu.Lock()
 	always := h.always[kind]
 	h.mu.Unlock()
@@ -380,7 +381,7 @@ func (h *Host) askOnce(ctx context.Context, c tools.Confirmer, kind string, q to
 	if err != nil {
 		return err
 	}
-	if ans == tools.Always {
+	if ans == approval.Always {
 		h.mu.Lock()
 		h.always[kind] = true
 		h.mu.Unlock()

@@ -12,17 +12,18 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/approval"
 )
 
 // answerer is a user who answers every question the same way and
 // remembers what was asked.
 type answerer struct {
 	mu    sync.Mutex
-	ans   tools.Answer
-	asked []tools.Question
+	ans   approval.Answer
+	asked []approval.Question
 }
 
-func (a *answerer) Confirm(_ context.Context, q tools.Question) (tools.Answer, error) {
+func (a *answerer) Confirm(_ context.Context, q approval.Question) (approval.Answer, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.asked = append(a.asked, q)
@@ -58,19 +59,19 @@ func TestShellPolicy(t *testing.T) {
 	tests := []struct {
 		name      string
 		script    string
-		ans       tools.Answer
+		ans       approval.Answer
 		wantAsked int
 		wantErr   string // "" for none
 		wantOut   string
 		created   bool // the script's touch ran
 	}{
 		{name: "allowlisted", script: "echo hi", wantOut: "hi"},
-		{name: "run", script: "echo hi && touch made", ans: tools.Run, wantAsked: 1, wantOut: "hi", created: true},
-		{name: "skip", script: "touch made", ans: tools.Skip, wantAsked: 1, wantErr: "the user declined to run `touch made`"},
-		{name: "stop", script: "touch made", ans: tools.StopTurn, wantAsked: 1, wantErr: "stopped the turn"},
-		{name: "denied", script: "touch made\ngit reset --hard", ans: tools.Run, wantErr: "command denied: git reset --hard"},
-		{name: "denied after a quoted mention", script: `echo "git reset --hard" && git reset --hard`, ans: tools.Run, wantErr: "command denied"},
-		{name: "denied job", script: "bg rm -rf /", ans: tools.Run, wantErr: "command denied"},
+		{name: "run", script: "echo hi && touch made", ans: approval.Run, wantAsked: 1, wantOut: "hi", created: true},
+		{name: "skip", script: "touch made", ans: approval.Skip, wantAsked: 1, wantErr: "the user declined to run `touch made`"},
+		{name: "stop", script: "touch made", ans: approval.StopTurn, wantAsked: 1, wantErr: "stopped the turn"},
+		{name: "denied", script: "touch made\ngit reset --hard", ans: approval.Run, wantErr: "command denied: git reset --hard"},
+		{name: "denied after a quoted mention", script: `echo "git reset --hard" && git reset --hard`, ans: approval.Run, wantErr: "command denied"},
+		{name: "denied job", script: "bg rm -rf /", ans: approval.Run, wantErr: "command denied"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -84,7 +85,7 @@ func TestShellPolicy(t *testing.T) {
 			} else if err != nil || !strings.Contains(out, tt.wantOut) {
 				t.Fatalf("out %q, err %v", out, err)
 			}
-			if tt.ans == tools.StopTurn && !errors.Is(err, tools.ErrStopTurn) {
+			if tt.ans == approval.StopTurn && !errors.Is(err, approval.ErrStopTurn) {
 				t.Errorf("stop: err %v is not ErrStopTurn", err)
 			}
 			if user.questions() != tt.wantAsked {
@@ -103,7 +104,7 @@ func TestShellPolicy(t *testing.T) {
 func TestShellAlways(t *testing.T) {
 	ctx := context.Background()
 	h := newHost(t, Options{})
-	user := &answerer{ans: tools.Always}
+	user := &answerer{ans: approval.Always}
 	if _, err := h.RunTool(ctx, shellUse("touch a"), user); err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +133,7 @@ func TestShellSession(t *testing.T) {
 		Finished:  func(f Finished) { mu.Lock(); finished = append(finished, f); mu.Unlock() },
 		BeforeRun: func(context.Context) string { return "Note: a.go is unsaved." },
 	})
-	yes := &answerer{ans: tools.Run}
+	yes := &answerer{ans: approval.Run}
 	out, err := h.RunTool(ctx, shellUse("cd sub"), yes)
 	if err != nil || !strings.HasPrefix(out, "Note: a.go is unsaved.") {
 		t.Fatalf("out %q, err %v", out, err)
@@ -162,7 +163,7 @@ func TestShellJobs(t *testing.T) {
 			done <- f
 		}
 	}})
-	yes := &answerer{ans: tools.Run}
+	yes := &answerer{ans: approval.Run}
 	out, err := h.RunTool(ctx, shellUse("bg echo hello from a job"), yes)
 	if err != nil || !strings.Contains(out, "Started background job **#1**") {
 		t.Fatalf("bg: %q, %v", out, err)
@@ -209,7 +210,7 @@ func TestPython(t *testing.T) {
 	}
 	ctx := context.Background()
 	h := newHost(t, Options{})
-	user := &answerer{ans: tools.Always}
+	user := &answerer{ans: approval.Always}
 	if _, err := h.RunTool(ctx, tools.ToolUse{Tool: "ipython", Content: "x = 41"}, user); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,216 @@
+// Package edit runs the file-editing tools — save, append, patch,
+// patch_many, apply_patch and patch_anchored (and view_anchored, which
+// reads through the same view) — against a Batch: the edits of one request, gathered into one
+// edits.Changeset that is applied all together (by the language server as one
+// WorkspaceEdit, by the CLI to disk) or not at all. Tools read files through
+// the batch, so a later edit sees the earlier ones.
+package edittool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/agentls/agentls/anchored"
+	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/tools"
+)
+
+// A Source reads the files that edits are computed against: the editor's
+// open buffers, or the disk.
+type Source interface {
+	// Read returns the content of path (relative to the root) and the
+	// editor's version of it (edits.NotOpen for the disk); exists is false when there is
+	// no such file.
+	Read(ctx context.Context, path string) (content string, version int32, exists bool, err error)
+}
+
+// A HashSource is a Source that also keeps the line hashes of its files'
+// current versions, as the server does for each open buffer once it was
+// anchored, so that anchoring a large buffer again does not hash every
+// line.
+type HashSource interface {
+	Source
+	// LineHashes returns the line hashes of path at version, or nil when
+	// it keeps none for that version.
+	LineHashes(path string, version int32) *anchored.Index
+}
+
+// A Batch gathers the edits of one request.
+type Batch struct {
+	Root    string // absolute, for checking paths
+	Source  Source
+	Changes edits.Changeset
+}
+
+// IsEditTool reports whether the named tool edits files through a Batch.
+func IsEditTool(name string) bool {
+	switch name {
+	case "save", "append", "patch", "patch_many", "apply_patch", "patch_anchored":
+		return true
+	}
+	return false
+}
+
+// IsReadTool reports whether a tool only reads through a Batch (read,
+// view_anchored): it runs with no edit to apply.
+func IsReadTool(name string) bool {
+	return name == "read" || name == "view_anchored"
+}
+
+// TurnTools are the tools an agent turn offers when the user names none:
+// those a Batch runs, read included (the prompt asks the model to read
+// before it edits). Shell and jobs come with their own package.
+func TurnTools() []string {
+	return []string{"read", "save", "append", "patch", "patch_many", "apply_patch"}
+}
+
+// Run runs one edit tool use and returns the message for the model. On
+// error the batch is left as it was.
+func (b *Batch) Run(ctx context.Context, spec *tools.ToolSpec, use tools.ToolUse) (string, error) {
+	switch spec.Name {
+	case "save":
+		return b.Save(ctx, arg(use, 0, "path"), body(use, "content"))
+	case "append":
+		return b.Append(ctx, arg(use, 0, "path"), body(use, "content"))
+	case "patch":
+		return b.Patch(ctx, arg(use, 0, "path"), body(use, "patch"))
+	case "patch_many":
+		return b.PatchMany(ctx, use, use.Kwargs["patches"])
+	case "apply_patch":
+		return b.ApplyPatch(ctx, body(use, "patch"))
+	case "patch_anchored":
+		ops := body(use, "ops")
+		if v, ok := use.Kwargs["ops"]; ok && ops == "" {
+			ops = jsonText(v)
+		}
+		return b.PatchAnchored(ctx, arg(use, 0, "path"), ops)
+	case "read":
+		return b.Read(ctx, readPaths(use), lineArg(use, "start_line"), lineArg(use, "end_line"))
+	case "view_anchored":
+		return b.ViewAnchored(ctx, arg(use, 0, "path"), lineArg(use, "start_line"), lineArg(use, "end_line"))
+	}
+	return "", fmt.Errorf("%s is not an edit tool", spec.Name)
+}
+
+// jsonText renders a JSON value (ops given as a list rather than a string).
+func jsonText(v any) string {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return string(data)
+}
+
+// arg returns a call's i-th positional argument, or its named argument
+// name (for @ calls and xml parameters).
+func arg(use tools.ToolUse, i int, name string) string {
+	if i < len(use.Args) {
+		return use.Args[i]
+	}
+	s, _ := use.Kwargs[name].(string)
+	return s
+}
+
+// body returns a call's body: a block's content, or its named argument.
+func body(use tools.ToolUse, name string) string {
+	if use.Content != "" {
+		return use.Content
+	}
+	s, _ := use.Kwargs[name].(string)
+	return s
+}
+
+// file is a file as the batch sees it.
+type file struct {
+	path    string // clean, relative
+	content string
+	version int32
+	exists  bool
+	edited  bool // by the batch: content is not the source's
+}
+
+// read returns path as the batch sees it: its own earlier edits first, then
+// the source.
+func (b *Batch) read(ctx context.Context, p string) (file, error) {
+	clean, err := edits.CleanPath(b.Root, p)
+	if err != nil {
+		return file{}, err
+	}
+	if content, exists, ok := b.Changes.Get(clean); ok {
+		return file{path: clean, content: content, exists: exists, edited: true}, nil
+	}
+	content, version, exists, err := b.Source.Read(ctx, clean)
+	if err != nil {
+		return file{}, fmt.Errorf("read %s: %w", clean, err)
+	}
+	return file{path: clean, content: content, version: version, exists: exists}, nil
+}
+
+// write records f's new content in the batch. (A file the batch already
+// changed keeps its first base: see Changeset.Write.)
+func (b *Batch) write(f file, result string) {
+	b.Changes.Write(f.path, f.content, f.exists, f.version, result)
+}
+
+// looksLikePlaceholder reports whether a line of new content stands for
+// elided code ("# ...", "// ...", `""" ... """`), which save and append
+// refuse rather than write.
+func looksLikePlaceholder(l string) bool {
+	t := strings.TrimSpace(l)
+	for _, m := range []string{"#", "//", `"""`, "/*", "--"} {
+		if rest, ok := strings.CutPrefix(t, m); ok {
+			return strings.HasPrefix(strings.TrimSpace(rest), "...")
+		}
+	}
+	return false
+}
+
+func hasPlaceholderLine(s string) bool {
+	for l := range strings.Lines(s) {
+		if looksLikePlaceholder(l) {
+			return true
+		}
+	}
+	return false
+}
+
+// errNoPath is the message for a call without a path.
+var errNoPath = errors.New("no path given: write the path after the block type, e.g. ```save path/to/file")
+
+// PathsOf returns the files an edit call names, as written, without
+// reading any: for counting, and for showing what a reply will touch.
+func PathsOf(use tools.ToolUse) []string {
+	switch use.Tool {
+	case "save", "append", "patch", "patch_anchored":
+		if p := arg(use, 0, "path"); p != "" {
+			return []string{p}
+		}
+	case "patch_many":
+		fps, err := parsePatchMany(use, use.Kwargs["patches"])
+		if err != nil {
+			return nil
+		}
+		var out []string
+		for _, fp := range fps {
+			out = append(out, fp.path)
+		}
+		return out
+	case "apply_patch":
+		files, err := edits.ParseV4A(body(use, "patch"))
+		if err != nil {
+			return nil
+		}
+		var out []string
+		for _, f := range files {
+			out = append(out, f.Path)
+			if f.MoveTo != "" {
+				out = append(out, f.MoveTo)
+			}
+		}
+		return out
+	}
+	return nil
+}

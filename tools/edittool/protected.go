@@ -1,0 +1,161 @@
+package edittool
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/tools/approval"
+)
+
+// Protected files configure what runs: git's own files decide which
+// programs git starts (core.fsmonitor, diff drivers, hooks) — and `git
+// status` is a command the agent may run unasked; agentls's own folder
+// holds its settings; editors run what their project configuration says.
+// An edit the agent wrote is as good as a command when it lands there, so
+// it needs the user's approval like one (DESIGN §8a): the runner asks
+// before it sends or writes the edit.
+
+// A ProtectedEdit is a file of a batch that needs the user's approval.
+type ProtectedEdit struct {
+	Path   string // relative to the root, slash-separated
+	Reason string // what the file decides, for the question
+}
+
+// protectedNames are files, wherever they are, that make a program run.
+var protectedNames = map[string]string{
+	".gitattributes": "it can make git run programs (diff and filter drivers) on `git diff`, `git log -p` and `git show`",
+	".gitmodules":    "it says where git fetches submodules from and how",
+	".envrc":         "direnv runs it in your shell when you enter the folder",
+	".nvim.lua":      "Neovim runs it when it starts in the folder (exrc)",
+	".nvimrc":        "Neovim runs it when it starts in the folder (exrc)",
+	".exrc":          "Vim and Neovim run it when they start in the folder (exrc)",
+	".dir-locals.el": "Emacs evaluates it for files in the folder",
+	".lazy.lua":      "lazy.nvim runs it when Neovim starts in the folder",
+}
+
+// protectedFolders are folders whose files configure what runs.
+var protectedFolders = map[string]string{
+	".git":     "it is git's own data: its config and hooks decide which programs git runs, even for `git status`",
+	".agentls": "it is agentls's own folder: its settings decide what the agent may run and where your code is sent",
+	".vscode":  "VS Code's project settings and tasks can make it run programs",
+	".helix":   "Helix's project languages.toml says which programs it starts as language servers",
+	".zed":     "Zed's project settings can make it run programs",
+	".idea":    "JetBrains IDEs' project files can make them run programs",
+}
+
+// ProtectedReason says why an edit to rel (relative to root, as the batch
+// names it) needs the user's approval, or "" when it does not. The path
+// is checked as written and as it resolves (edits.ResolveInRoot: a
+// symlink in the workspace that points at .git is .git); private are folders of the user's own
+// (the user's agentls settings and state) that are protected wherever
+// the workspace is, for when the workspace holds them (a home folder
+// opened as the workspace).
+func ProtectedReason(root, rel string, private ...string) string {
+	if why := protectedByName(rel); why != "" {
+		return why
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		realRoot = root
+	}
+	abs, err := edits.ResolveInRoot(realRoot, rel)
+	if err != nil {
+		// Outside the root, or unreadable: the edit is refused anyway;
+		// judge the path as written.
+		abs = filepath.Join(realRoot, filepath.FromSlash(rel))
+	} else if r, err := filepath.Rel(realRoot, abs); err == nil {
+		if why := protectedByName(filepath.ToSlash(r)); why != "" {
+			return why
+		}
+	}
+	for _, dir := range private {
+		if dir == "" {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(dir); (err == nil && within(abs, real)) || within(abs, dir) {
+			return "it is your own agentls settings or state, which decide what the agent may do"
+		}
+	}
+	return ""
+}
+
+func protectedByName(rel string) string {
+	rel = path.Clean(filepath.ToSlash(rel))
+	parts := strings.Split(rel, "/")
+	for i, p := range parts {
+		// Folded: on a case-insensitive file system .GIT is .git.
+		p = strings.ToLower(p)
+		if why, ok := protectedFolders[p]; ok && (i < len(parts)-1 || p == ".git") {
+			// A folder's files; a file named .git is a gitdir pointer,
+			// which says where the repository (and its config) is.
+			return why
+		}
+		if i == len(parts)-1 {
+			if why, ok := protectedNames[p]; ok {
+				return why
+			}
+		}
+	}
+	return ""
+}
+
+func within(p, dir string) bool {
+	r, err := filepath.Rel(dir, p)
+	return err == nil && r != ".." && !strings.HasPrefix(r, "../")
+}
+
+// Protected returns the files of the batch that need the user's approval.
+func (b *Batch) Protected(private ...string) []ProtectedEdit {
+	var out []ProtectedEdit
+	for _, c := range b.Changes.Effective() {
+		// Effective changes are clean relative paths (CleanPath).
+		if why := ProtectedReason(b.Root, c.Path, private...); why != "" {
+			out = append(out, ProtectedEdit{Path: c.Path, Reason: why})
+		}
+	}
+	return out
+}
+
+// ConfirmProtected asks the user, through confirm, before the batch's
+// protected edits are applied, showing them as a diff; one question for
+// all of them. It returns nil when the batch has none or the user
+// approved, and otherwise an error for the model that says nothing was
+// applied (wrapping approval.ErrStopTurn when the user stopped the turn).
+// A nil confirm means nobody can be asked: protected edits are refused.
+func (b *Batch) ConfirmProtected(ctx context.Context, confirm approval.Confirmer, private ...string) error {
+	prot := b.Protected(private...)
+	if len(prot) == 0 {
+		return nil
+	}
+	var names, reasons []string
+	for _, p := range prot {
+		names = append(names, p.Path)
+		reasons = append(reasons, p.Path+": "+p.Reason)
+	}
+	var diff strings.Builder
+	for _, c := range b.Changes.Effective() {
+		if slices.ContainsFunc(prot, func(p ProtectedEdit) bool { return p.Path == c.Path }) {
+			diff.WriteString(c.UnifiedDiff())
+		}
+	}
+	what := strings.Join(names, ", ")
+	q := approval.Question{Action: what, Reason: strings.Join(reasons, "; "), Edit: true, Detail: diff.String()}
+	if confirm == nil {
+		return fmt.Errorf("editing %s needs the user's approval (%s), and nobody can be asked here; nothing was applied. Do without it, or ask the user to make the change", what, q.Reason)
+	}
+	ans, err := confirm.Confirm(ctx, q)
+	switch {
+	case err != nil:
+		return fmt.Errorf("editing %s: %w", what, err)
+	case ans == approval.StopTurn:
+		return fmt.Errorf("editing %s: %w", what, approval.ErrStopTurn)
+	case ans != approval.Run && ans != approval.Always:
+		return fmt.Errorf("the user did not approve editing %s (%s); nothing was applied. Do without it, or ask the user", what, q.Reason)
+	}
+	return nil
+}

@@ -1,0 +1,80 @@
+package parse
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/agentls/agentls/tools"
+)
+
+// benchReply returns a reply of about size bytes in format: prose, tool
+// calls, ordinary code blocks and nested fences, repeated.
+func benchReply(format tools.Format, size int) string {
+	var unit string
+	code := strings.Repeat("\tif err := run(ctx, x); err != nil {\n\t\treturn fmt.Errorf(\"run %s: %w\", x, err)\n\t}\n", 4)
+	prose := "I'll change the handler so it returns the error instead of logging it, then run the tests.\nThis keeps the caller in control of retries.\n\n"
+	switch format {
+	case tools.FormatXML:
+		unit = prose + "<tool-use>\n<patch path=\"handler.go\">\n<<<<<<< ORIGINAL\n" + code + "=======\n" + code + ">>>>>>> UPDATED\n</patch>\n</tool-use>\n\n" +
+			"```go\n" + code + "```\n\n"
+	case tools.FormatTool:
+		// Models write arguments as plain JSON, without HTML escapes.
+		var args strings.Builder
+		enc := json.NewEncoder(&args)
+		enc.SetEscapeHTML(false)
+		enc.Encode(map[string]string{"path": "handler.go", "patch": "<<<<<<< ORIGINAL\n" + code + "=======\n" + code + ">>>>>>> UPDATED"})
+		unit = prose + "@patch(call_7): " + args.String() + "\n" +
+			"```shell\ngo test ./...\n```\n\n"
+	default:
+		unit = prose + "```patch handler.go\n<<<<<<< ORIGINAL\n" + code + "=======\n" + code + ">>>>>>> UPDATED\n```\n\n" +
+			"```save README.md\n# Handler\n\n```go\n" + code + "```\n\nDone.\n```\n\n" +
+			"```shell\ngo test ./...\n```\n\n"
+	}
+	var b strings.Builder
+	for b.Len() < size {
+		b.WriteString(unit)
+	}
+	return b.String()
+}
+
+var benchSizes = []int{1 << 10, 10 << 10, 100 << 10, 1 << 20, 10 << 20}
+
+func sizeName(n int) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%dMB", n>>20)
+	}
+	return fmt.Sprintf("%dKB", n>>10)
+}
+
+// BenchmarkParse measures parsing a reply whole and streamed in 16-byte
+// chunks, for each format and size from 1 KB to 10 MB: the cost per byte
+// (MB/s) should not fall as the reply grows.
+func BenchmarkParse(b *testing.B) {
+	for _, format := range tools.AllFormats() {
+		for _, size := range benchSizes {
+			opts := Options{Format: format, Lookup: testLookup}
+			b.Run(fmt.Sprintf("%s/%s/whole", format, sizeName(size)), func(b *testing.B) {
+				reply := benchReply(format, size)
+				b.SetBytes(int64(len(reply)))
+				for b.Loop() {
+					if len(ToolUses(reply, opts)) == 0 {
+						b.Fatal("no tool uses")
+					}
+				}
+			})
+			b.Run(fmt.Sprintf("%s/%s/chunk16", format, sizeName(size)), func(b *testing.B) {
+				data := []byte(benchReply(format, size))
+				b.SetBytes(int64(len(data)))
+				for b.Loop() {
+					p := NewParser(opts)
+					for i := 0; i < len(data); i += 16 {
+						p.Write(data[i:min(i+16, len(data))])
+					}
+					p.Finish()
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,429 @@
+package parse
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentls/agentls/tools"
+)
+
+// The fence rules, after gptme's (research/gptme.md §2), with the closing
+// rule changed to read replies as models write them:
+//
+//   - A line starting, at column 0, with n >= 3 backticks opens a block of
+//     fence length n; the rest of the line, trimmed, is its language tag.
+//     Indented fences and ~~~ fences are not fences. A line of exactly six
+//     backticks glued to a tag (``````patch a.go) is repaired to a 3-fence.
+//     A fence tagged "thinking>" (```thinking>, Gemini's way) opens a
+//     thinking section, not a block (think.go).
+//   - Inside a block of fence length L at nesting depth d, only fences of
+//     at least L backticks count: in a ```` block a ``` line is content,
+//     as CommonMark has it.
+//     – if d == 1 and the line starts with L backticks followed by another
+//     fence glued to a tag (``````shell) or by a think tag (```<think>),
+//     the block closes after its first L backticks and the rest of the line
+//     is read again as a new line;
+//     – a bare fence (backticks only) of length L, or of any length >= L
+//     when d > 1, is a close candidate. At d > 1 it closes a nested level.
+//     At d == 1 it closes the block, whatever the next line holds — unless
+//     the block is a Markdown document (below). There a fence followed by a
+//     blank line, another fence, a think tag or the end closes it, and a
+//     fence followed by text opens a nested level when a bare fence within
+//     the following 19 lines is followed, within 4 lines, by a non-blank
+//     line (stopping early at a fence with a language tag), and closes the
+//     block otherwise;
+//     – a fence with text after the backticks that starts with a letter,
+//     digit, '_', '/', '.' or '~' opens a nested level;
+//     – a line that is only </think> or </thinking>, while the reply may
+//     have begun inside thinking, ends that thinking, block and all
+//     (think.go);
+//     – every other line is content.
+//   - A block still open at the end of input is dropped; when it was a call,
+//     or held a fence, an xml or an @ call that would have been one outside
+//     it, it is a Problem that names it, so the model learns why nothing
+//     ran.
+//
+// Why the close rule: gptme never closes a block at a fence followed by a
+// line of text, and its lookahead takes the fence for a nested opener when
+// a later block follows. But "```shell … ```" then prose, then a bare
+// "```" output block is how real replies look, and there the prose and
+// the output became part of the command (gptme issue #3697). A bare fence
+// at column 0 is a close in every language that is run or patched as
+// code; nesting same-length bare fences is needed only for Markdown that
+// holds its own code blocks. A block is a Markdown document when its block
+// type is "markdown" or "md", or its path ends in .md, .markdown or .mdx:
+// the path of a path-argument tool (```save README.md, ```patch
+// docs/a.md), or the tag of a block that is no tool (```README.md). A
+// tool whose tag is split into words (shell, ipython) is never a document,
+// whatever its words say, so the lookahead never joins prose to a command.
+// A document's nested bare blocks need the lookahead's evidence: a bare
+// fence followed by text with no such evidence closes the document.
+//
+// gptme decides all this on the whole text; here each decision waits until
+// the lines it looks at have arrived, so streaming never reports a block
+// that more text could undo. Outside a document, a close needs no
+// lookahead at all: it is certain once the fence's line has ended.
+
+// Lookahead limits of a document's opener-or-close decision (gptme's
+// values).
+const (
+	openerLookahead  = 19 // lines searched for a later bare fence
+	openerAfterFence = 4  // lines after that fence searched for text
+)
+
+type fenceState struct {
+	lang       string
+	fence      int  // length of the opening fence
+	depth      int  // nesting depth, 1 for the block itself
+	start      int  // offset of the opening fence
+	document   bool // the block is Markdown: same-length bare fences may nest
+	call       bool // the block is a tool call
+	hasContent bool
+	// contentStart and contentEnd delimit the content lines seen so far.
+	contentStart, contentEnd int
+	// swallowed names the first nested fence that would have opened a call
+	// outside the block, for the Problem of a block that never closes.
+	swallowed string
+}
+
+// openFence starts a block at the fence line ln, whose text begins with
+// ticks backticks.
+func (p *Parser) openFence(ln lineInfo, text []byte, ticks int) {
+	fence := ticks
+	if ticks == 6 && len(text) > 6 && text[6] != '`' && !isSpace(text[6]) {
+		// ``````patch a.go: two fences glued together by a model that meant
+		// to close one block and open the next; gptme repairs it to ```patch.
+		fence = 3
+	}
+	lang := string(trimSpace(text[ticks:]))
+	blockType, rest := splitTag(lang)
+	ref, call := p.lookup(blockType)
+	p.fence = fenceState{
+		lang:         lang,
+		fence:        fence,
+		depth:        1,
+		start:        ln.start,
+		document:     isDocument(blockType, rest, ref, call),
+		call:         call,
+		contentStart: ln.next,
+		contentEnd:   ln.next,
+	}
+	if ln.final {
+		p.unclosed() // an opener at the end
+		p.pos, p.mode = ln.end, modeDone
+		return
+	}
+	p.pos, p.lineStart, p.mode = ln.next, true, modeFence
+}
+
+// stepFence handles the line at pos inside a block.
+func (p *Parser) stepFence() bool {
+	ln, st := p.lineAt(p.pos)
+	if st != lineOK {
+		return false
+	}
+	f := &p.fence
+	text := p.bytes(ln.start, ln.end)
+	if p.headlessOpen && isLoneThinkClose(text) {
+		// A reply that began inside thinking drafts blocks it never closes;
+		// its </think> on a line of its own ends the thinking, block and all.
+		p.closeHeadless()
+		p.mode = modeOuter
+		p.nextLine(ln)
+		return true
+	}
+	ticks := countTicks(text)
+
+	if f.depth == 1 && ticks >= f.fence {
+		if rest := text[f.fence:]; gluedFence(rest) || thinkOpenTag(rest) != "" {
+			closeEnd := ln.start + f.fence
+			p.emitFence(closeEnd)
+			p.resumeAt(closeEnd, true)
+			return true
+		}
+	}
+
+	if ticks >= 3 && ticks >= f.fence {
+		bare := isBareFence(text, ticks)
+		switch {
+		case bare && f.depth > 1:
+			f.depth-- // closes a nested level
+		case bare && ticks == f.fence:
+			closes, decided := p.closeDecision(ln)
+			if !decided {
+				return false
+			}
+			if closes {
+				p.emitFence(ln.end)
+				p.mode = modeOuter
+				p.nextLine(ln)
+				return true
+			}
+			f.depth++ // a nested bare block in a document
+		default:
+			if after := trimSpace(text[ticks:]); len(after) > 0 && opensNesting(after[0]) {
+				f.depth++
+				if !f.call && f.swallowed == "" && f.depth == 2 {
+					// Only a block that is no call needs this: an unclosed
+					// call is a Problem already.
+					if tag := string(after); p.opensCall(tag) {
+						f.swallowed = fmt.Sprintf("the %q block", strings.Repeat("`", ticks)+tag)
+					}
+				}
+			}
+		}
+	}
+
+	// The line is content.
+	if !f.hasContent {
+		f.hasContent = true
+		f.contentStart = ln.start
+	}
+	f.contentEnd = ln.end
+	if ln.final {
+		p.unclosed()
+		p.pos, p.mode = ln.end, modeDone
+		return true
+	}
+	p.pos = ln.next
+	return true
+}
+
+// unclosed reports the open block, which the input ended inside: a Problem
+// when it was a call or swallowed one, so that a missing fence is never a
+// silent loss of everything after it.
+func (p *Parser) unclosed() {
+	f := &p.fence
+	if !f.call && f.swallowed == "" && f.hasContent {
+		// Read once, at the end: the content is still held.
+		f.swallowed = p.callIn(p.bytes(f.contentStart, f.contentEnd))
+	}
+	if !f.call && f.swallowed == "" {
+		return
+	}
+	opener := strings.Repeat("`", f.fence) + f.lang
+	msg := fmt.Sprintf("the block opened by %q never closes (the reply ended inside it), so nothing in it was run", opener)
+	if f.swallowed != "" {
+		msg += ", not even " + f.swallowed + " inside it"
+	}
+	msg += fmt.Sprintf("; end each block with a line of %d backticks", f.fence)
+	p.problem(f.start, msg)
+}
+
+// lookup resolves a block type to the tool its blocks call, if any.
+func (p *Parser) lookup(blockType string) (tools.ToolRef, bool) {
+	if p.opts.Format == tools.FormatXML || p.opts.Lookup == nil {
+		return tools.ToolRef{}, false
+	}
+	return p.opts.Lookup(blockType)
+}
+
+// callIn names the first xml or @ call of the reply's format written in b,
+// the content of a block that never closed; "" if there is none. (Fenced
+// calls inside are found as the block is read.)
+func (p *Parser) callIn(b []byte) string {
+	switch p.opts.Format {
+	case tools.FormatXML:
+		for _, root := range []string{rootToolUse, rootFunctionCalls} {
+			if bytes.Contains(b, []byte("<"+root+">")) {
+				return "the <" + root + "> call"
+			}
+		}
+	case tools.FormatTool:
+		for len(b) > 0 {
+			line := b
+			if i := bytes.IndexByte(b, '\n'); i >= 0 {
+				line, b = b[:i], b[i+1:]
+			} else {
+				b = nil
+			}
+			if len(line) == 0 || line[0] != '@' {
+				continue
+			}
+			name := takeWhile(line[1:], isNameByte)
+			rest := line[1+len(name):]
+			if name == "" || len(rest) == 0 || rest[0] != '(' {
+				continue
+			}
+			id := takeWhile(rest[1:], isCallIDByte)
+			if id != "" && bytes.HasPrefix(rest[1+len(id):], []byte("):")) {
+				return "the @" + name + "(" + id + ") call"
+			}
+		}
+	}
+	return ""
+}
+
+// opensCall reports whether a fence tagged lang would open a call at the
+// top level.
+func (p *Parser) opensCall(lang string) bool {
+	blockType, _ := splitTag(lang)
+	_, ok := p.lookup(blockType)
+	return ok
+}
+
+// isDocument reports whether a block is a Markdown document, whose content
+// may hold bare-fenced blocks of its own fence length (see the rules
+// above). blockType and rest are its language tag split; ref and call say
+// which tool it calls, if any.
+func isDocument(blockType, rest string, ref tools.ToolRef, call bool) bool {
+	if strings.EqualFold(blockType, "markdown") || strings.EqualFold(blockType, "md") {
+		return true
+	}
+	if call {
+		return ref.PathArg && isMarkdownPath(strings.TrimSpace(rest))
+	}
+	return isMarkdownPath(blockType) || isMarkdownPath(strings.TrimSpace(rest))
+}
+
+// isMarkdownPath reports whether path names a Markdown file.
+func isMarkdownPath(path string) bool {
+	ext := strings.ToLower(filepath.Ext(path))
+	return ext == ".md" || ext == ".markdown" || ext == ".mdx"
+}
+
+// splitTag splits a language tag into its block type (the first word) and
+// the rest.
+func splitTag(lang string) (blockType, rest string) {
+	if i := strings.IndexAny(lang, " \t"); i >= 0 {
+		return lang[:i], lang[i+1:]
+	}
+	return lang, ""
+}
+
+// opensNesting reports whether a fence whose text starts with c opens a
+// nested block (```go, ```./x) rather than being text (```" or ```-).
+func opensNesting(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+		c == '_' || c == '/' || c == '.' || c == '~'
+}
+
+// gluedFence reports whether b is a fence glued to a language tag: three or
+// more backticks directly followed by a character that is not whitespace.
+func gluedFence(b []byte) bool {
+	n := countTicks(b)
+	return n >= 3 && n < len(b) && !isSpace(b[n])
+}
+
+// closeDecision decides whether the bare fence ln of the block's own length,
+// at depth 1, closes the block or (in a document) opens a nested level.
+// decided is false until enough lines have arrived.
+func (p *Parser) closeDecision(ln lineInfo) (closes, decided bool) {
+	if !p.fence.document {
+		return true, true
+	}
+	next, st := p.lineAfter(ln)
+	switch st {
+	case lineMore:
+		return false, false
+	case lineNone:
+		return true, true
+	}
+	nt := p.bytes(next.start, next.end)
+	if isBlank(nt) || countTicks(nt) >= 3 || thinkOpenTag(nt) != "" {
+		return true, true
+	}
+	opener, decided := p.nestedOpenerAhead(next)
+	return !opener, decided
+}
+
+// nestedOpenerAhead looks at the lines from first on for evidence that the
+// fence before first opens a nested block: a later bare fence (indentation
+// allowed) followed within a few lines by more text.
+func (p *Parser) nestedOpenerAhead(first lineInfo) (opener, decided bool) {
+	ln := first
+	for i := 0; i < openerLookahead; i++ {
+		t := trimSpace(p.bytes(ln.start, ln.end))
+		if n := countTicks(t); n >= 3 {
+			if n != len(t) {
+				return false, true // a fence with a language tag: stop
+			}
+			after := ln
+			for j := 0; j < openerAfterFence; j++ {
+				var st lineStatus
+				after, st = p.lineAfter(after)
+				switch st {
+				case lineMore:
+					return false, false
+				case lineNone:
+					return false, true
+				}
+				if !isBlank(p.bytes(after.start, after.end)) {
+					return true, true
+				}
+			}
+			return false, true
+		}
+		var st lineStatus
+		ln, st = p.lineAfter(ln)
+		switch st {
+		case lineMore:
+			return false, false
+		case lineNone:
+			return false, true
+		}
+	}
+	return false, true
+}
+
+// emitFence reports the open block, closed by a fence ending at end.
+func (p *Parser) emitFence(end int) {
+	f := &p.fence
+	b := Block{
+		Lang:         f.lang,
+		Start:        f.start,
+		End:          end,
+		ContentStart: f.contentStart,
+		ContentEnd:   f.contentStart,
+		Fence:        f.fence,
+	}
+	if f.hasContent {
+		b.ContentEnd = f.contentEnd
+		b.Content = p.text(f.contentStart, f.contentEnd)
+	}
+	if p.opts.KeepBlocks {
+		p.blocks = append(p.blocks, b)
+	}
+	if u, ok := p.blockToolUse(b); ok {
+		p.emitUse(u)
+	}
+}
+
+// blockToolUse returns the tool use a block stands for, if its type names a
+// tool.
+func (p *Parser) blockToolUse(b Block) (tools.ToolUse, bool) {
+	blockType, rest := splitTag(b.Lang)
+	ref, ok := p.lookup(blockType)
+	if !ok {
+		return tools.ToolUse{}, false
+	}
+	args := []string{}
+	if ref.PathArg {
+		if path := strings.TrimSpace(rest); path != "" {
+			args = append(args, path)
+		}
+	} else {
+		args = append(args, strings.Fields(rest)...)
+	}
+	return tools.ToolUse{
+		Tool:    ref.Name,
+		Args:    args,
+		Content: b.Content,
+		Start:   b.Start,
+		End:     b.End,
+		Format:  tools.FormatMarkdown,
+	}, true
+}
+
+// thinkOpenTag returns "<think>" or "<thinking>" if b starts with one.
+func thinkOpenTag(b []byte) string {
+	switch {
+	case bytes.HasPrefix(b, []byte("<think>")):
+		return "<think>"
+	case bytes.HasPrefix(b, []byte("<thinking>")):
+		return "<thinking>"
+	}
+	return ""
+}

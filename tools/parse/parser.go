@@ -1,0 +1,479 @@
+// Package parse finds fenced blocks and tool uses in a model's reply.
+//
+// A reply is parsed incrementally: Parser accepts the reply in chunks of any
+// size as it streams from the model, never re-reads text it has already
+// decided on, and reports a fenced block or tool use only once no later text
+// can change it. Feeding a reply in one piece or in many gives the same
+// result; the total cost is linear in the reply's length.
+//
+// The parsing rules follow gptme's (see DESIGN.md and research/gptme.md
+// §1–2) with its known bugs fixed; docs/ARCHITECTURE.md lists each deliberate
+// difference.
+//
+// Positions are byte offsets into the reply, the same unit in every format.
+package parse
+
+import (
+	"bytes"
+	"errors"
+	"unsafe"
+
+	"github.com/agentls/agentls/tools"
+)
+
+// Options configures a Parser.
+type Options struct {
+	// Format is the tool-call syntax to look for; the zero value means
+	// tools.FormatMarkdown.
+	Format tools.Format
+	// Lookup resolves a fenced block's type (the first word of its language
+	// tag) to a tool. With a nil Lookup no fenced block is a tool use, but
+	// blocks are still reported by Blocks.
+	Lookup func(blockType string) (tools.ToolRef, bool)
+	// KeepBlocks keeps every top-level fenced block for Blocks, not only
+	// those that are tool uses.
+	KeepBlocks bool
+	// StartInThinking says the reply begins inside a thinking section that
+	// the model's chat template opened in the prompt (DeepSeek-R1, QwQ): the
+	// text up to the first </think> or </thinking> is thinking.
+	StartInThinking bool
+	// TaggedThinking says every thinking section in the reply has its
+	// opening tag: the server sends the model's reasoning apart from its
+	// text (reasoning_content), or the model does not think in text. A
+	// closing tag with no opening one is then text, and calls are reported
+	// as soon as they are complete. Without it, a reply that opened no
+	// section may turn out to have begun inside one (think.go): the parser
+	// reports nothing until the reply ends or a think tag settles it.
+	TaggedThinking bool
+}
+
+type parseMode int
+
+const (
+	modeOuter parseMode = iota // between blocks and calls
+	modeThink                  // inside <think>…</think>
+	modeFence                  // inside a fenced block
+	modeXML                    // inside <tool-use> or <function_calls>
+	modeAt                     // inside the JSON of an @name(id): call
+	modeDone                   // the rest of the input cannot hold anything
+)
+
+// Parser finds fenced blocks and tool uses in a model's reply as it streams.
+//
+// Write the reply in chunks of any size, then call Finish. After each Write,
+// Blocks and ToolUses return what is certain so far: a block counts once its
+// closing fence is followed by text that settles it (a blank line, another
+// fence, or enough lookahead), never earlier, so nothing reported is ever
+// retracted. Finish applies the end-of-input rules (a closing fence at the
+// very end closes its block).
+//
+// The parser keeps only the part of the reply that an undecided block or
+// call still needs, and never re-scans decided text: total work is linear in
+// the reply's length however it is chunked.
+type Parser struct {
+	opts Options
+
+	buf  []byte // the reply from offset base on; never written in place
+	base int
+	eof  bool
+	// shared says buf is the memory of a string given to WriteString, which
+	// block contents can then share instead of copying.
+	shared bool
+
+	// nls[nlHead:] are the offsets of the newlines from pos up to
+	// nlScanned, found as lines are needed: each byte is searched once.
+	nls       []int
+	nlHead    int
+	nlScanned int
+
+	pos       int  // offset of the first byte not yet decided on
+	lineStart bool // pos is at the start of a line, where fences, think tags and @ calls count
+	mode      parseMode
+
+	// headlessOpen says a closing think tag with no opening one may still
+	// come and turn everything before it into thinking: while it is set
+	// (and the reply has not ended) nothing found is reported.
+	headlessOpen bool
+	// skipWrapperFence says the line at pos follows the </thinking> of a
+	// ```thinking> section: a bare fence there ends the wrapper.
+	skipWrapperFence bool
+	// lone follows the lines read inside an xml or @ call while a headless
+	// close may come, for a line that is only a closing think tag.
+	lone loneScan
+
+	fence fenceState
+	think thinkState
+	xml   xmlState
+	at    atState
+
+	jsonScratch []byte // reused to decode escaped JSON strings
+
+	blocks   []Block
+	uses     []tools.ToolUse
+	problems []Problem
+}
+
+// NewParser returns a Parser for one reply.
+func NewParser(opts Options) *Parser {
+	if opts.Format == "" {
+		opts.Format = tools.FormatMarkdown
+	}
+	// Room for a small reply's lookahead and calls, so most replies grow
+	// these slices once or never.
+	p := &Parser{opts: opts, lineStart: true, nls: make([]int, 0, 64), uses: make([]tools.ToolUse, 0, 4)}
+	p.headlessOpen = !opts.TaggedThinking && !opts.StartInThinking
+	if opts.StartInThinking {
+		p.enterThink(0, "")
+	}
+	return p
+}
+
+// ErrFinished is returned by Write after Finish.
+var ErrFinished = errors.New("parse: write to a parser after Finish")
+
+// Write adds the next chunk of the reply.
+func (p *Parser) Write(b []byte) (int, error) {
+	if p.eof {
+		return 0, ErrFinished
+	}
+	p.buf = append(p.buf, b...)
+	p.shared = false
+	p.run()
+	return len(b), nil
+}
+
+// WriteString adds the next chunk of the reply. The first chunk is not
+// copied: a reply parsed whole shares its memory with the blocks found in it.
+func (p *Parser) WriteString(s string) (int, error) {
+	if p.eof {
+		return 0, ErrFinished
+	}
+	if len(p.buf) > 0 || len(s) == 0 {
+		return p.Write([]byte(s))
+	}
+	// The parser never writes into buf (compact reslices it, and append
+	// copies once len == cap), so it may alias the immutable string.
+	p.buf = unsafe.Slice(unsafe.StringData(s), len(s))
+	p.shared = true
+	p.run()
+	return len(s), nil
+}
+
+// Finish marks the end of the reply and settles what end of input decides.
+func (p *Parser) Finish() {
+	if p.eof {
+		return
+	}
+	p.eof = true
+	p.run()
+}
+
+// Blocks returns the top-level fenced blocks found so far, in text order,
+// if Options.KeepBlocks is set. The slice is shared: callers must not
+// modify it.
+func (p *Parser) Blocks() []Block {
+	if p.holding() {
+		return nil
+	}
+	return p.blocks
+}
+
+// ToolUses returns the tool uses found so far, in text order.
+// The slice is shared: callers must not modify it.
+func (p *Parser) ToolUses() []tools.ToolUse {
+	if p.holding() {
+		return nil
+	}
+	return p.uses
+}
+
+// Problems returns what looked like tool calls but could not be read.
+func (p *Parser) Problems() []Problem {
+	if p.holding() {
+		return nil
+	}
+	return p.problems
+}
+
+// holding says what was found is not reported yet: a headless closing
+// think tag may still come and make it thinking (think.go).
+func (p *Parser) holding() bool { return p.headlessOpen && !p.eof }
+
+// ToolUses parses a whole reply and returns its tool uses.
+func ToolUses(reply string, opts Options) []tools.ToolUse {
+	p := NewParser(opts)
+	p.WriteString(reply)
+	p.Finish()
+	return p.uses
+}
+
+// Blocks parses a whole reply and returns its top-level fenced blocks.
+func Blocks(reply string) []Block {
+	p := NewParser(Options{Format: tools.FormatMarkdown, KeepBlocks: true})
+	p.WriteString(reply)
+	p.Finish()
+	return p.blocks
+}
+
+func (p *Parser) run() {
+	for {
+		var progressed bool
+		inCall := p.mode == modeXML || p.mode == modeAt
+		switch p.mode {
+		case modeOuter:
+			progressed = p.stepOuter()
+		case modeThink:
+			progressed = p.stepThink()
+		case modeFence:
+			progressed = p.stepFence()
+		case modeXML:
+			progressed = p.stepXML()
+		case modeAt:
+			progressed = p.stepAt()
+		case modeDone:
+			progressed = false
+		}
+		if p.headlessOpen && p.opts.Format != tools.FormatMarkdown && p.loneCloseInCall(inCall) {
+			progressed = true
+		}
+		if !progressed {
+			break
+		}
+	}
+	p.compact()
+}
+
+// loneScan is where the search for a lone closing think tag inside an xml
+// or @ call stands.
+type loneScan struct {
+	active bool
+	from   int // the next byte to look at
+	// blank says the line holding from has only spaces and tabs before
+	// from, and is not the call's first line.
+	blank bool
+}
+
+// loneCloseInCall ends a headless thinking section at a line that is only
+// </think> or </thinking> inside an xml or @ call — a draft call the
+// thinking left open, which the answer's text would otherwise complete —
+// as stepFence does inside a block. It looks at the bytes the last step
+// read (up to pos) in a call, so whole and streamed parses find the same
+// line at the same step. inCall says the step began inside a call. It
+// reports whether it ended the section, moving pos back to the line after
+// the tag: the text after it is read again, once, outside any call.
+//
+// It searches for the tag, not for lines, so a call's text costs one
+// bytes.Index; each byte is looked at a bounded number of times.
+func (p *Parser) loneCloseInCall(inCall bool) bool {
+	const prefix = "</think"
+	l := &p.lone
+	if !inCall && !l.active {
+		if p.mode != modeXML && p.mode != modeAt {
+			return false
+		}
+		// A call began: its first line holds its start, so it is no lone tag.
+		*l = loneScan{active: true, from: p.pos}
+		return false
+	}
+	to := p.pos
+	if p.mode == modeDone {
+		to = p.end()
+	}
+	for l.from < to {
+		k := bytes.Index(p.bytes(l.from, to), []byte(prefix))
+		if k < 0 {
+			// A tag cut at to may still be completed.
+			l.advance(p, max(l.from, to-len(prefix)+1))
+			break
+		}
+		tagAt := l.from + k
+		l.advance(p, tagAt)
+		end, complete := p.loneTagEnd(tagAt, to)
+		if !complete {
+			break // the rest of the line has not been read yet
+		}
+		if end >= 0 && l.blank {
+			p.closeHeadlessAt(end)
+			return true
+		}
+		l.advance(p, tagAt+1)
+	}
+	if p.mode != modeXML && p.mode != modeAt {
+		l.active = false // back outside, where stepOuter reads the lines
+	}
+	return false
+}
+
+// advance moves the search to next, keeping blank up to date: only the
+// blanks before next are looked at, back to a newline or another byte.
+func (l *loneScan) advance(p *Parser, next int) {
+	b := p.bytes(l.from, next)
+	for i := len(b) - 1; i >= 0; i-- {
+		if c := b[i]; c != ' ' && c != '\t' {
+			l.blank = c == '\n'
+			break
+		}
+	}
+	l.from = next
+}
+
+// loneTagEnd looks at the closing think tag candidate at off, reading no
+// further than to: it returns the start of the next line when the tag is
+// complete and only whitespace follows it on its line, -1 when something
+// else does. complete is false until enough has been read to tell.
+func (p *Parser) loneTagEnd(off, to int) (next int, complete bool) {
+	b := p.bytes(off, to)
+	n := 0
+	switch {
+	case bytes.HasPrefix(b, []byte("</think>")):
+		n = len("</think>")
+	case bytes.HasPrefix(b, []byte("</thinking>")):
+		n = len("</thinking>")
+	case len(b) < len("</thinking>") && !p.eof && (bytes.HasPrefix([]byte("</think>"), b) || bytes.HasPrefix([]byte("</thinking>"), b)):
+		return 0, false
+	default:
+		return -1, true
+	}
+	for i := n; i < len(b); i++ {
+		switch b[i] {
+		case ' ', '\t', '\r':
+		case '\n':
+			return off + i + 1, true
+		default:
+			return -1, true
+		}
+	}
+	if p.eof && to == p.end() {
+		return to, true // the tag ends the reply
+	}
+	return 0, false
+}
+
+// closeHeadlessAt ends the headless section at a lone tag inside a call
+// and goes on reading outside any call at next, the start of the line after
+// the tag.
+func (p *Parser) closeHeadlessAt(next int) {
+	p.closeHeadless()
+	p.lone = loneScan{}
+	p.pos, p.lineStart, p.mode = next, true, modeOuter
+	// The newlines found so far are past next or dropped: find them again.
+	p.nls, p.nlHead, p.nlScanned = p.nls[:0], 0, next
+}
+
+// stepOuter handles the line at pos outside any block or call.
+func (p *Parser) stepOuter() bool {
+	ln, st := p.lineAt(p.pos)
+	if st != lineOK {
+		return false
+	}
+	text := p.bytes(ln.start, ln.end)
+	if p.skipWrapperFence {
+		p.skipWrapperFence = false
+		if t := trimSpace(text); isBareFence(t, countTicks(t)) {
+			p.nextLine(ln) // "</thinking>```": the end of the ```thinking> wrapper
+			return true
+		}
+	}
+	if p.lineStart {
+		if tag := thinkOpenTag(text); tag != "" {
+			p.enterThink(ln.start+len(tag), "</"+tag[1:])
+			return true
+		}
+		if ticks := countTicks(text); ticks >= 3 {
+			if body := thinkingFence(text, ticks); body >= 0 {
+				p.enterThink(ln.start+body, "</thinking>")
+				p.think.fenced = true
+				return true
+			}
+			p.openFence(ln, text, ticks)
+			return true
+		}
+		if p.opts.Format == tools.FormatTool && len(text) > 0 && text[0] == '@' {
+			switch p.startAt(ln.start) {
+			case headerMore:
+				return false
+			case headerOK:
+				return true
+			}
+		}
+	}
+	xmlAt, root := -1, ""
+	if p.opts.Format == tools.FormatXML {
+		xmlAt, root = findXMLRoot(text)
+	}
+	if p.headlessOpen {
+		if k, tag := headlessClose(text); k >= 0 && (xmlAt < 0 || k < xmlAt) {
+			p.closeHeadless()
+			p.resumeAt(ln.start+k+len(tag), true)
+			return true
+		}
+	}
+	if xmlAt >= 0 {
+		p.enterXML(ln.start+xmlAt, root)
+		return true
+	}
+	p.nextLine(ln)
+	return true
+}
+
+// nextLine moves past ln in outer mode.
+func (p *Parser) nextLine(ln lineInfo) {
+	if ln.final {
+		p.pos, p.mode = ln.end, modeDone
+		return
+	}
+	p.pos, p.lineStart = ln.next, true
+}
+
+// resumeAt continues in outer mode at off, which begins a line only when
+// lineStart says so (text after </think> does; text after an xml or @ call,
+// in the middle of a line, does not).
+func (p *Parser) resumeAt(off int, lineStart bool) {
+	p.pos, p.lineStart, p.mode = off, lineStart, modeOuter
+}
+
+func (p *Parser) emitUse(u tools.ToolUse) { p.uses = append(p.uses, u) }
+
+func (p *Parser) problem(start int, msg string) {
+	p.problems = append(p.problems, Problem{Start: start, Message: msg})
+}
+
+// end is the offset just past the bytes written so far.
+func (p *Parser) end() int { return p.base + len(p.buf) }
+
+// bytes returns the reply's bytes from offset a to b.
+func (p *Parser) bytes(a, b int) []byte { return p.buf[a-p.base : b-p.base] }
+
+func (p *Parser) text(a, b int) string {
+	if p.shared && b > a {
+		return unsafe.String(&p.buf[a-p.base], b-a)
+	}
+	return string(p.bytes(a, b))
+}
+
+// compact drops the bytes and newline offsets that nothing undecided needs,
+// so a long reply is held in memory only as far as an open block needs it.
+func (p *Parser) compact() {
+	keep := p.pos
+	switch p.mode {
+	case modeFence:
+		keep = min(keep, p.fence.contentStart)
+	case modeThink:
+		keep = min(keep, p.think.searchFrom)
+	case modeXML:
+		keep = min(keep, p.xml.keep())
+	case modeAt:
+		keep = min(keep, p.at.brace)
+	case modeDone:
+		keep = p.end()
+	}
+	if p.lone.active {
+		keep = min(keep, p.lone.from) // a tag cut there may be completed
+	}
+	if drop := keep - p.base; drop > 0 {
+		// Reslice rather than copy: the next append that outgrows the
+		// array moves only the live part, and buf stays read-only.
+		p.buf = p.buf[drop:]
+		p.base = keep
+	}
+}
