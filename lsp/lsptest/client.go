@@ -19,35 +19,30 @@ import (
 )
 
 // Start runs a server over an in-memory pipe and connects a fake editor
-// with the profile to it, with root as the workspace folder. The server is
-// shut down when the test ends.
-func Start(t testing.TB, root string, profile Profile) *Editor {
+// with the profile to it, with root as the workspace folder, set up by
+// opts (InitOptions, Settings, Press, RefuseEdits…). The server is shut
+// down when the test ends.
+//
+// The root and the profile are arguments, not options, because every
+// editor has exactly one of each and tests that run under every profile
+// loop over them.
+func Start(t testing.TB, root string, profile Profile, opts ...Option) *Editor {
 	t.Helper()
-	return StartWith(t, root, profile, nil, nil)
-}
-
-// StartWith is Start with initializationOptions, and the settings the
-// editor answers workspace/configuration with (nil: none).
-func StartWith(t testing.TB, root string, profile Profile, initOptions, settings any) *Editor {
-	t.Helper()
-	return StartWithOptions(t, root, profile, initOptions, settings, lsp.Options{})
-}
-
-// StartWithOptions is StartWith with the server's Options (Version
-// defaults to "test").
-func StartWithOptions(t testing.TB, root string, profile Profile, initOptions, settings any, opts lsp.Options) *Editor {
-	t.Helper()
-	if opts.Version == "" {
-		opts.Version = "test"
+	var cfg config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.server.Version == "" {
+		cfg.server.Version = "test"
 	}
 	if real, err := filepath.EvalSymlinks(root); err == nil {
 		root = real
 	}
 	serverEnd, clientEnd := net.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
-	e := &Editor{t: t, Root: root, profile: profile, changed: make(chan struct{}), buffers: map[string]*buffer{}, serverDone: make(chan error, 1), initOptions: initOptions, settings: settings}
+	e := &Editor{t: t, Root: root, profile: profile, cfg: cfg, changed: make(chan struct{}), buffers: map[string]*buffer{}, serverDone: make(chan error, 1)}
 	go func() {
-		_, err := lsp.Serve(ctx, serverEnd, opts)
+		_, err := lsp.Serve(ctx, serverEnd, cfg.server)
 		e.serverDone <- err
 	}()
 	e.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(clientEnd))
@@ -66,6 +61,23 @@ func StartWithOptions(t testing.TB, root string, profile Profile, initOptions, s
 	t.Cleanup(func() { e.stop() })
 	e.initialize()
 	return e
+}
+
+// StartWith is Start with initializationOptions, and the settings the
+// editor answers workspace/configuration with (nil: none).
+//
+// Deprecated: use Start(t, root, profile, InitOptions(…), Settings(…)).
+func StartWith(t testing.TB, root string, profile Profile, initOptions, settings any) *Editor {
+	t.Helper()
+	return Start(t, root, profile, InitOptions(initOptions), Settings(settings))
+}
+
+// StartWithOptions is StartWith with the server's Options.
+//
+// Deprecated: use Start(t, root, profile, ServerOptions(…), …).
+func StartWithOptions(t testing.TB, root string, profile Profile, initOptions, settings any, opts lsp.Options) *Editor {
+	t.Helper()
+	return Start(t, root, profile, InitOptions(initOptions), Settings(settings), ServerOptions(opts))
 }
 
 // Shutdown shuts the server down (shutdown, exit) and waits until it has
@@ -96,8 +108,8 @@ func (e *Editor) initialize() {
 		"rootUri":      string(uri.File(e.Root)),
 		"capabilities": e.profile.Capabilities,
 	}
-	if e.initOptions != nil {
-		params["initializationOptions"] = e.initOptions
+	if e.cfg.initOptions != nil {
+		params["initializationOptions"] = e.cfg.initOptions
 	}
 	if _, err := e.conn.Call(context.Background(), protocol.MethodInitialize, params, &res); err != nil {
 		e.t.Fatalf("initialize: %v", err)
@@ -113,14 +125,20 @@ func (e *Editor) initialize() {
 
 // handle answers the server's requests and records its notifications.
 func (e *Editor) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	hook := e.cfg.hooks[req.Method()]
 	e.mu.Lock()
-	hook := e.hooks[req.Method()]
+	legacy := e.hooks[req.Method()]
 	e.mu.Unlock()
-	if hook != nil {
+	if hook != nil || legacy != nil {
 		// The hook may talk to the server and wait for answers, which
 		// this goroutine must go on reading.
 		go func() {
-			hook(req.Params())
+			if hook != nil {
+				hook(e, req.Params())
+			}
+			if legacy != nil {
+				legacy(req.Params())
+			}
 			e.answer(ctx, reply, req)
 		}()
 		return nil
@@ -129,8 +147,9 @@ func (e *Editor) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 }
 
 // OnRequest makes the editor run fn before it answers or handles the
-// server's messages of a method: the way to act at an exact point of the
-// server's work (fn may call the server).
+// server's messages of a method.
+//
+// Deprecated: start the editor with the OnRequest option.
 func (e *Editor) OnRequest(method string, fn func(params json.RawMessage)) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -154,8 +173,14 @@ type ProgressEvent struct {
 	Cancellable bool   `json:"cancellable"`
 }
 
-// ProgressLocked returns the progress events so far.
-func (e *Editor) ProgressLocked() []ProgressEvent { return e.progress }
+// record appends what the server sent to the editor's state under the
+// lock, waking Await.
+func (e *Editor) record(add func(s *seen)) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	add(&e.seen)
+	e.signal()
+}
 
 func (e *Editor) answer(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
 	switch req.Method() {
@@ -166,28 +191,8 @@ func (e *Editor) answer(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		}
 		json.Unmarshal(req.Params(), &p)
 		p.Value.Token = p.Token
-		e.mu.Lock()
-		e.progress = append(e.progress, p.Value)
-		e.signal()
-		e.mu.Unlock()
+		e.record(func(s *seen) { s.progress = append(s.progress, p.Value) })
 	case protocol.MethodWorkspaceApplyEdit:
-		e.mu.Lock()
-		ignore := e.IgnoreApplyEdit
-		if ignore {
-			e.unanswered++
-			e.held = append(e.held, func() {
-				var p struct {
-					Edit json.RawMessage `json:"edit"`
-				}
-				json.Unmarshal(req.Params(), &p)
-				reply(ctx, e.applyWorkspaceEdit(p.Edit), nil)
-			})
-			e.signal()
-		}
-		e.mu.Unlock()
-		if ignore {
-			return nil // answered late, or never
-		}
 		var p struct {
 			Label string          `json:"label"`
 			Edit  json.RawMessage `json:"edit"`
@@ -195,41 +200,41 @@ func (e *Editor) answer(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		if err := json.Unmarshal(req.Params(), &p); err != nil {
 			return reply(ctx, nil, err)
 		}
-		res := e.applyWorkspaceEdit(p.Edit)
-		return reply(ctx, res, nil)
+		e.mu.Lock()
+		hold := e.IgnoreApplyEdit || e.cfg.hold != nil && e.cfg.hold(p.Label)
+		if hold {
+			e.seen.held++
+			e.held = append(e.held, func() { reply(ctx, e.applyWorkspaceEdit(p.Label, p.Edit), nil) })
+			e.signal()
+		}
+		e.mu.Unlock()
+		if hold {
+			return nil // answered late, or never
+		}
+		return reply(ctx, e.applyWorkspaceEdit(p.Label, p.Edit), nil)
 	case protocol.MethodCancelRequest:
 		var p struct {
 			ID json.RawMessage `json:"id"`
 		}
 		json.Unmarshal(req.Params(), &p)
-		e.mu.Lock()
-		e.cancelled = append(e.cancelled, p.ID)
-		e.signal()
-		e.mu.Unlock()
+		e.record(func(s *seen) { s.cancelled = append(s.cancelled, p.ID) })
 	case protocol.MethodWindowShowMessage:
 		var p protocol.ShowMessageParams
 		json.Unmarshal(req.Params(), &p)
-		e.mu.Lock()
-		e.messages = append(e.messages, p)
-		e.signal()
-		e.mu.Unlock()
+		e.record(func(s *seen) { s.messages = append(s.messages, p) })
 	case protocol.MethodTextDocumentPublishDiagnostics:
 		var p protocol.PublishDiagnosticsParams
 		json.Unmarshal(req.Params(), &p)
-		e.mu.Lock()
-		if e.diags == nil {
-			e.diags = map[string][]protocol.Diagnostic{}
-		}
-		e.diags[e.rel(p.URI)] = p.Diagnostics
-		e.signal()
-		e.mu.Unlock()
+		e.record(func(s *seen) {
+			if s.diags == nil {
+				s.diags = map[string][]protocol.Diagnostic{}
+			}
+			s.diags[e.rel(p.URI)] = p.Diagnostics
+		})
 	case protocol.MethodWindowLogMessage:
 		var p protocol.LogMessageParams
 		json.Unmarshal(req.Params(), &p)
-		e.mu.Lock()
-		e.logs = append(e.logs, p.Message)
-		e.signal()
-		e.mu.Unlock()
+		e.record(func(s *seen) { s.logs = append(s.logs, p.Message) })
 	case protocol.MethodWorkDoneProgressCreate:
 		return reply(ctx, nil, nil)
 	case "window/showDocument":
@@ -240,75 +245,77 @@ func (e *Editor) answer(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 			URI protocol.DocumentURI `json:"uri"`
 		}
 		json.Unmarshal(req.Params(), &p)
-		e.mu.Lock()
-		e.shown = append(e.shown, p.URI)
-		e.signal()
-		e.mu.Unlock()
+		e.record(func(s *seen) { s.shown = append(s.shown, p.URI) })
 		return reply(ctx, map[string]bool{"success": true}, nil)
 	case protocol.MethodWorkspaceConfiguration:
-		return reply(ctx, []any{e.settings}, nil)
+		return reply(ctx, []any{e.cfg.settings}, nil)
 	case "agentls/saveDocuments":
-		if !e.SavesDocuments {
-			return reply(ctx, nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "agentls/saveDocuments"))
-		}
-		var p struct {
-			URIs []protocol.DocumentURI `json:"uris"`
-		}
-		json.Unmarshal(req.Params(), &p)
-		var saved []protocol.DocumentURI
-		for _, u := range p.URIs {
-			rel := e.rel(u)
-			e.mu.Lock()
-			b, ok := e.buffers[rel]
-			var text string
-			if ok {
-				text = b.text
-			}
-			e.mu.Unlock()
-			if !ok || os.WriteFile(filepath.Join(e.Root, filepath.FromSlash(rel)), []byte(text), 0o644) != nil {
-				continue
-			}
-			saved = append(saved, u)
-			e.conn.Notify(ctx, protocol.MethodTextDocumentDidSave, map[string]any{"textDocument": map[string]any{"uri": u}})
-		}
-		return reply(ctx, map[string]any{"saved": saved}, nil)
+		return e.saveDocuments(ctx, reply, req)
 	case protocol.MethodWindowShowMessageRequest:
 		if !e.profile.hasButtons() {
 			return reply(ctx, nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "window/showMessageRequest"))
 		}
 		var p protocol.ShowMessageRequestParams
 		json.Unmarshal(req.Params(), &p)
+		// Recorded before it is answered, as an editor shows the
+		// question before the user presses anything.
 		e.mu.Lock()
-		e.requests = append(e.requests, p)
-		choose := e.ChooseAction
+		choose := e.cfg.answer
+		if e.ChooseAction != nil {
+			choose = e.ChooseAction
+		}
+		i := len(e.seen.requests)
+		e.seen.requests = append(e.seen.requests, answeredRequest{params: p})
 		e.signal()
 		e.mu.Unlock()
+		pressed := ""
 		if choose != nil {
-			if title := choose(p); title != "" {
-				return reply(ctx, protocol.MessageActionItem{Title: title}, nil)
-			}
+			pressed = choose(p)
+		}
+		e.record(func(s *seen) { s.requests[i].pressed = pressed })
+		if pressed != "" {
+			return reply(ctx, protocol.MessageActionItem{Title: pressed}, nil)
 		}
 		return reply(ctx, nil, nil)
 	}
 	return reply(ctx, nil, nil)
 }
 
-// ChangeSettings sends workspace/didChangeConfiguration with settings.
-func (e *Editor) ChangeSettings(settings any) {
-	e.t.Helper()
-	if err := e.conn.Notify(context.Background(), protocol.MethodWorkspaceDidChangeConfiguration, map[string]any{"settings": settings}); err != nil {
-		e.t.Fatal(err)
+// saveDocuments answers agentls/saveDocuments as the agentls editor
+// plugins do: each open buffer asked for is written and didSave sent.
+func (e *Editor) saveDocuments(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	e.mu.Lock()
+	saves := e.cfg.savesDocuments || e.SavesDocuments
+	e.mu.Unlock()
+	if !saves {
+		return reply(ctx, nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "agentls/saveDocuments"))
 	}
+	var p struct {
+		URIs []protocol.DocumentURI `json:"uris"`
+	}
+	json.Unmarshal(req.Params(), &p)
+	var saved []protocol.DocumentURI
+	for _, u := range p.URIs {
+		rel := e.rel(u)
+		e.mu.Lock()
+		b, ok := e.buffers[rel]
+		var text string
+		if ok {
+			text = b.text
+		}
+		e.mu.Unlock()
+		if !ok || os.WriteFile(filepath.Join(e.Root, filepath.FromSlash(rel)), []byte(text), 0o644) != nil {
+			continue
+		}
+		saved = append(saved, u)
+		e.conn.Notify(ctx, protocol.MethodTextDocumentDidSave, map[string]any{"textDocument": map[string]any{"uri": u}})
+	}
+	return reply(ctx, map[string]any{"saved": saved}, nil)
 }
 
-// ApplyEditsUnansweredLocked returns how many workspace/applyEdit
-// requests the editor left unanswered (IgnoreApplyEdit); for use inside an
-// Await condition.
-func (e *Editor) ApplyEditsUnansweredLocked() int { return e.unanswered }
-
-// AnswerHeldApplyEdits applies the workspace edits left unanswered under
-// IgnoreApplyEdit and answers them now, late.
-func (e *Editor) AnswerHeldApplyEdits() {
+// AnswerHeldEdits applies the workspace edits held unanswered (HoldEdits)
+// and answers them now, late.
+func (e *Editor) AnswerHeldEdits() {
 	e.mu.Lock()
 	held := e.held
 	e.held = nil
@@ -318,9 +325,10 @@ func (e *Editor) AnswerHeldApplyEdits() {
 	}
 }
 
-// CancelledRequestsLocked returns the ids of the server's requests it
-// cancelled with $/cancelRequest; for use inside an Await condition.
-func (e *Editor) CancelledRequestsLocked() []json.RawMessage { return e.cancelled }
+// AnswerHeldApplyEdits is AnswerHeldEdits.
+//
+// Deprecated: use AnswerHeldEdits.
+func (e *Editor) AnswerHeldApplyEdits() { e.AnswerHeldEdits() }
 
 // Notify sends the server any notification, for messages the editor's
 // other methods do not make (a buffer that is no file, say).

@@ -3,8 +3,19 @@
 // client over a pipe that keeps versioned buffers, applies WorkspaceEdits
 // the way editors do (version checks, the negotiated position encoding,
 // resource operations), tells the server about its own changes, answers
-// server requests, and records what the server shows. Tests wait on
-// conditions (Await), never sleep.
+// server requests, and records what the server shows.
+//
+// A test reads top to bottom: Start with the editor's options (profile.go
+// has the editors, options.go how it answers), act (editor.go), then
+// Await expectations (expect.go) on what it saw, never sleep:
+//
+//	e := lsptest.Start(t, root, lsptest.VSCode(), lsptest.RefuseEdits("apply reply"))
+//	e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply})
+//	e.Await(lsptest.ShownMessage("refused", "pending review"),
+//		lsptest.Diagnostics(lsptest.ForFile("a.go"), lsptest.WithCode("pending-edit")))
+//
+// client.go is the connection and the server's requests to the editor;
+// edits.go applies WorkspaceEdits to the buffers and the disk.
 package lsptest
 
 import (
@@ -17,7 +28,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -31,54 +41,52 @@ type buffer struct {
 	text    string
 }
 
-// An Editor is a fake editor connected to a real server.
+// An Editor is a fake editor connected to a real server. Start one
+// with its options; act on it (OpenFile, Type, ExecuteCommand…); wait
+// for what it sees with Await and expectations (ShownMessage,
+// Diagnostics, CompletedWork…).
 type Editor struct {
 	t        testing.TB
 	Root     string
 	profile  Profile
+	cfg      config // the options; fixed once Start returns
 	conn     jsonrpc2.Conn
 	encoding edits.Encoding
 
-	mu       sync.Mutex
-	changed  chan struct{}      // closed and replaced on every recorded event
-	buffers  map[string]*buffer // by path relative to Root
-	messages []protocol.ShowMessageParams
-	logs     []string
-	shown    []protocol.DocumentURI // documents the server asked to show
-	progress []ProgressEvent
-	hooks    map[string]func(json.RawMessage) // OnRequest
+	mu      sync.Mutex
+	changed chan struct{}      // closed and replaced on every recorded event
+	buffers map[string]*buffer // by path relative to Root
+	seen    seen
 	// editVersions are the versions the last WorkspaceEdit pinned its
 	// document edits to (nil: none).
 	editVersions map[string]*int32
-	diags        map[string][]protocol.Diagnostic // by path relative to Root
-	edits        int                              // workspace edits applied
+	held         []func() // answers to the applyEdits held (HoldEdits)
+	hooks        map[string]func(json.RawMessage)
+
 	// RejectEdits makes the editor refuse every workspace edit.
+	//
+	// Deprecated: start the editor with RefuseEdits.
 	RejectEdits bool
 	// BeforeApply, if set, runs before an edit is applied (to race it).
+	//
+	// Deprecated: start the editor with the BeforeApply option.
 	BeforeApply func()
 	// ChooseAction, if set, is the user pressing a button of a
 	// window/showMessageRequest: it returns the title ("" dismisses it).
-	// Unset, requests are dismissed.
+	//
+	// Deprecated: start the editor with AnswerRequests or Press.
 	ChooseAction func(protocol.ShowMessageRequestParams) string
-	requests     []protocol.ShowMessageRequestParams
-	// SavesDocuments makes the editor implement agentls/saveDocuments, as
-	// the agentls editor plugins do (start it with initializationOptions
-	// {"saveDocuments": true} so the server knows).
+	// SavesDocuments makes the editor implement agentls/saveDocuments.
+	//
+	// Deprecated: start the editor with the SavesDocuments option.
 	SavesDocuments bool
-	// IgnoreApplyEdit makes the editor leave workspace/applyEdit
-	// unanswered (a client that lost the request, or hung): the requests
-	// are counted (ApplyEditsUnansweredLocked) and held, to be applied
-	// and answered late by AnswerHeldApplyEdits, or never.
+	// IgnoreApplyEdit makes the editor hold every workspace/applyEdit.
+	//
+	// Deprecated: start the editor with HoldEdits.
 	IgnoreApplyEdit bool
-	unanswered      int
-	held            []func()
-	// cancelled are the ids of the server's $/cancelRequest notifications.
-	cancelled []json.RawMessage
 
-	serverDone  chan error
-	stop        func()
-	initOptions any
-	settings    any
+	serverDone chan error
+	stop       func()
 }
 
 // Encoding is the position encoding the server chose.
@@ -88,29 +96,6 @@ func (e *Editor) Encoding() edits.Encoding { return e.encoding }
 func (e *Editor) signal() {
 	close(e.changed)
 	e.changed = make(chan struct{})
-}
-
-// Await waits until cond holds (it is checked under the editor's lock
-// after every event), failing the test after a timeout.
-func (e *Editor) Await(what string, cond func() bool) {
-	e.t.Helper()
-	deadline := time.After(10 * time.Second)
-	for {
-		e.mu.Lock()
-		ok := cond()
-		ch := e.changed
-		e.mu.Unlock()
-		if ok {
-			return
-		}
-		select {
-		case <-ch:
-		case <-deadline:
-			e.mu.Lock()
-			defer e.mu.Unlock()
-			e.t.Fatalf("timed out waiting for %s; messages: %+v", what, e.messages)
-		}
-	}
 }
 
 func (e *Editor) uri(rel string) protocol.DocumentURI {
@@ -232,6 +217,8 @@ func (e *Editor) BufferIfOpen(rel string) (string, bool) {
 }
 
 // BufferIfOpenLocked is BufferIfOpen inside an Await condition.
+//
+// Deprecated: use Await(BufferContent(path, want)).
 func (e *Editor) BufferIfOpenLocked(rel string) (string, bool) {
 	if b, ok := e.buffers[rel]; ok {
 		return b.text, true
@@ -279,26 +266,70 @@ func (e *Editor) RunCodeAction(a protocol.CodeAction) error {
 	return e.ExecuteCommand(a.Command.Command, arg)
 }
 
-// Messages returns what the server showed (call under Await's cond or
-// after an Await).
+// ChangeSettings sends workspace/didChangeConfiguration with settings,
+// as the user editing them.
+func (e *Editor) ChangeSettings(settings any) {
+	e.t.Helper()
+	if err := e.conn.Notify(context.Background(), protocol.MethodWorkspaceDidChangeConfiguration, map[string]any{"settings": settings}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// The readers below return copies of what the editor has seen, for a
+// test's checks after an Await: the Await says when, they say what.
+
+// Messages returns the messages the server showed, in order.
 func (e *Editor) Messages() []protocol.ShowMessageParams {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return slices.Clone(e.messages)
+	return slices.Clone(e.seen.messages)
 }
 
-// MessagesLocked is Messages for use inside an Await condition.
-func (e *Editor) MessagesLocked() []protocol.ShowMessageParams { return e.messages }
+// MessageRequests returns the questions the server asked
+// (window/showMessageRequest), in order.
+func (e *Editor) MessageRequests() []protocol.ShowMessageRequestParams {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var ps []protocol.ShowMessageRequestParams
+	for _, r := range e.seen.requests {
+		ps = append(ps, r.params)
+	}
+	return ps
+}
 
-// EditsApplied returns how many workspace edits the editor applied; for
-// use inside an Await condition.
-func (e *Editor) EditsAppliedLocked() int { return e.edits }
+// Diagnostics returns the diagnostics last published for a file.
+func (e *Editor) Diagnostics(rel string) []protocol.Diagnostic {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.seen.diags[rel])
+}
+
+// Progress returns the $/progress events the server sent, in order.
+func (e *Editor) Progress() []ProgressEvent {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.seen.progress)
+}
+
+// WorkToken returns the token of the last work-done progress begun with
+// title (the one to Cancel), failing the test if there is none: Await
+// StartedWork(title) first.
+func (e *Editor) WorkToken(title string) string {
+	e.t.Helper()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	token := e.workTokenLocked(title)
+	if token == "" {
+		e.t.Fatalf("lsptest: no progress %q has begun (await StartedWork first)", title)
+	}
+	return token
+}
 
 // EditsApplied is how many workspace edits the editor applied.
 func (e *Editor) EditsApplied() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.edits
+	return len(e.seen.applied)
 }
 
 // EditVersion returns the version the last WorkspaceEdit pinned a
@@ -311,41 +342,66 @@ func (e *Editor) EditVersion(rel string) (v *int32, ok bool) {
 	return v, ok
 }
 
-// MessageRequestsLocked returns the window/showMessageRequests received.
-func (e *Editor) MessageRequestsLocked() []protocol.ShowMessageRequestParams { return e.requests }
+// The accessors below are read inside the deprecated Await(what, cond)
+// conditions, under the editor's lock; they go once no test uses them.
+
+// MessagesLocked is Messages for use inside an Await condition.
+//
+// Deprecated: use Await(ShownMessage(…)), or Messages after an Await.
+func (e *Editor) MessagesLocked() []protocol.ShowMessageParams { return e.seen.messages }
+
+// EditsAppliedLocked is EditsApplied inside an Await condition.
+//
+// Deprecated: use Await(AppliedEdits(n)) or Await(AppliedEdit(label)).
+func (e *Editor) EditsAppliedLocked() int { return len(e.seen.applied) }
 
 // ShownLocked returns the documents the server asked to show, in order;
 // for use inside an Await condition.
-func (e *Editor) ShownLocked() []protocol.DocumentURI { return e.shown }
+//
+// Deprecated: use Await(ShownDocument(path)).
+func (e *Editor) ShownLocked() []protocol.DocumentURI { return e.seen.shown }
 
 // LogsLocked returns the output channel's messages.
-func (e *Editor) LogsLocked() []string { return e.logs }
+//
+// Deprecated: use Await(LoggedMessage(…)).
+func (e *Editor) LogsLocked() []string { return e.seen.logs }
 
 // HasMessage reports whether a shown message contains s.
+//
+// Deprecated: use Await(ShownMessage(…)) or Await(…, NoShownMessage(…)).
 func (e *Editor) HasMessage(s string) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.HasMessageLocked(s)
 }
 
-// HasMessageLocked reports whether a shown message contains s; for use inside an
-// Await condition.
+// HasMessageLocked reports whether a shown message contains s; for use
+// inside an Await condition.
+//
+// Deprecated: use Await(ShownMessage(…)).
 func (e *Editor) HasMessageLocked(s string) bool {
-	for _, m := range e.messages {
-		if strings.Contains(m.Message, s) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(e.seen.messages, func(m protocol.ShowMessageParams) bool { return strings.Contains(m.Message, s) })
 }
 
 // DiagnosticsLocked returns the diagnostics last published for a file;
 // for use inside an Await condition.
-func (e *Editor) DiagnosticsLocked(rel string) []protocol.Diagnostic { return e.diags[rel] }
+//
+// Deprecated: use Await(Diagnostics(ForFile(path), …)) or NoDiagnostics.
+func (e *Editor) DiagnosticsLocked(rel string) []protocol.Diagnostic { return e.seen.diags[rel] }
 
-// Diagnostics returns the diagnostics last published for a file.
-func (e *Editor) Diagnostics(rel string) []protocol.Diagnostic {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return slices.Clone(e.diags[rel])
-}
+// ProgressLocked returns the progress events so far.
+//
+// Deprecated: use Await(StartedWork(title)) or Await(CompletedWork(title)).
+func (e *Editor) ProgressLocked() []ProgressEvent { return e.seen.progress }
+
+// ApplyEditsUnansweredLocked returns how many workspace/applyEdit
+// requests the editor holds unanswered.
+//
+// Deprecated: use Await(HeldEdits(n)).
+func (e *Editor) ApplyEditsUnansweredLocked() int { return e.seen.held }
+
+// CancelledRequestsLocked returns the ids of the server's requests it
+// cancelled with $/cancelRequest.
+//
+// Deprecated: use Await(CancelledRequests(n)).
+func (e *Editor) CancelledRequestsLocked() []json.RawMessage { return e.seen.cancelled }

@@ -20,23 +20,41 @@ type applyResult struct {
 // applyWorkspaceEdit applies an edit all or nothing, as editors that
 // honour versions do: every versioned document must be at its version.
 // Open buffers are edited (and the server told with didChange); files not
-// open are edited on disk.
-func (e *Editor) applyWorkspaceEdit(raw json.RawMessage) applyResult {
+// open are edited on disk. What happened is recorded for expectations
+// (AppliedEdit, RefusedEdit).
+func (e *Editor) applyWorkspaceEdit(label string, raw json.RawMessage) applyResult {
+	// Outside the lock: the hook may type in the editor.
+	if e.cfg.beforeApply != nil {
+		e.cfg.beforeApply(e, label)
+	}
 	if e.BeforeApply != nil {
 		e.BeforeApply()
 	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	defer e.signal()
+	var res applyResult
+	if e.RejectEdits || e.cfg.refuse != nil && e.cfg.refuse(label) {
+		res = applyResult{FailureReason: "the user declined"}
+	} else {
+		res = e.applyLocked(raw)
+	}
+	if res.Applied {
+		e.seen.applied = append(e.seen.applied, label)
+	} else {
+		e.seen.refused = append(e.seen.refused, refusedEdit{label: label, reason: res.FailureReason})
+	}
+	return res
+}
+
+// applyLocked applies a WorkspaceEdit, with e.mu held.
+func (e *Editor) applyLocked(raw json.RawMessage) applyResult {
 	var we struct {
 		Changes         map[protocol.DocumentURI][]protocol.TextEdit `json:"changes"`
 		DocumentChanges []json.RawMessage                            `json:"documentChanges"`
 	}
 	if err := json.Unmarshal(raw, &we); err != nil {
 		return applyResult{FailureReason: err.Error()}
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	defer e.signal()
-	if e.RejectEdits {
-		return applyResult{FailureReason: "the user declined"}
 	}
 	type op struct {
 		kind    string
@@ -135,7 +153,6 @@ func (e *Editor) applyWorkspaceEdit(raw json.RawMessage) applyResult {
 		}
 		os.WriteFile(full, []byte(text), 0o644)
 	}
-	e.edits++
 	go func() { // not from the read loop, and in order
 		for _, n := range notify {
 			// An error here means the session ended meanwhile: the test

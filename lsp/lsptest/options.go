@@ -1,0 +1,123 @@
+package lsptest
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/lsp"
+)
+
+// An Option sets up the editor (or the server it starts) before it
+// connects: how it answers the server's requests, which edits it
+// refuses, what it does before applying one. Options are given to Start
+// and fixed for the session, so a test reads as set-up, then actions,
+// then expectations; nothing about the editor changes behind a running
+// server's back.
+type Option func(*config)
+
+// config is what the options set; it is read-only once Start returns.
+type config struct {
+	initOptions    any
+	settings       any
+	server         lsp.Options
+	answer         func(protocol.ShowMessageRequestParams) string
+	refuse         func(label string) bool
+	hold           func(label string) bool
+	beforeApply    func(e *Editor, label string)
+	savesDocuments bool
+	hooks          map[string]func(e *Editor, params json.RawMessage)
+	awaitTimeout   time.Duration
+}
+
+// InitOptions is the initializationOptions the editor sends in
+// initialize (the agentls settings, for most tests).
+func InitOptions(v any) Option { return func(c *config) { c.initOptions = v } }
+
+// Settings is what the editor answers workspace/configuration with (a
+// profile that announces the capability: VS Code).
+func Settings(v any) Option { return func(c *config) { c.settings = v } }
+
+// ServerOptions are the server's own options (Version defaults to "test").
+func ServerOptions(opts lsp.Options) Option { return func(c *config) { c.server = opts } }
+
+// AnswerRequests is the user answering every window/showMessageRequest:
+// choose returns the title of the button pressed ("" dismisses it). It
+// runs on the editor's reader, so it must not wait for the server. By
+// default requests are dismissed.
+func AnswerRequests(choose func(protocol.ShowMessageRequestParams) string) Option {
+	return func(c *config) { c.answer = choose }
+}
+
+// Press answers every window/showMessageRequest with the first of titles
+// among its buttons, and dismisses one that offers none of them, as a
+// user can press only the buttons shown.
+func Press(titles ...string) Option {
+	return AnswerRequests(func(p protocol.ShowMessageRequestParams) string {
+		for _, title := range titles {
+			if slices.ContainsFunc(p.Actions, func(a protocol.MessageActionItem) bool { return a.Title == title }) {
+				return title
+			}
+		}
+		return ""
+	})
+}
+
+// RefuseEdits makes the editor refuse (applied: false) every
+// workspace/applyEdit whose label contains one of labels, or every one
+// when none is given: a user who declines, or a buffer the editor will
+// not touch.
+func RefuseEdits(labels ...string) Option {
+	return func(c *config) { c.refuse = labelMatcher(labels) }
+}
+
+// HoldEdits makes the editor leave every workspace/applyEdit whose label
+// contains one of labels (all, when none is given) unanswered, as a
+// client that lost the request or hung; AnswerHeldEdits applies and
+// answers them, late.
+func HoldEdits(labels ...string) Option {
+	return func(c *config) { c.hold = labelMatcher(labels) }
+}
+
+// BeforeApply runs fn before the editor applies a workspace edit, with
+// the edit's label: the way to land a keystroke between the server's
+// computing an edit and the editor's applying it. fn may call the
+// editor's methods (Type, say).
+func BeforeApply(fn func(e *Editor, label string)) Option {
+	return func(c *config) { c.beforeApply = fn }
+}
+
+// SavesDocuments makes the editor implement agentls/saveDocuments, as
+// the agentls editor plugins do (give InitOptions {"saveDocuments": true}
+// too, so the server knows).
+func SavesDocuments() Option { return func(c *config) { c.savesDocuments = true } }
+
+// OnRequest makes the editor run fn before it answers or handles the
+// server's messages of a method: the way to act at an exact point of the
+// server's work. fn runs on a goroutine of its own and may call the
+// server.
+func OnRequest(method string, fn func(e *Editor, params json.RawMessage)) Option {
+	return func(c *config) {
+		if c.hooks == nil {
+			c.hooks = map[string]func(*Editor, json.RawMessage){}
+		}
+		c.hooks[method] = fn
+	}
+}
+
+// AwaitTimeout is how long Await waits before it fails the test
+// (DefaultAwaitTimeout unless given): longer for a test whose server runs
+// a build, shorter for a test of a failure.
+func AwaitTimeout(d time.Duration) Option { return func(c *config) { c.awaitTimeout = d } }
+
+func labelMatcher(labels []string) func(string) bool {
+	return func(label string) bool {
+		if len(labels) == 0 {
+			return true
+		}
+		return slices.ContainsFunc(labels, func(l string) bool { return strings.Contains(label, l) })
+	}
+}
