@@ -151,7 +151,9 @@ func await(e *Editor, args ...any) string {
 func TestAwait(t *testing.T) {
 	t.Run("met by a later event", func(t *testing.T) {
 		e := editorWith(t, seen{})
-		go e.record(func(s *seen) { s.messages = append(s.messages, message(protocol.MessageTypeInfo, "agentls: applied 2 edits")) })
+		go e.record(func(s *seen) {
+			s.messages = append(s.messages, message(protocol.MessageTypeInfo, "agentls: applied 2 edits"))
+		})
 		if failure := await(e, ShownMessage("applied")); failure != "" {
 			t.Fatal(failure)
 		}
