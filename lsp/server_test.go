@@ -54,19 +54,14 @@ func TestApplyReply(t *testing.T) {
 			if err := e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply}); err != nil {
 				t.Fatal(err)
 			}
-			e.Await("the edit applied", func() bool { return e.HasMessageLocked("agentls: applied") })
-			if got := e.Buffer("a.go"); got != "package p\n\n// Config holds settings.\ntype Settings struct{}\n" {
-				t.Errorf("a.go buffer = %q", got)
-			}
-			if got := readFile(t, root, "b.go"); got != "package p\n\nvar c Settings\n" {
-				t.Errorf("b.go on disk = %q", got)
-			}
-			if got := readFile(t, root, "c.go"); got != "package p\n" {
-				t.Errorf("c.go = %q", got)
-			}
-			if got := readFile(t, root, "a.go"); got != files["a.go"] {
-				t.Errorf("a.go on disk changed (the buffer is the editor's to save): %q", got)
-			}
+			e.Await(
+				lsptest.ShownMessage("applied", "a.go, b.go, c.go"),
+				lsptest.BufferContent("a.go", "package p\n\n// Config holds settings.\ntype Settings struct{}\n"),
+				lsptest.FileContent("b.go", "package p\n\nvar c Settings\n"),
+				lsptest.FileContent("c.go", "package p\n"),
+				// The buffer is the editor's to save.
+				lsptest.FileContent("a.go", files["a.go"]),
+			)
 			// The open buffer's edits are pinned to its version (Neovim's
 			// first is 0), the file not open's are not.
 			if v, ok := e.EditVersion("a.go"); !ok || v == nil || *v != p.OpenVersion {
@@ -84,12 +79,13 @@ func TestApplyReplyFailureChangesNothing(t *testing.T) {
 	e := lsptest.Start(t, root, lsptest.VSCode())
 	e.OpenFile("a.go", "go")
 	e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply})
-	e.Await("an error", func() bool { return e.HasMessageLocked("nothing applied") })
-	if msg := e.Messages()[0]; msg.Type != protocol.MessageTypeError || !strings.Contains(msg.Message, "patch b.go") || !strings.Contains(msg.Message, "var c Other") {
-		t.Errorf("message = %+v", msg)
-	}
-	if e.Buffer("a.go") != files["a.go"] {
-		t.Error("a.go changed although b.go failed")
+	// The error names the failing block and what the file holds instead.
+	e.Await(
+		lsptest.ShownMessageOfType(protocol.MessageTypeError, "nothing applied", "patch b.go", "var c Other"),
+		lsptest.BufferContent("a.go", files["a.go"]),
+	)
+	if n := e.EditsApplied(); n != 0 {
+		t.Errorf("%d edits sent although b.go failed", n)
 	}
 }
 
@@ -97,28 +93,29 @@ func TestClientRejects(t *testing.T) {
 	for _, p := range lsptest.Profiles() {
 		t.Run(p.Name, func(t *testing.T) {
 			root := writeFiles(t, files)
-			e := lsptest.Start(t, root, p)
+			// The user declines the apply, and later accepts the review.
+			e := lsptest.Start(t, root, p, lsptest.RefuseEdits("apply reply"))
 			e.OpenFile("a.go", "go")
-			e.RejectEdits = true
 			e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply})
-			e.Await("the refusal reported", func() bool { return e.HasMessageLocked("refused the edit") })
-			if e.Buffer("a.go") != files["a.go"] || readFile(t, root, "b.go") != files["b.go"] {
-				t.Error("files changed although the editor refused")
+			// Nothing is lost: the changes wait for review.
+			e.Await(
+				lsptest.RefusedEdit("apply reply"),
+				lsptest.ShownMessage("refused the edit", "3 changes are kept as pending review"),
+				lsptest.Diagnostics(lsptest.ForFile("a.go"), lsptest.WithCode("pending-edit")),
+				lsptest.BufferContent("a.go", files["a.go"]),
+				lsptest.FileContent("b.go", files["b.go"]),
+				lsptest.NoFile("c.go"),
+			)
+			if ds := e.Diagnostics("a.go"); len(ds) != 1 {
+				t.Errorf("a.go shows %d diagnostics, want its one pending hunk: %v", len(ds), ds)
 			}
-			if _, err := os.Stat(filepath.Join(root, "c.go")); err == nil {
-				t.Error("c.go was created although the editor refused")
-			}
-			// Nothing is lost: the changes wait for review, and accepting
-			// them once the editor takes edits applies them.
-			e.Await("kept for review", func() bool {
-				return e.HasMessageLocked("3 changes are kept as pending review") && len(e.DiagnosticsLocked("a.go")) == 1
-			})
-			e.RejectEdits = false
 			e.ExecuteCommand("agentls.review.accept", map[string]any{"all": true})
-			e.Await("accepted", func() bool { return e.HasMessageLocked("agentls: accepted 3 edits") })
-			if e.Buffer("a.go") != "package p\n\n// Config holds settings.\ntype Settings struct{}\n" || readFile(t, root, "c.go") != "package p\n" {
-				t.Errorf("accepting the kept changes: a.go %q", e.Buffer("a.go"))
-			}
+			e.Await(
+				lsptest.ShownMessage("accepted 3 edits"),
+				lsptest.BufferContent("a.go", "package p\n\n// Config holds settings.\ntype Settings struct{}\n"),
+				lsptest.FileContent("c.go", "package p\n"),
+				lsptest.NoDiagnostics(lsptest.ForFile("a.go"), lsptest.WithCode("pending-edit")),
+			)
 		})
 	}
 }
@@ -131,23 +128,20 @@ func TestUserTypesDuringApply(t *testing.T) {
 	for _, p := range lsptest.Profiles() {
 		t.Run(p.Name, func(t *testing.T) {
 			root := writeFiles(t, files)
-			e := lsptest.Start(t, root, p)
-			e.OpenFile("a.go", "go")
 			typed := false
-			e.BeforeApply = func() {
+			e := lsptest.Start(t, root, p, lsptest.BeforeApply(func(e *lsptest.Editor, _ string) {
 				if !typed {
 					typed = true
 					e.Type("a.go", "package p // typed\n\n// Config holds settings.\ntype Config struct{}\n")
 				}
-			}
+			}))
+			e.OpenFile("a.go", "go")
 			e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply})
-			e.Await("the edit applied", func() bool { return e.HasMessageLocked("agentls: applied") })
-			if got := e.Buffer("a.go"); got != "package p // typed\n\n// Config holds settings.\ntype Settings struct{}\n" {
-				t.Errorf("a.go = %q", got)
-			}
-			if got := readFile(t, root, "b.go"); got != "package p\n\nvar c Settings\n" {
-				t.Errorf("b.go = %q", got)
-			}
+			e.Await(
+				lsptest.ShownMessage("applied"),
+				lsptest.BufferContent("a.go", "package p // typed\n\n// Config holds settings.\ntype Settings struct{}\n"),
+				lsptest.FileContent("b.go", "package p\n\nvar c Settings\n"),
+			)
 		})
 	}
 }
@@ -161,32 +155,30 @@ func TestEditorSkipsTypedBuffer(t *testing.T) {
 	for _, times := range []int{1, 2} {
 		t.Run(fmt.Sprintf("skipped %d times", times), func(t *testing.T) {
 			root := writeFiles(t, files)
-			e := lsptest.Start(t, root, lsptest.Neovim07())
-			e.OpenFile("a.go", "go")
 			typed := 0
-			e.BeforeApply = func() {
+			e := lsptest.Start(t, root, lsptest.Neovim07(), lsptest.BeforeApply(func(e *lsptest.Editor, _ string) {
 				if typed < times {
 					typed++
 					e.Type("a.go", fmt.Sprintf("package p // typed %d\n\n// Config holds settings.\ntype Config struct{}\n", typed))
 				}
-			}
+			}))
+			e.OpenFile("a.go", "go")
 			e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply})
-			e.Await("applied", func() bool { return e.HasMessageLocked("agentls: applied") })
+			// Recovered, the file is reported applied with the others;
+			// skipped twice, it is named.
+			told := lsptest.ShownMessage("applied", "a.go, b.go, c.go")
 			want := "package p // typed 1\n\n// Config holds settings.\ntype Settings struct{}\n"
 			if times == 2 {
+				told = lsptest.ShownMessage("the editor skipped a.go")
 				want = "package p // typed 2\n\n// Config holds settings.\ntype Config struct{}\n"
-				if !e.HasMessage("the editor skipped a.go") {
-					t.Errorf("the twice-skipped file was not reported: %v", e.Messages())
-				}
-			} else if !e.HasMessage("in a.go, b.go, c.go") {
-				t.Errorf("the recovered file is not reported as applied: %v", e.Messages())
 			}
-			if got := e.Buffer("a.go"); got != want {
-				t.Errorf("a.go = %q, want %q", got, want)
-			}
-			if readFile(t, root, "b.go") != "package p\n\nvar c Settings\n" || readFile(t, root, "c.go") != "package p\n" {
-				t.Error("the other files were not applied")
-			}
+			e.Await(
+				lsptest.ShownMessage("applied"),
+				told,
+				lsptest.BufferContent("a.go", want),
+				lsptest.FileContent("b.go", "package p\n\nvar c Settings\n"),
+				lsptest.FileContent("c.go", "package p\n"),
+			)
 		})
 	}
 }
@@ -204,10 +196,7 @@ func TestCodeActionOnScratchBuffer(t *testing.T) {
 	if err := e.RunCodeAction(actions[0]); err != nil {
 		t.Fatal(err)
 	}
-	e.Await("the edit applied", func() bool { return e.HasMessageLocked("agentls: applied") })
-	if readFile(t, root, "a.go") != "package p\n\n// Config holds settings.\ntype Settings struct{}\n" {
-		t.Errorf("a.go = %q", readFile(t, root, "a.go"))
-	}
+	e.Await(lsptest.ShownMessage("applied"), lsptest.FileContent("a.go", "package p\n\n// Config holds settings.\ntype Settings struct{}\n"))
 	// No "Apply" action on a Go file without edit blocks in the selection
 	// (only the undo of the edit that touched it).
 	e.OpenFile("b.go", "go")
@@ -228,10 +217,7 @@ func TestPositionsWithAstralCharacters(t *testing.T) {
 			e := lsptest.Start(t, root, p)
 			e.OpenFile("e.txt", "plaintext")
 			e.ExecuteCommand("agentls.applyReply", map[string]any{"text": "```patch e.txt\n<<<<<<< ORIGINAL\nx := \"😀\"; y := 1\n=======\nx := \"😀\"; y := 2\n>>>>>>> UPDATED\n```\n"})
-			e.Await("the edit applied", func() bool { return e.HasMessageLocked("agentls: applied") })
-			if got := e.Buffer("e.txt"); got != "x := \"😀\"; y := 2\r\nz\r\n" {
-				t.Errorf("e.txt = %q", got)
-			}
+			e.Await(lsptest.ShownMessage("applied"), lsptest.BufferContent("e.txt", "x := \"😀\"; y := 2\r\nz\r\n"))
 		})
 	}
 }
@@ -241,18 +227,17 @@ func TestPositionsWithAstralCharacters(t *testing.T) {
 // workspace/configuration take effect (here the tool-call format).
 func TestConfiguration(t *testing.T) {
 	root := writeFiles(t, files)
-	e := lsptest.StartWith(t, root, lsptest.VSCode(), map[string]any{"toolFormat": "yaml"}, map[string]any{"maxSteps": -1})
-	e.Await("the bad setting reported", func() bool { return e.HasMessageLocked("agentls.toolFormat: \"yaml\" is not one of") })
-	// VS Code supports workspace/configuration: the server pulled it.
-	e.Await("the pulled setting checked", func() bool {
-		return e.HasMessageLocked("workspace configuration: agentls.maxSteps: it must be positive")
-	})
+	e := lsptest.Start(t, root, lsptest.VSCode(), lsptest.InitOptions(map[string]any{"toolFormat": "yaml"}), lsptest.Settings(map[string]any{"maxSteps": -1}))
+	e.Await(
+		// The bad key and value are named.
+		lsptest.ShownMessage("agentls.toolFormat", `"yaml"`),
+		// VS Code supports workspace/configuration: the server pulled it.
+		lsptest.ShownMessage("workspace configuration", "agentls.maxSteps", "positive"),
+	)
 
 	xmlReply := "<tool-use>\n<save path=\"x.txt\">\nhello\n</save>\n</tool-use>\n"
 	e.ChangeSettings(map[string]any{"agentls": map[string]any{"toolFormat": "xml"}})
 	e.ExecuteCommand("agentls.applyReply", map[string]any{"text": xmlReply})
-	e.Await("applied", func() bool { return e.HasMessageLocked("agentls: applied") || e.HasMessageLocked("no edits") })
-	if got := readFile(t, root, "x.txt"); got != "hello\n" {
-		t.Errorf("x.txt = %q (the xml format was not used)", got)
-	}
+	// With the xml format unused, the reply has no edits.
+	e.Await(lsptest.ShownMessage("applied"), lsptest.NoShownMessage("no edits"), lsptest.FileContent("x.txt", "hello\n"))
 }
