@@ -316,20 +316,7 @@ func TestNonFileDocuments(t *testing.T) {
 	if err := e.ExecuteCommand("agentls.applyReply", map[string]any{"uri": u}); err != nil {
 		t.Fatal(err)
 	}
-	e.Await("the reply applied", func() bool { return e.HasMessageLocked("agentls: applied") })
-	if got := readFile(t, root, "b.go"); got != "package p\n\nvar c Settings\n" {
-		t.Errorf("b.go = %q", got)
-	}
-}
-
-// pendingIn reports whether a file shows pending review hunks.
-func pendingIn(e *lsptest.Editor, rel string) bool {
-	for _, d := range e.DiagnosticsLocked(rel) {
-		if d.Code == "pending-edit" {
-			return true
-		}
-	}
-	return false
+	e.Await(lsptest.ShownMessage("applied"), lsptest.FileContent("b.go", "package p\n\nvar c Settings\n"))
 }
 
 // TestApplyEditUnanswered: an editor that never answers
@@ -339,26 +326,24 @@ func pendingIn(e *lsptest.Editor, rel string) bool {
 // task used to wait for good.)
 func TestApplyEditUnanswered(t *testing.T) {
 	root := writeFiles(t, files)
-	e := lsptest.StartWithOptions(t, root, lsptest.VSCode(), nil, nil, lsp.Options{ApplyEditTimeout: 200 * time.Millisecond})
+	// The editor loses the apply, and answers again for the accept.
+	e := lsptest.Start(t, root, lsptest.VSCode(), lsptest.ServerOptions(lsp.Options{ApplyEditTimeout: 200 * time.Millisecond}), lsptest.HoldEdits("apply reply"))
 	e.OpenFile("a.go", "go")
-	e.IgnoreApplyEdit = true
 	if err := e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply}); err != nil {
 		t.Fatal(err)
 	}
-	e.Await("the server to give up and keep the change for review", func() bool {
-		return e.HasMessageLocked("did not answer the edit") && e.HasMessageLocked("kept as pending review") && pendingIn(e, "a.go")
-	})
-	e.Await("the request cancelled", func() bool { return len(e.CancelledRequestsLocked()) == 1 })
-	if got := e.Buffer("a.go"); got != files["a.go"] {
-		t.Errorf("a.go changed: %q", got)
-	}
-	e.IgnoreApplyEdit = false
+	e.Await(
+		lsptest.ShownMessage("did not answer the edit", "kept as pending review"),
+		lsptest.Diagnostics(lsptest.ForFile("a.go"), lsptest.WithCode("pending-edit")),
+		lsptest.CancelledRequests(1),
+		lsptest.BufferContent("a.go", files["a.go"]),
+	)
 	if err := e.ExecuteCommand("agentls.review.accept", map[string]any{"all": true}); err != nil {
 		t.Fatal(err)
 	}
-	e.Await("the pending change applied", func() bool { return e.EditsAppliedLocked() == 1 })
-	if got := readFile(t, root, "b.go"); got != "package p\n\nvar c Settings\n" {
-		t.Errorf("b.go = %q", got)
+	e.Await(lsptest.AppliedEdit("accept"), lsptest.FileContent("b.go", "package p\n\nvar c Settings\n"))
+	if n := e.EditsApplied(); n != 1 {
+		t.Errorf("%d edits applied, want the accept only", n)
 	}
 }
 
@@ -367,20 +352,17 @@ func TestApplyEditUnanswered(t *testing.T) {
 // twice over; the user is told to reject the pending copy.
 func TestApplyEditAnsweredLate(t *testing.T) {
 	root := writeFiles(t, files)
-	e := lsptest.StartWithOptions(t, root, lsptest.VSCode(), nil, nil, lsp.Options{ApplyEditTimeout: 200 * time.Millisecond})
+	e := lsptest.Start(t, root, lsptest.VSCode(), lsptest.ServerOptions(lsp.Options{ApplyEditTimeout: 200 * time.Millisecond}), lsptest.HoldEdits())
 	e.OpenFile("a.go", "go")
-	e.IgnoreApplyEdit = true
 	if err := e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply}); err != nil {
 		t.Fatal(err)
 	}
-	e.Await("the change kept for review", func() bool { return e.HasMessageLocked("kept as pending review") && pendingIn(e, "a.go") })
-	e.AnswerHeldApplyEdits()
-	e.Await("the user told of the late edit", func() bool {
-		return e.HasMessageLocked("after agentls stopped waiting") && e.HasMessageLocked("reject the pending copy")
-	})
-	if got := e.Buffer("a.go"); got != "package p\n\n// Config holds settings.\ntype Settings struct{}\n" {
-		t.Errorf("a.go = %q", got)
-	}
+	e.Await(lsptest.ShownMessage("kept as pending review"), lsptest.Diagnostics(lsptest.ForFile("a.go"), lsptest.WithCode("pending-edit")))
+	e.AnswerHeldEdits()
+	e.Await(
+		lsptest.ShownMessage("after agentls stopped waiting", "reject the pending copy"),
+		lsptest.BufferContent("a.go", "package p\n\n// Config holds settings.\ntype Settings struct{}\n"),
+	)
 }
 
 // TestApplyEditUnansweredAgentTurn: in an agent turn, the model is told
@@ -393,13 +375,13 @@ func TestApplyEditUnansweredAgentTurn(t *testing.T) {
 	)
 	defer srv.Close()
 	root := writeFiles(t, files)
-	e := lsptest.StartWithOptions(t, root, lsptest.Helix(), map[string]any{"model": "test-model", "baseUrl": srv.URL}, nil, lsp.Options{ApplyEditTimeout: 200 * time.Millisecond})
+	e := lsptest.Start(t, root, lsptest.Helix(), lsptest.InitOptions(map[string]any{"model": "test-model", "baseUrl": srv.URL}),
+		lsptest.ServerOptions(lsp.Options{ApplyEditTimeout: 200 * time.Millisecond}), lsptest.HoldEdits())
 	e.OpenFile("a.go", "go")
-	e.IgnoreApplyEdit = true
 	if err := e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "rename Config"}); err != nil {
 		t.Fatal(err)
 	}
-	e.Await("the turn done", func() bool { return e.HasMessageLocked("agentls: agent turn 1 done") })
+	e.Await(lsptest.ShownMessage("agent turn 1 done"))
 	reqs := srv.Requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d model calls, want 2", len(reqs))
@@ -422,12 +404,11 @@ func TestExitWhileApplyEditUnanswered(t *testing.T) {
 	for _, end := range []string{"shutdown and exit", "client dies"} {
 		t.Run(end, func(t *testing.T) {
 			root := writeFiles(t, files)
-			e := lsptest.StartWithOptions(t, root, lsptest.Neovim07(), nil, nil, lsp.Options{ApplyEditTimeout: time.Hour})
-			e.IgnoreApplyEdit = true
+			e := lsptest.Start(t, root, lsptest.Neovim07(), lsptest.ServerOptions(lsp.Options{ApplyEditTimeout: time.Hour}), lsptest.HoldEdits())
 			if err := e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply}); err != nil {
 				t.Fatal(err)
 			}
-			e.Await("the edit sent", func() bool { return e.ApplyEditsUnansweredLocked() == 1 })
+			e.Await(lsptest.HeldEdits(1))
 			if end == "client dies" {
 				e.Die()
 			} else {
