@@ -6,12 +6,18 @@
 //
 //	go run ./cmd/editbench                      # the smoke profile: seconds
 //	go run ./cmd/editbench -profile full -out BENCH.md
+//	go run ./cmd/editbench peers -gen ../shared/research/peers-gen.py -out BENCH.md
 //
 // It exits 1 if any case was applied wrongly, damaged bytes outside the
-// edited lines, or left a partial write.
+// edited lines, or left a partial write, or if a timed operation failed.
+// With -out, each report replaces only its own section of the file.
+//
+// peers (peers.go) times agentls beside gptme and aider installed from
+// PyPI; it needs Python and the network, so no test runs it.
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -43,6 +49,14 @@ func profiles() map[string]profile {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "peers":
+			return runPeers(context.Background(), args[1:], stdout, stderr)
+		case "peer-worker":
+			return runPeerWorker(args[1:], stdout, stderr)
+		}
+	}
 	fs := flag.NewFlagSet("editbench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	prof := fs.String("profile", "smoke", "`smoke` (seconds, for CI) or full")
@@ -76,7 +90,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	text := rep.markdown()
 	fmt.Fprint(stdout, text)
 	if *out != "" {
-		if err := os.WriteFile(*out, []byte(text), 0o644); err != nil {
+		if err := writeSection(*out, p.name, text); err != nil {
 			fmt.Fprintf(stderr, "editbench: %v\n", err)
 			return 1
 		}
@@ -129,7 +143,9 @@ func bench(p profile, seed uint64, c *corpus, tmp string) (*report, error) {
 	}
 	rep.x1Cases, rep.x1Partial = n, partial
 	if p.throughput {
-		rep.speed = measureSpeed(c)
+		if rep.speed, err = measureSpeed(c); err != nil {
+			return nil, err
+		}
 	}
 	return rep, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -17,7 +18,9 @@ type speedRow struct {
 // measureSpeed times exact applies on corpus files by size tier (10 MB is
 // sorted corpus files concatenated) and by hunk count, and pathological
 // inputs. Times are reported, never judged: they depend on the machine.
-func measureSpeed(c *corpus) []speedRow {
+// An apply that fails where it should succeed (or the other way round) is
+// an error, not a row: its time would be the error path's.
+func measureSpeed(c *corpus) ([]speedRow, error) {
 	var rows []speedRow
 	r := &rng{s: 42}
 	var big strings.Builder
@@ -38,21 +41,42 @@ func measureSpeed(c *corpus) []speedRow {
 		if err != nil {
 			continue
 		}
-		rows = append(rows, timeHunks(r, "natural file", text, 1))
+		row, err := timeHunks(r, "natural file", text, 1)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
 	}
-	rows = append(rows, timeHunks(r, "concatenated files", big.String(), 1))
-	for _, k := range []int{16, 256} {
-		rows = append(rows, timeHunks(r, "concatenated files", big.String(), k))
+	for _, k := range []int{1, 16, 256} {
+		row, err := timeHunks(r, "concatenated files", big.String(), k)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
 	}
 	// Pathological: 100,000 identical lines and a one-line hunk (ambiguous
 	// at every tier), and a hunk that is nowhere (the miss path).
 	same := strings.Repeat("\t}\n", 100_000)
-	rows = append(rows, timeOne("100k identical lines, ambiguous hunk", same, []edits.Hunk{{Original: []string{"\t}"}, Updated: []string{"}"}}}))
-	rows = append(rows, timeOne("miss in 10 MB", big.String(), []edits.Hunk{{Original: []string{"func nowhere() {", "\treturn 42", "}"}, Updated: []string{"x"}}}))
-	return rows
+	for _, p := range []struct {
+		what, text string
+		h          edits.Hunk
+	}{
+		{"100k identical lines, ambiguous hunk", same, edits.Hunk{Original: []string{"\t}"}, Updated: []string{"}"}}},
+		{"miss in 10 MB", big.String(), edits.Hunk{Original: []string{"func nowhere() {", "\treturn 42", "}"}, Updated: []string{"x"}}},
+	} {
+		row, err := timeOne(p.what, p.text, []edits.Hunk{p.h}, true)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
 }
 
-func timeHunks(r *rng, what, text string, k int) speedRow {
+// timeHunks times k hunks drawn from text, each of which resolves alone
+// (a drawn edit whose lines repeat elsewhere in text, as licence headers
+// do in concatenated files, is drawn again) and none overlapping.
+func timeHunks(r *rng, what, text string, k int) (speedRow, error) {
 	lines, _ := splitFile(text)
 	var hunks []edits.Hunk
 	used := map[int]bool{}
@@ -65,25 +89,35 @@ func timeHunks(r *rng, what, text string, k int) speedRow {
 		for i := e.first - 1; i <= e.first+e.n; i++ {
 			clash = clash || used[i]
 		}
+		h := edits.Hunk{Original: e.orig, Updated: e.upd}
 		if clash {
+			continue
+		}
+		if _, err := edits.ResolveHunks(text, []edits.Hunk{h}); err != nil {
 			continue
 		}
 		for i := e.first - 1; i <= e.first+e.n; i++ {
 			used[i] = true
 		}
-		hunks = append(hunks, edits.Hunk{Original: e.orig, Updated: e.upd})
+		hunks = append(hunks, h)
 	}
-	row := timeOne(what, text, hunks)
-	row.hunks = len(hunks)
-	return row
+	return timeOne(what, text, hunks, false)
 }
 
-func timeOne(what, text string, hunks []edits.Hunk) speedRow {
+// timeOne times applying hunks to text, which must fail if wantErr and
+// succeed otherwise.
+func timeOne(what, text string, hunks []edits.Hunk, wantErr bool) (speedRow, error) {
+	if _, err := edits.ApplyHunks(text, hunks); (err != nil) != wantErr {
+		if err == nil {
+			return speedRow{}, fmt.Errorf("speed row %q: %d hunks applied to %d bytes, which should have been refused", what, len(hunks), len(text))
+		}
+		return speedRow{}, fmt.Errorf("speed row %q: %d hunks on %d bytes failed, so its time would be the error path's: %w", what, len(hunks), len(text), err)
+	}
 	n := 0
 	start := time.Now()
 	for time.Since(start) < 300*time.Millisecond || n < 3 {
 		edits.ApplyHunks(text, hunks)
 		n++
 	}
-	return speedRow{what: what, size: len(text), hunks: len(hunks), per: time.Since(start) / time.Duration(n)}
+	return speedRow{what: what, size: len(text), hunks: len(hunks), per: time.Since(start) / time.Duration(n)}, nil
 }

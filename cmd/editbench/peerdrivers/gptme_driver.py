@@ -1,0 +1,160 @@
+"""editbench peers: times gptme's own functions on editbench's inputs.
+
+Run by `editbench peers` in a virtualenv holding gptme, one process per
+operation: argv is OP CASES.json, where each case names its input files.
+For each case it prints one JSON line: the median and every sample of the
+time per call in nanoseconds, and the outcome ("applied:<sha256>",
+"refused: <reason>", "parsed:<count>"), so editbench can check that every
+implementation did the same thing before comparing times.
+"""
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from gptme.tools import init_tools
+from gptme.tools.base import ToolUse
+from gptme.tools import patch as gpatch
+from gptme.tools import read as gread
+from gptme.tools import hashline_edit
+
+BUDGET_NS = 100_000_000  # time each case for at least this long (after one warm-up call)
+
+
+def timed(fn, budget_ns):
+    """Calls fn once untimed, then until budget_ns have passed; returns
+    the time per call of the timed calls and the last result."""
+    out = fn()
+    n = 0
+    start = time.perf_counter_ns()
+    while True:
+        out = fn()
+        n += 1
+        el = time.perf_counter_ns() - start
+        if el >= budget_ns:
+            return el // n, out
+
+
+def outcome_apply(fn):
+    try:
+        return "applied:" + hashlib.sha256(fn().encode()).hexdigest()
+    except ValueError as e:
+        return "refused: " + str(e).split("\n")[0][:80]
+
+
+def read(p):
+    with open(p, encoding="utf-8", newline="") as f:
+        return f.read()
+
+
+def parse_whole(case):
+    text = read(case["reply"])
+    fn = lambda: list(ToolUse.iter_from_content(text))
+    ns, out = timed(fn, case.get("budget", BUDGET_NS))
+    return ns, "parsed:%d" % sum(1 for u in out if u.is_runnable)
+
+
+def parse_stream(case):
+    # gptme's _reply_stream (gptme/llm/__init__.py) with display off and
+    # break_on_tooluse on, but not stopping at the first tool: the loop
+    # appends each character, looks at the last line at each newline
+    # (rsplit), and re-parses the whole output at each newline with
+    # ToolUse.iter_from_content(streaming=True). Chunks are cut before timing.
+    text = read(case["reply"])
+    chunks = [text[i : i + 16] for i in range(0, len(text), 16)]
+
+    def fn():
+        output = ""
+        found = 0
+        for chunk in chunks:
+            for char in chunk:
+                output += char
+                if char == "\n":
+                    output.rsplit("\n", 1)[-1]
+                    found = len([t for t in ToolUse.iter_from_content(output, streaming=True) if t.is_runnable])
+        return found
+
+    ns, out = timed(fn, 0)
+    return ns, "streamed"
+
+
+def patch(case):
+    content = read(case["file"])
+    block = read(case["patch"])
+    fn = lambda: gpatch.apply(block, content)
+    ns, _ = timed(lambda: outcome_apply(fn), case.get("budget", BUDGET_NS))
+    return ns, outcome_apply(fn)
+
+
+def small_edits(case):
+    content = read(case["file"])
+    blocks = read(case["patch"]).split("\n%%%%\n")
+
+    def fn():
+        cur = content
+        for b in blocks:
+            cur = gpatch.apply(b, cur)
+        return cur
+
+    ns, _ = timed(lambda: outcome_apply(fn), case.get("budget", BUDGET_NS))
+    return ns // len(blocks), outcome_apply(fn)
+
+
+def anchors_render(case):
+    # gptme's read tool with hashline_edit loaded: the whole file with line
+    # numbers and a [path#tag] header (SHA-256 of the content); it reads
+    # the file itself, from the page cache here.
+    path = Path(case["file"]).resolve()
+    os.chdir(path.parent)
+    rel = Path(path.name)
+
+    def fn():
+        msgs = list(gread._read_one(rel))
+        return msgs[-1].content
+
+    ns, out = timed(fn, case.get("budget", BUDGET_NS))
+    if "too large" in out:
+        return ns, "refused: " + out.split("\n")[0][:80]
+    return ns, "rendered:%d" % len(out)
+
+
+def anchors_apply(case):
+    # hashline_edit's parse and apply of PUT ops on the content (the tag
+    # check and the write to disk are left out).
+    content = read(case["file"])
+    ops = read(case["ops"])
+
+    def fn():
+        _, _, parsed = hashline_edit._parse_operations(ops)
+        return hashline_edit._apply_operations(content, parsed)
+
+    ns, _ = timed(lambda: outcome_apply(fn), case.get("budget", BUDGET_NS))
+    return ns, outcome_apply(fn)
+
+
+OPS = {
+    "parse-whole": parse_whole,
+    "parse-stream16": parse_stream,
+    "patch": patch,
+    "small-edits": small_edits,
+    "anchors-render": anchors_render,
+    "anchors-apply": anchors_apply,
+}
+
+
+def main():
+    op, cases_file = sys.argv[1], sys.argv[2]
+    init_tools(include_mcp=False)
+    with open(cases_file) as f:
+        cases = json.load(f)
+    for case in cases:
+        ns, out = OPS[op](case)
+        print(json.dumps({"case": case["name"], "ns": ns, "outcome": out}), flush=True)
+
+
+if __name__ == "__main__":
+    main()

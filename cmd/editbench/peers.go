@@ -1,0 +1,697 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// editbench peers times agentls beside the real gptme and aider on the
+// same inputs, each implementation in its own process, interleaved round
+// by round, and prints medians, ranges and same-run ratios, with the
+// machine's ceiling measured in the same run. It needs Python and PyPI, so
+// it is a subcommand, never part of go test.
+
+//go:embed peerdrivers/*.py
+var peerDrivers embed.FS
+
+// The peers' versions: the ones issue #17 measured against. They cannot
+// share a virtualenv (their pinned dependencies conflict), so each gets
+// its own.
+var peerPackages = []struct{ name, pkg, driver string }{
+	{"gptme", "gptme==0.35.1", "gptme_driver.py"},
+	{"aider", "aider-chat==0.86.2", "aider_driver.py"},
+}
+
+// nonASCIIHeader is put before a generated file to make its non-ASCII
+// variant: a comment with Latin-1, BMP and astral characters, so CPython
+// stores the whole text at 4 bytes a character (the case where its search
+// is slowest), and Go's byte search sees multi-byte UTF-8. The patches'
+// lines are the same.
+const nonASCIIHeader = "// Ünïcödé: naïve café — λ→μ, “quotes”, 𝔤𝔬 𝕗𝕒𝕤𝕥 🚀\n"
+
+type peersConfig struct {
+	gen       string // peers-gen.py
+	python    string
+	venvs     string // where the virtualenvs are kept ("" for a temporary folder)
+	rounds    int
+	streamMax int // the largest reply gptme's streaming loop is run on (it is quadratic)
+	out       string
+	keep      string // keep the generated inputs in this folder
+}
+
+func runPeers(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("editbench peers", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cfg peersConfig
+	fs.StringVar(&cfg.gen, "gen", "", "the input generator, `peers-gen.py` (../shared/research/peers-gen.py beside the project)")
+	fs.StringVar(&cfg.python, "python", "python3", "the Python 3 `interpreter` that makes the virtualenvs and runs the generator")
+	fs.StringVar(&cfg.venvs, "venvs", "", "keep the peers' virtualenvs in `dir` and reuse them next time (default: a temporary folder, removed after)")
+	fs.IntVar(&cfg.rounds, "rounds", 5, "rounds of A B A B: each implementation runs every operation once per round, in its own process")
+	fs.IntVar(&cfg.streamMax, "gptme-stream-max", 20_000, "the largest reply (bytes) gptme's streaming loop is timed on: it re-parses the whole reply at each newline (100 KB takes 12 s a call, 1 MB about 20 minutes)")
+	fs.StringVar(&cfg.out, "out", "", "also write the report into `file`, replacing its peers section (BENCH.md)")
+	fs.StringVar(&cfg.keep, "inputs", "", "generate the inputs into `dir` and keep them (default: a temporary folder)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if cfg.gen == "" {
+		fmt.Fprintln(stderr, "editbench peers: -gen is required: the path of peers-gen.py (e.g. -gen ../shared/research/peers-gen.py)")
+		return 2
+	}
+	if cfg.rounds < 1 {
+		fmt.Fprintf(stderr, "editbench peers: -rounds %d: need at least 1\n", cfg.rounds)
+		return 2
+	}
+	text, err := peers(ctx, cfg, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "editbench peers: %v\n", err)
+		return 1
+	}
+	fmt.Fprint(stdout, text)
+	if cfg.out != "" {
+		if err := writeSection(cfg.out, "peers", text); err != nil {
+			fmt.Fprintf(stderr, "editbench peers: %v\n", err)
+			return 1
+		}
+	}
+	return 0
+}
+
+// An implementation is a way to run one process for an operation.
+type implementation struct {
+	name string
+	argv []string // then OP CASES.json
+	ops  map[string]bool
+}
+
+// A peerOp is an operation timed for every implementation that has it.
+type peerOp struct {
+	op, label string
+	cases     []peerCase
+	bytes     map[string]int // input bytes per case, for MB/s
+	skip      func(impl string, c peerCase) string
+}
+
+func peers(ctx context.Context, cfg peersConfig, log io.Writer) (string, error) {
+	tmp, err := os.MkdirTemp("", "editbench-peers-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	in := cfg.keep
+	if in == "" {
+		in = filepath.Join(tmp, "inputs")
+	}
+	fmt.Fprintf(log, "editbench peers: generating the inputs with %s into %s\n", cfg.gen, in)
+	if err := runCmd(ctx, log, cfg.python, cfg.gen, in); err != nil {
+		return "", fmt.Errorf("generate the inputs (-gen %s): %w", cfg.gen, err)
+	}
+	ops, err := peerInputs(in)
+	if err != nil {
+		return "", err
+	}
+	venvs := cfg.venvs
+	if venvs == "" {
+		venvs = filepath.Join(tmp, "venvs")
+	}
+	impls := []implementation{agentlsImpl()}
+	for _, p := range peerPackages {
+		py, err := ensureVenv(ctx, log, cfg.python, filepath.Join(venvs, p.name), p.pkg)
+		if err != nil {
+			return "", fmt.Errorf("install %s: %w", p.pkg, err)
+		}
+		script := filepath.Join(tmp, p.driver)
+		src, _ := peerDrivers.ReadFile("peerdrivers/" + p.driver)
+		if err := os.WriteFile(script, src, 0o644); err != nil {
+			return "", err
+		}
+		impls = append(impls, implementation{name: p.name, argv: []string{py, script}, ops: driverOps(p.name)})
+	}
+	for i := range ops {
+		if ops[i].op == "parse-stream16" {
+			ops[i].skip = func(impl string, c peerCase) string {
+				if impl == "gptme" && len(mustRead(c.Reply)) > cfg.streamMax {
+					return "not run"
+				}
+				return ""
+			}
+		}
+	}
+	res := &peerResults{samples: map[string][]int64{}, outcomes: map[string]string{}}
+	start := time.Now()
+	for round := range cfg.rounds {
+		for _, op := range ops {
+			order := slices.Clone(impls)
+			if round%2 == 1 {
+				slices.Reverse(order) // A B C, C B A: neither side always goes first
+			}
+			for _, im := range order {
+				if !im.ops[op.op] {
+					continue
+				}
+				var cases []peerCase
+				for _, c := range op.cases {
+					if op.skip == nil || op.skip(im.name, c) == "" {
+						cases = append(cases, c)
+					}
+				}
+				if len(cases) == 0 {
+					continue
+				}
+				fmt.Fprintf(log, "editbench peers: round %d/%d: %s %s (%s so far)\n", round+1, cfg.rounds, im.name, op.op, time.Since(start).Round(time.Second))
+				got, err := runDriver(ctx, tmp, im, op.op, cases)
+				if err != nil {
+					return "", err
+				}
+				for _, r := range got {
+					res.add(op.op, r.Case, im.name, r.NS, r.Outcome)
+				}
+			}
+		}
+	}
+	load, _ := os.ReadFile("/proc/loadavg")
+	return res.markdown(ops, impls, cfg, strings.TrimSpace(string(load))), nil
+}
+
+func mustRead(path string) []byte {
+	b, _ := os.ReadFile(path)
+	return b
+}
+
+// driverOps lists the operations each peer's driver has.
+func driverOps(peer string) map[string]bool {
+	if peer == "aider" {
+		return map[string]bool{"patch": true, "small-edits": true}
+	}
+	return map[string]bool{"parse-whole": true, "parse-stream16": true, "patch": true, "small-edits": true, "anchors-render": true, "anchors-apply": true}
+}
+
+func agentlsImpl() implementation {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	ops := map[string]bool{}
+	for op := range workerOps() {
+		ops[op] = true
+	}
+	return implementation{name: "agentls", argv: []string{exe, "peer-worker"}, ops: ops}
+}
+
+// runDriver runs one process of im for op over cases and reads its results.
+func runDriver(ctx context.Context, tmp string, im implementation, op string, cases []peerCase) ([]peerResult, error) {
+	data, _ := json.Marshal(cases)
+	file := filepath.Join(tmp, "cases-"+op+".json")
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, im.argv[0], append(im.argv[1:], op, file)...)
+	cmd.Dir = tmp
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w\n%s", im.name, op, err, lastLines(stderr.String(), 15))
+	}
+	var rs []peerResult
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		var r peerResult
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			return nil, fmt.Errorf("%s %s: a line of output is not a result (%v): %q", im.name, op, err, sc.Text())
+		}
+		rs = append(rs, r)
+	}
+	if len(rs) != len(cases) {
+		return nil, fmt.Errorf("%s %s: %d results for %d cases\n%s", im.name, op, len(rs), len(cases), lastLines(stderr.String(), 15))
+	}
+	return rs, nil
+}
+
+func lastLines(s string, n int) string {
+	ls := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(ls[max(0, len(ls)-n):], "\n")
+}
+
+func runCmd(ctx context.Context, log io.Writer, name string, args ...string) error {
+	cmd := exec.CommandContext(ctx, name, args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s %s: %w\n%s", name, strings.Join(args, " "), err, lastLines(out.String(), 20))
+	}
+	return nil
+}
+
+// ensureVenv returns the Python of a virtualenv at dir holding pkg
+// (name==version), creating it and installing pkg from PyPI if needed.
+func ensureVenv(ctx context.Context, log io.Writer, python, dir, pkg string) (string, error) {
+	py := filepath.Join(dir, "bin", "python")
+	name, version, _ := strings.Cut(pkg, "==")
+	if _, err := os.Stat(py); err != nil {
+		fmt.Fprintf(log, "editbench peers: creating a virtualenv in %s\n", dir)
+		if err := runCmd(ctx, log, python, "-m", "venv", dir); err != nil {
+			return "", err
+		}
+	}
+	show, _ := exec.CommandContext(ctx, py, "-m", "pip", "show", name).Output()
+	if !bytes.Contains(show, []byte("\nVersion: "+version+"\n")) {
+		fmt.Fprintf(log, "editbench peers: pip install %s (from PyPI; a few minutes)\n", pkg)
+		if err := runCmd(ctx, log, py, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", pkg); err != nil {
+			return "", err
+		}
+	}
+	return py, nil
+}
+
+var (
+	replySizes  = []int{1_000, 10_000, 100_000, 1_000_000, 10_000_000}
+	patchSizes  = []int{10_000, 1_000_000, 10_000_000}
+	anchorSizes = []int{10_000, 100_000, 1_000_000, 10_000_000}
+)
+
+// peerInputs makes, beside the generator's files in dir, the inputs it
+// does not write (non-ASCII files, 16 hunks, small edits, anchored ops),
+// and returns the operations to time.
+func peerInputs(dir string) ([]peerOp, error) {
+	at := func(name string) string { return filepath.Join(dir, name) }
+	size := func(path string) int { st, _ := os.Stat(path); return int(st.Size()) }
+	parseWhole := peerOp{op: "parse-whole", label: "parse whole reply", bytes: map[string]int{}}
+	stream := peerOp{op: "parse-stream16", label: "parse streamed, 16-byte chunks", bytes: map[string]int{}}
+	for _, n := range replySizes {
+		c := peerCase{Name: nominal(n), Reply: at(fmt.Sprintf("reply-%d.md", n))}
+		if _, err := os.Stat(c.Reply); err != nil {
+			return nil, fmt.Errorf("the generator did not write %s: %w", c.Reply, err)
+		}
+		parseWhole.cases = append(parseWhole.cases, c)
+		parseWhole.bytes[c.Name] = size(c.Reply)
+		stream.cases = append(stream.cases, c)
+		stream.bytes[c.Name] = size(c.Reply)
+	}
+	patch := peerOp{op: "patch", label: "patch", bytes: map[string]int{}}
+	for _, n := range patchSizes {
+		file := at(fmt.Sprintf("file-%d.go", n))
+		text, err := os.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		nonASCII := at(fmt.Sprintf("nonascii-file-%d.go", n))
+		if err := os.WriteFile(nonASCII, append([]byte(nonASCIIHeader), text...), 0o644); err != nil {
+			return nil, err
+		}
+		for _, kind := range []string{"exact", "miss", "relaxed"} {
+			for _, f := range []struct{ enc, path string }{{"ASCII", file}, {"non-ASCII", nonASCII}} {
+				c := peerCase{Name: fmt.Sprintf("%s %s %s", kind, nominal(n), f.enc), File: f.path, Patch: at(fmt.Sprintf("patch-%s-%d.txt", kind, n))}
+				patch.cases = append(patch.cases, c)
+				patch.bytes[c.Name] = size(f.path)
+			}
+		}
+		if n == 10_000_000 {
+			p := at("patch-exact16-10000000.txt")
+			if err := os.WriteFile(p, []byte(sixteenHunks(string(text))), 0o644); err != nil {
+				return nil, err
+			}
+			c := peerCase{Name: "exact 16 hunks " + nominal(n) + " ASCII", File: file, Patch: p}
+			patch.cases = append(patch.cases, c)
+			patch.bytes[c.Name] = len(text)
+		}
+	}
+	small := peerOp{op: "small-edits", label: "small edits, one patch each", bytes: map[string]int{}}
+	{
+		file := at("file-10000.go")
+		text, _ := os.ReadFile(file)
+		p := at("small-edits-10000.txt")
+		if err := os.WriteFile(p, []byte(smallEdits(string(text), 16)), 0o644); err != nil {
+			return nil, err
+		}
+		c := peerCase{Name: "16 edits 10 KB", File: file, Patch: p}
+		small.cases = append(small.cases, c)
+		small.bytes[c.Name] = len(text)
+	}
+	render := peerOp{op: "anchors-render", label: "anchors: render the whole file", bytes: map[string]int{}}
+	apply := peerOp{op: "anchors-apply", label: "anchors: apply 8 line edits", bytes: map[string]int{}}
+	for _, n := range anchorSizes {
+		file := at(fmt.Sprintf("file-%d.go", n))
+		text, err := os.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		c := peerCase{Name: nominal(n), File: file}
+		render.cases = append(render.cases, c)
+		render.bytes[c.Name] = len(text)
+		lines := strings.Split(strings.TrimSuffix(string(text), "\n"), "\n")
+		c.Lines, c.Ops = nil, at(fmt.Sprintf("hashline-ops-%d.txt", n))
+		var ops strings.Builder
+		ops.WriteString("[f.go#00000000]\n")
+		for k := range 8 {
+			l := k*len(lines)/8 + 1
+			c.Lines = append(c.Lines, l)
+			fmt.Fprintf(&ops, "PUT %d.=%d:\n+%s%s\n", l, l, lines[l-1], anchorsEdit)
+		}
+		if err := os.WriteFile(c.Ops, []byte(ops.String()), 0o644); err != nil {
+			return nil, err
+		}
+		apply.cases = append(apply.cases, c)
+		apply.bytes[c.Name] = len(text)
+	}
+	big := at("file-10000000.go")
+	ceiling := peerOp{op: "ceiling", label: "machine ceiling (Go)", bytes: map[string]int{"memmove": size(big), "indexbyte": size(big)},
+		cases: []peerCase{{Name: "memmove", File: big}, {Name: "indexbyte", File: big}}}
+	return []peerOp{ceiling, parseWhole, stream, patch, small, render, apply}, nil
+}
+
+// nominal names an input by the generator's target size, in decimal
+// units as the generator's file names are (its files overshoot by up to a
+// block; rates use the real sizes).
+func nominal(n int) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%d MB", n/1_000_000)
+	case n >= 1_000:
+		return fmt.Sprintf("%d KB", n/1_000)
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// conflictBlock renders hunks in gptme's conflict-marker format.
+func conflictBlock(hunks [][2][]string) string {
+	var b strings.Builder
+	for i, h := range hunks {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("<<<<<<< ORIGINAL\n" + strings.Join(h[0], "\n") + "\n=======\n" + strings.Join(h[1], "\n") + "\n>>>>>>> UPDATED")
+	}
+	return b.String()
+}
+
+// sixteenHunks edits 16 functions spread over text the way the
+// generator's exact patch edits one: a "func" line and the 3 after it,
+// the second line edited.
+func sixteenHunks(text string) string {
+	lines := strings.Split(text, "\n")
+	var hunks [][2][]string
+	for k := range 16 {
+		h := (2*k + 1) * len(lines) / 32
+		for !strings.HasPrefix(lines[h], "func ") {
+			h++
+		}
+		orig := slices.Clone(lines[h : h+4])
+		upd := slices.Clone(orig)
+		upd[1] += " // edited"
+		hunks = append(hunks, [2][]string{orig, upd})
+	}
+	return conflictBlock(hunks)
+}
+
+// smallEdits returns n one-line patches of text, each a line found
+// nowhere else (not even inside another line, as gptme searches), spread
+// over the file, joined by smallEditSep.
+func smallEdits(text string, n int) string {
+	var unique []string
+	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		if strings.TrimSpace(l) != "" && strings.Count(text, l) == 1 {
+			unique = append(unique, l)
+		}
+	}
+	var blocks []string
+	for k := range min(n, len(unique)) {
+		l := unique[k*len(unique)/n]
+		blocks = append(blocks, conflictBlock([][2][]string{{{l}, {l + " // edited"}}}))
+	}
+	return strings.Join(blocks, smallEditSep)
+}
+
+// peerResults are the samples of every (operation, case, implementation).
+type peerResults struct {
+	samples  map[string][]int64 // op/case/impl → ns per call, one per round
+	outcomes map[string]string
+}
+
+func key(op, c, impl string) string { return op + "\x00" + c + "\x00" + impl }
+
+func (r *peerResults) add(op, c, impl string, ns int64, outcome string) {
+	k := key(op, c, impl)
+	r.samples[k] = append(r.samples[k], ns)
+	r.outcomes[k] = outcome
+}
+
+func median(xs []int64) int64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func medianF(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// ratios returns peer/agentls per round: the same round's processes ran
+// back to back, so the machine's slow phases touch both.
+func (r *peerResults) ratios(op, c, peer string) []float64 {
+	a, p := r.samples[key(op, c, "agentls")], r.samples[key(op, c, peer)]
+	var out []float64
+	for i := range min(len(a), len(p)) {
+		out = append(out, float64(p[i])/float64(a[i]))
+	}
+	return out
+}
+
+func fmtNS(ns int64) string {
+	d := time.Duration(ns)
+	switch {
+	case d < time.Microsecond:
+		return fmt.Sprintf("%d ns", ns)
+	case d < time.Millisecond:
+		return fmt.Sprintf("%.1f µs", float64(ns)/1e3)
+	case d < time.Second:
+		return fmt.Sprintf("%.2f ms", float64(ns)/1e6)
+	}
+	return fmt.Sprintf("%.2f s", float64(ns)/1e9)
+}
+
+func (r *peerResults) cell(op, c, impl string) string {
+	s := r.samples[key(op, c, impl)]
+	if len(s) == 0 {
+		return ""
+	}
+	lo, hi := slices.Min(s), slices.Max(s)
+	out := fmt.Sprintf("%s (%s–%s)", fmtNS(median(s)), fmtNS(lo), fmtNS(hi))
+	if o := r.outcomes[key(op, c, impl)]; strings.HasPrefix(o, "refused") && !strings.HasPrefix(c, "miss") {
+		out += " refused"
+	}
+	return out
+}
+
+func (r *peerResults) ratioCell(op, c, peer string) string {
+	if o := r.outcomes[key(op, c, peer)]; strings.HasPrefix(o, "refused") && !strings.HasPrefix(c, "miss") {
+		return "" // a refusal's time is no comparison
+	}
+	rs := r.ratios(op, c, peer)
+	if len(rs) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("**%.1f×** (%.1f–%.1f)", medianF(rs), slices.Min(rs), slices.Max(rs))
+}
+
+// agreement says whether the implementations that applied an edit made the
+// same bytes, and which refused.
+func (r *peerResults) agreement(op, c string, impls []implementation) string {
+	var applied []string
+	shas := map[string]bool{}
+	var refused []string
+	for _, im := range impls {
+		o, ok := r.outcomes[key(op, c, im.name)]
+		switch {
+		case !ok:
+		case strings.HasPrefix(o, "applied:"):
+			applied = append(applied, im.name)
+			shas[o] = true
+		case strings.HasPrefix(o, "refused"):
+			refused = append(refused, im.name)
+		}
+	}
+	var parts []string
+	if len(applied) > 1 {
+		if len(shas) == 1 {
+			parts = append(parts, "same bytes")
+		} else {
+			parts = append(parts, "**different bytes**")
+		}
+	}
+	if len(refused) > 0 {
+		parts = append(parts, "refused: "+strings.Join(refused, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (r *peerResults) markdown(ops []peerOp, impls []implementation, cfg peersConfig, load string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Side by side with gptme and aider\n\n")
+	fmt.Fprintf(&b, "Reproduce (needs Python 3 and PyPI, so it is not part of `go test`): `go run ./cmd/editbench peers -gen ../shared/research/peers-gen.py -out BENCH.md`\n\n")
+	fmt.Fprintf(&b, "gptme 0.35.1 and aider-chat 0.86.2 from PyPI, each in its own virtualenv; inputs from peers-gen.py (non-ASCII: the same file after one comment line with astral characters). Every cell is the median of %d rounds (min–max); each round runs every implementation once per operation, each in its own process, alternating which goes first; a process calls each case once untimed, then for at least 100 ms. Ratios are peer ÷ agentls within a round, median (min–max). Load average at the end: %s.\n\n", cfg.rounds, load)
+	b.WriteString("| path | input | agentls | MB/s | gptme | × gptme | aider | × aider | outcome |\n|---|---|---:|---:|---:|---:|---:|---:|---|\n")
+	for _, op := range ops {
+		for _, c := range op.cases {
+			a := r.samples[key(op.op, c.Name, "agentls")]
+			if len(a) == 0 {
+				continue
+			}
+			mbs := float64(op.bytes[c.Name]) / (float64(median(a)) / 1e9) / 1e6
+			g := r.cell(op.op, c.Name, "gptme")
+			if g == "" && impls[1].ops[op.op] && op.skip != nil && op.skip("gptme", c) != "" {
+				g = "not run (quadratic)"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %.0f | %s | %s | %s | %s | %s |\n", op.label, c.Name, r.cell(op.op, c.Name, "agentls"), mbs,
+				g, r.ratioCell(op.op, c.Name, "gptme"), r.cell(op.op, c.Name, "aider"), r.ratioCell(op.op, c.Name, "aider"), r.agreement(op.op, c.Name, impls))
+		}
+	}
+	b.WriteString("\n")
+	b.WriteString(r.targets(ops))
+	return b.String()
+}
+
+// targets checks issue #17's targets against this run's medians.
+func (r *peerResults) targets(ops []peerOp) string {
+	bytesOf := map[string]int{}
+	for _, op := range ops {
+		for c, n := range op.bytes {
+			bytesOf[op.op+"\x00"+c] = n
+		}
+	}
+	med := func(op, c, impl string) float64 { return float64(median(r.samples[key(op, c, impl)])) }
+	ratio := func(op, c string) float64 {
+		rs := r.ratios(op, c, "gptme")
+		if len(rs) == 0 {
+			return math.NaN()
+		}
+		return medianF(rs)
+	}
+	gbs := func(op, c string) float64 { return float64(bytesOf[op+"\x00"+c]) / med(op, c, "agentls") }
+	var b strings.Builder
+	b.WriteString("| target | measured | met |\n|---|---|---|\n")
+	row := func(target, measured string, ok bool) {
+		mark := "yes"
+		if !ok {
+			mark = "**no**"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", target, measured, mark)
+	}
+	for _, enc := range []string{"ASCII", "non-ASCII"} {
+		var ms []string
+		ok := true
+		for _, n := range patchSizes {
+			x := ratio("patch", fmt.Sprintf("exact %s %s", nominal(n), enc))
+			ms = append(ms, fmt.Sprintf("%s %.1f×", nominal(n), x))
+			ok = ok && x >= 2
+		}
+		row("exact patch ≥ 2× gptme, "+enc, strings.Join(ms, ", "), ok)
+	}
+	x := gbs("patch", "exact 10 MB ASCII")
+	row("exact patch ≥ 4 GB/s at 10 MB", fmt.Sprintf("%.1f GB/s", x), x >= 4)
+	for _, enc := range []string{"ASCII", "non-ASCII"} {
+		var ms []string
+		ok := true
+		for _, n := range patchSizes[1:] {
+			x := ratio("patch", fmt.Sprintf("miss %s %s", nominal(n), enc))
+			ms = append(ms, fmt.Sprintf("%s %.1f×", nominal(n), x))
+			ok = ok && x >= 10
+		}
+		row("miss ≥ 10× gptme at 1 MB and 10 MB, "+enc, strings.Join(ms, ", "), ok)
+	}
+	{
+		var ms []string
+		ok := true
+		for _, n := range patchSizes {
+			c := nominal(n) + " ASCII"
+			x := med("patch", "relaxed "+c, "agentls") / med("patch", "exact "+c, "agentls")
+			ms = append(ms, fmt.Sprintf("%s %.1f×", nominal(n), x))
+			ok = ok && x <= 2
+		}
+		row("relaxed tier within 2× of the exact tier", strings.Join(ms, ", "), ok)
+	}
+	x = med("patch", "exact 16 hunks 10 MB ASCII", "agentls") / med("patch", "exact 10 MB ASCII", "agentls")
+	row("16 hunks on 10 MB within 1.5× of one hunk", fmt.Sprintf("%.2f×", x), x <= 1.5)
+	for _, op := range []string{"anchors-render", "anchors-apply"} {
+		var ms []string
+		ok := true
+		for _, n := range anchorSizes {
+			x := gbs(op, nominal(n))
+			ms = append(ms, fmt.Sprintf("%s %.2f", nominal(n), x))
+			ok = ok && x >= 0.8
+		}
+		lo, hi := nominal(anchorSizes[0]), nominal(anchorSizes[len(anchorSizes)-1])
+		slope := math.Log(med(op, hi, "agentls")/med(op, lo, "agentls")) / math.Log(float64(bytesOf[op+"\x00"+hi])/float64(bytesOf[op+"\x00"+lo]))
+		row(op+" ≥ 0.8 GB/s at every size (GB/s)", strings.Join(ms, ", "), ok)
+		row(op+" log-log slope ≤ 1.05, "+lo+" → "+hi, fmt.Sprintf("%.3f", slope), slope <= 1.05)
+	}
+	for _, op := range []string{"parse-whole", "parse-stream16"} {
+		var ms []string
+		ok := true
+		for _, n := range replySizes {
+			x := ratio(op, nominal(n))
+			if math.IsNaN(x) {
+				continue
+			}
+			ms = append(ms, fmt.Sprintf("%s %.0f×", nominal(n), x))
+			ok = ok && x >= 30
+		}
+		lo, hi := nominal(replySizes[1]), nominal(replySizes[len(replySizes)-1])
+		slope := math.Log(med(op, hi, "agentls")/med(op, lo, "agentls")) / math.Log(float64(bytesOf[op+"\x00"+hi])/float64(bytesOf[op+"\x00"+lo]))
+		row(op+" ≥ 30× gptme", strings.Join(ms, ", "), ok)
+		row(op+" linear: log-log slope "+lo+" → "+hi, fmt.Sprintf("%.3f", slope), slope <= 1.05)
+	}
+	return b.String()
+}
+
+// writeSection replaces the part of file between <!-- editbench:name -->
+// and <!-- /editbench:name --> with text, or appends it with the markers,
+// so that each of editbench's reports can be regenerated without touching
+// the others'.
+func writeSection(file, name, text string) error {
+	old, err := os.ReadFile(file)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	open, end := "<!-- editbench:"+name+" -->\n", "<!-- /editbench:"+name+" -->\n"
+	section := open + text + end
+	s := string(old)
+	i := strings.Index(s, open)
+	j := strings.Index(s, end)
+	switch {
+	case i >= 0 && j > i:
+		s = s[:i] + section + s[j+len(end):]
+	case i >= 0 || j >= 0:
+		return fmt.Errorf("write %s: it has only one of the markers %q and %q; fix or remove it", file, strings.TrimSpace(open), strings.TrimSpace(end))
+	default:
+		if s != "" && !strings.HasSuffix(s, "\n\n") {
+			s += "\n"
+		}
+		s += section
+	}
+	return os.WriteFile(file, []byte(s), 0o644)
+}

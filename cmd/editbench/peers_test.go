@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/agentls/agentls/edits"
+)
+
+// TestSpeedRowRefusesErrors: a timed row whose apply fails must fail the
+// run, not report the error path's time as the apply's (editbench's 10 MB
+// row once timed a hunk that matched twice in the concatenated files).
+func TestSpeedRowRefusesErrors(t *testing.T) {
+	text := "func a() {\n\treturn 1\n}\n"
+	for _, tc := range []struct {
+		name    string
+		text    string
+		h       edits.Hunk
+		wantErr bool
+		fails   bool
+	}{
+		{"ambiguous hunk timed as an apply", text + text, edits.Hunk{Original: []string{"\treturn 1"}, Updated: []string{"\treturn 2"}}, false, true},
+		{"missing hunk timed as an apply", text, edits.Hunk{Original: []string{"\treturn 3"}, Updated: []string{"x"}}, false, true},
+		{"an apply timed as a miss", text, edits.Hunk{Original: []string{"\treturn 1"}, Updated: []string{"\treturn 2"}}, true, true},
+		{"an apply", text, edits.Hunk{Original: []string{"\treturn 1"}, Updated: []string{"\treturn 2"}}, false, false},
+		{"a miss", text, edits.Hunk{Original: []string{"\treturn 3"}, Updated: []string{"x"}}, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := timeOne(tc.name, tc.text, []edits.Hunk{tc.h}, tc.wantErr)
+			if (err != nil) != tc.fails {
+				t.Fatalf("timeOne: err = %v, want failure %v", err, tc.fails)
+			}
+		})
+	}
+}
+
+// TestTimeHunksSkipsAmbiguousEdits: hunks drawn for a speed row from a
+// text with a repeated block are drawn again until each resolves alone.
+func TestTimeHunksSkipsAmbiguousEdits(t *testing.T) {
+	var b strings.Builder
+	for i := range 200 {
+		b.WriteString("// Copyright header\n// repeated in every file\n")
+		for j := range 10 {
+			b.WriteString("x" + strings.Repeat("y", i) + string(rune('a'+j)) + " := 1\n")
+		}
+	}
+	for _, k := range []int{1, 16} {
+		row, err := timeHunks(&rng{s: 3}, "t", b.String(), k)
+		if err != nil {
+			t.Fatalf("%d hunks: %v", k, err)
+		}
+		if row.hunks == 0 {
+			t.Fatalf("%d hunks: none drawn", k)
+		}
+	}
+}
+
+// TestWriteSection: each report replaces its own section of BENCH.md and
+// leaves the rest; a file with one marker of a pair is refused, unchanged.
+func TestWriteSection(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "BENCH.md")
+	steps := []struct {
+		name, text string
+		want       string
+	}{
+		{"full", "full 1\n", "<!-- editbench:full -->\nfull 1\n<!-- /editbench:full -->\n"},
+		{"peers", "peers 1\n", "<!-- editbench:full -->\nfull 1\n<!-- /editbench:full -->\n\n<!-- editbench:peers -->\npeers 1\n<!-- /editbench:peers -->\n"},
+		{"full", "full 2\n", "<!-- editbench:full -->\nfull 2\n<!-- /editbench:full -->\n\n<!-- editbench:peers -->\npeers 1\n<!-- /editbench:peers -->\n"},
+	}
+	for _, s := range steps {
+		if err := writeSection(file, s.name, s.text); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := os.ReadFile(file)
+		if string(got) != s.want {
+			t.Fatalf("after writing %s:\n%s\nwant:\n%s", s.name, got, s.want)
+		}
+	}
+	broken := "<!-- editbench:full -->\nno end marker\n"
+	os.WriteFile(file, []byte(broken), 0o644)
+	if err := writeSection(file, "full", "x\n"); err == nil || !strings.Contains(err.Error(), "only one of the markers") {
+		t.Fatalf("a file with one marker: err = %v", err)
+	}
+	if got, _ := os.ReadFile(file); string(got) != broken {
+		t.Fatalf("the refused file changed: %q", got)
+	}
+}
+
+// TestPeerInputs: the inputs editbench adds beside the generator's apply
+// with agentls as the peers' drivers are told they do, and the worker
+// reports them in the drivers' format.
+func TestPeerInputs(t *testing.T) {
+	var f strings.Builder
+	for i := range 400 {
+		f.WriteString("func parse" + strings.Repeat("x", i%7) + string(rune('A'+i%26)) + itoa(i) + "(ctx context.Context) error {\n\tif err := step(ctx); err != nil {\n\t\treturn err\n\t}\n\treturn nil\n}\n\n")
+	}
+	text := f.String()
+	// 16 hunks in one patch, and 16 one-line patches one after the other.
+	if _, err := applyPatch(sixteenHunks(text), text); err != nil {
+		t.Fatalf("16 hunks: %v", err)
+	}
+	blocks := strings.Split(smallEdits(text, 16), smallEditSep)
+	if len(blocks) != 16 {
+		t.Fatalf("%d small edits, want 16", len(blocks))
+	}
+	cur := text
+	for i, b := range blocks {
+		var err error
+		if cur, err = applyPatch(b, cur); err != nil {
+			t.Fatalf("small edit %d: %v", i+1, err)
+		}
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f.go")
+	os.WriteFile(file, []byte(text), 0o644)
+	patch := filepath.Join(dir, "p.txt")
+	os.WriteFile(patch, []byte(sixteenHunks(text)), 0o644)
+	miss := filepath.Join(dir, "miss.txt")
+	os.WriteFile(miss, []byte("<<<<<<< ORIGINAL\nnowhere\n=======\nx\n>>>>>>> UPDATED"), 0o644)
+	cases, _ := json.Marshal([]peerCase{{Name: "hit", File: file, Patch: patch, Budget: 1}, {Name: "miss", File: file, Patch: miss, Budget: 1}})
+	cf := filepath.Join(dir, "cases.json")
+	os.WriteFile(cf, cases, 0o644)
+	var out, errb bytes.Buffer
+	if code := run([]string{"peer-worker", "patch", cf}, &out, &errb); code != 0 {
+		t.Fatalf("peer-worker: exit %d: %s", code, errb.String())
+	}
+	var got []peerResult
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var r peerResult
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("not a result: %q", l)
+		}
+		got = append(got, r)
+	}
+	if len(got) != 2 || !strings.HasPrefix(got[0].Outcome, "applied:") || !strings.HasPrefix(got[1].Outcome, "refused: ") || got[0].NS <= 0 {
+		t.Fatalf("results: %+v", got)
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

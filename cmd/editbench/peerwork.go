@@ -1,0 +1,282 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/agentls/agentls/anchored"
+	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/builtin"
+	"github.com/agentls/agentls/tools/parse"
+)
+
+// A peerCase is one input of an operation, as the drivers of every
+// implementation read it (cases.json): file names, not contents, so that
+// each process reads the same bytes.
+type peerCase struct {
+	Name   string `json:"name"`
+	Reply  string `json:"reply,omitempty"`
+	File   string `json:"file,omitempty"`
+	Patch  string `json:"patch,omitempty"`
+	Ops    string `json:"ops,omitempty"`    // gptme's hashline ops
+	Lines  []int  `json:"lines,omitempty"`  // the 1-based lines anchors-apply edits
+	Budget int64  `json:"budget,omitempty"` // ns to time for; 0 means one timed call
+}
+
+// A peerResult is a driver's line of output for one case.
+type peerResult struct {
+	Case    string `json:"case"`
+	NS      int64  `json:"ns"`
+	Outcome string `json:"outcome"`
+}
+
+// defaultBudget is how long each process times a case (after one call
+// that is not timed): long enough that a fast call is averaged over many.
+const defaultBudget = int64(100 * time.Millisecond)
+
+// runPeerWorker is agentls's driver: `editbench peer-worker OP CASES.json`,
+// run in its own process like gptme's and aider's, timing the product's
+// own paths on the same files.
+func runPeerWorker(args []string, stdout, stderr io.Writer) int {
+	if len(args) != 2 {
+		fmt.Fprintln(stderr, "editbench peer-worker: usage: editbench peer-worker OP CASES.json (run by editbench peers)")
+		return 2
+	}
+	op, ok := workerOps()[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "editbench peer-worker: unknown operation %q\n", args[0])
+		return 2
+	}
+	data, err := os.ReadFile(args[1])
+	if err != nil {
+		fmt.Fprintf(stderr, "editbench peer-worker: %v\n", err)
+		return 1
+	}
+	var cases []peerCase
+	if err := json.Unmarshal(data, &cases); err != nil {
+		fmt.Fprintf(stderr, "editbench peer-worker: read %s: %v\n", args[1], err)
+		return 1
+	}
+	enc := json.NewEncoder(stdout)
+	for _, c := range cases {
+		ns, outcome, err := op(c)
+		if err != nil {
+			fmt.Fprintf(stderr, "editbench peer-worker: %s %s: %v\n", args[0], c.Name, err)
+			return 1
+		}
+		enc.Encode(peerResult{Case: c.Name, NS: ns, Outcome: outcome})
+	}
+	return 0
+}
+
+type workerOp func(c peerCase) (ns int64, outcome string, err error)
+
+func workerOps() map[string]workerOp {
+	return map[string]workerOp{
+		"parse-whole":    workParseWhole,
+		"parse-stream16": workParseStream,
+		"patch":          workPatch,
+		"small-edits":    workSmallEdits,
+		"anchors-render": workAnchorsRender,
+		"anchors-apply":  workAnchorsApply,
+		"ceiling":        workCeiling,
+	}
+}
+
+// timeCalls calls fn once untimed, then until budget ns have passed (at
+// least once), and returns the time per timed call.
+func timeCalls(budget int64, fn func()) int64 {
+	fn()
+	n := int64(0)
+	start := time.Now()
+	for {
+		fn()
+		n++
+		if el := time.Since(start).Nanoseconds(); el >= budget {
+			return el / n
+		}
+	}
+}
+
+func budgetOf(c peerCase) int64 {
+	if c.Budget > 0 {
+		return c.Budget
+	}
+	return defaultBudget
+}
+
+func readString(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	return string(b), err
+}
+
+func sha(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+func parseOptions() parse.Options {
+	return parse.Options{Format: tools.FormatMarkdown, Lookup: builtin.Registry().Lookup}
+}
+
+func workParseWhole(c peerCase) (int64, string, error) {
+	reply, err := readString(c.Reply)
+	if err != nil {
+		return 0, "", err
+	}
+	opts := parseOptions()
+	n := 0
+	ns := timeCalls(budgetOf(c), func() { n = len(parse.ToolUses(reply, opts)) })
+	return ns, fmt.Sprintf("parsed:%d", n), nil
+}
+
+// workParseStream feeds the reply in 16-byte chunks, as a model's stream
+// arrives: the parser finds each tool use as its block closes.
+func workParseStream(c peerCase) (int64, string, error) {
+	data, err := os.ReadFile(c.Reply)
+	if err != nil {
+		return 0, "", err
+	}
+	opts := parseOptions()
+	n := 0
+	ns := timeCalls(budgetOf(c), func() {
+		p := parse.NewParser(opts)
+		for i := 0; i < len(data); i += 16 {
+			p.Write(data[i:min(i+16, len(data))])
+		}
+		p.Finish()
+		n = len(p.ToolUses())
+	})
+	return ns, fmt.Sprintf("parsed:%d", n), nil
+}
+
+// applyPatch is the patch tool's path (tools/edittool/patch.go): the
+// conflict-marker block parsed, its hunks applied to the file's text.
+func applyPatch(block, content string) (string, error) {
+	hunks, err := edits.ParseConflict(block)
+	if err != nil {
+		return "", err
+	}
+	return edits.ApplyHunks(content, hunks)
+}
+
+func outcomeOf(out string, err error) string {
+	if err != nil {
+		return "refused: " + shorten(err)
+	}
+	return "applied:" + sha(out)
+}
+
+func workPatch(c peerCase) (int64, string, error) {
+	content, err := readString(c.File)
+	if err != nil {
+		return 0, "", err
+	}
+	block, err := readString(c.Patch)
+	if err != nil {
+		return 0, "", err
+	}
+	ns := timeCalls(budgetOf(c), func() { applyPatch(block, content) })
+	return ns, outcomeOf(applyPatch(block, content)), nil
+}
+
+// smallEditSep separates the patches of the small-edits input, applied one
+// after the other.
+const smallEditSep = "\n%%%%\n"
+
+func workSmallEdits(c peerCase) (int64, string, error) {
+	content, err := readString(c.File)
+	if err != nil {
+		return 0, "", err
+	}
+	all, err := readString(c.Patch)
+	if err != nil {
+		return 0, "", err
+	}
+	blocks := strings.Split(all, smallEditSep)
+	run := func() (string, error) {
+		cur := content
+		for i, b := range blocks {
+			if cur, err = applyPatch(b, cur); err != nil {
+				return "", fmt.Errorf("edit %d: %w", i+1, err)
+			}
+		}
+		return cur, nil
+	}
+	ns := timeCalls(budgetOf(c), func() { run() })
+	return ns / int64(len(blocks)), outcomeOf(run()), nil
+}
+
+// workAnchorsRender is view_anchored's one-shot render of a whole file
+// (the CLI's path; the server also keeps the line hashes per buffer).
+func workAnchorsRender(c peerCase) (int64, string, error) {
+	text, err := readString(c.File)
+	if err != nil {
+		return 0, "", err
+	}
+	var out string
+	ns := timeCalls(budgetOf(c), func() { out, err = anchored.RenderText(text, 0, 0, anchored.Options{}) })
+	if err != nil {
+		return 0, "", err
+	}
+	return ns, fmt.Sprintf("rendered:%d", len(out)), nil
+}
+
+// anchorsEdit is the edit anchors-apply makes to each of its lines, the
+// same for every implementation.
+const anchorsEdit = " // x"
+
+// workAnchorsApply is patch_anchored: a batch of guarded replace ops, each
+// anchor resolved against the text and the new text written. The anchors
+// come from a view made before timing, as the model saw it.
+func workAnchorsApply(c peerCase) (int64, string, error) {
+	text, err := readString(c.File)
+	if err != nil {
+		return 0, "", err
+	}
+	view, err := anchored.View(text, 0, 0, anchored.Options{})
+	if err != nil {
+		return 0, "", err
+	}
+	var ops []anchored.Op
+	for _, l := range c.Lines {
+		if l < 1 || l > len(view) {
+			return 0, "", fmt.Errorf("line %d is not in the file's %d lines", l, len(view))
+		}
+		v := view[l-1]
+		newText, expected := v.Text+anchorsEdit, v.Text
+		ops = append(ops, anchored.Op{Anchor: v.Anchor, Op: "replace", Text: &newText, Expected: &expected})
+	}
+	var res anchored.Result
+	ns := timeCalls(budgetOf(c), func() { res, err = anchored.Apply(text, ops, anchored.Options{}) })
+	return ns, outcomeOf(res.Text, err), nil
+}
+
+// workCeiling measures the machine in the same run: copying the file
+// (memmove, what building a new text of its size costs at least) and
+// searching it for a byte it does not hold (bytes.IndexByte, what one
+// pass of finding costs at least).
+func workCeiling(c peerCase) (int64, string, error) {
+	data, err := os.ReadFile(c.File)
+	if err != nil {
+		return 0, "", err
+	}
+	switch c.Name {
+	case "memmove":
+		dst := make([]byte, len(data))
+		return timeCalls(budgetOf(c), func() { copy(dst, data) }), "copied", nil
+	case "indexbyte":
+		at := 0
+		ns := timeCalls(budgetOf(c), func() { at = bytes.IndexByte(data, 0x01) })
+		return ns, fmt.Sprintf("found:%d", at), nil
+	}
+	return 0, "", fmt.Errorf("unknown ceiling %q (memmove or indexbyte)", c.Name)
+}
