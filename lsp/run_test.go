@@ -48,24 +48,12 @@ func TestShellApproval(t *testing.T) {
 				srv := shellTurn("touch made")
 				defer srv.Close()
 				root := writeFiles(t, files)
-				e := lsptest.StartWith(t, root, p, map[string]any{"model": "m", "baseUrl": srv.URL}, nil)
-				e.ChooseAction = func(q protocol.ShowMessageRequestParams) string {
-					if approve {
-						return "Run"
-					}
-					return "Skip"
-				}
+				button := map[bool]string{true: "Run", false: "Skip"}[approve]
+				e := lsptest.Start(t, root, p, lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL}), lsptest.Press(button))
 				e.OpenFile("a.go", "go")
 				askAbout(t, e, "make a file")
 				if p.Name == "helix" {
-					e.Await("the pending approval", func() bool {
-						for _, d := range e.DiagnosticsLocked("a.go") {
-							if d.Code == "pending-approval" && strings.Contains(d.Message, "touch made") {
-								return true
-							}
-						}
-						return false
-					})
+					e.Await(lsptest.Diagnostics(lsptest.ForFile("a.go"), lsptest.WithCode("pending-approval"), lsptest.WithMessage("touch made")))
 					title := "Deny: do not run"
 					if approve {
 						title = "Approve: run `touch made`"
@@ -78,19 +66,18 @@ func TestShellApproval(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				e.Await("turn done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
-				_, err := os.Stat(filepath.Join(root, "made"))
-				if (err == nil) != approve {
-					t.Errorf("made exists: %v, approved: %v", err == nil, approve)
+				ran := lsptest.FileContent("made", "")
+				if !approve {
+					ran = lsptest.NoFile("made")
+				}
+				e.Await(lsptest.ShownMessage("agent turn 1 done"), ran, lsptest.NoDiagnostics(lsptest.ForFile("a.go"), lsptest.WithCode("pending-approval")))
+				if p.Name != "helix" {
+					// The question names the command.
+					e.Await(lsptest.ShownMessageRequest("touch made"))
 				}
 				result := srv.Requests()[1].Body.Messages[3].Content
 				if approve != !strings.Contains(result, "the user declined to run `touch made`") {
 					t.Errorf("the model was told %q", result)
-				}
-				for _, d := range e.Diagnostics("a.go") {
-					if d.Code == "pending-approval" {
-						t.Errorf("the approval is still shown: %v", d)
-					}
 				}
 			})
 		}
@@ -104,16 +91,14 @@ func TestShellApprovalTimeout(t *testing.T) {
 	srv := shellTurn("touch made")
 	defer srv.Close()
 	root := writeFiles(t, files)
-	e := lsptest.StartWith(t, root, lsptest.Helix(), map[string]any{"model": "m", "baseUrl": srv.URL, "approvalTimeout": 1}, nil)
+	e := lsptest.Start(t, root, lsptest.Helix(), lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL, "approvalTimeout": 1}))
 	e.OpenFile("a.go", "go")
 	askAbout(t, e, "make a file")
-	e.Await("turn done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
-	if !e.HasMessage("nobody answered within 1s whether to run `touch made`: it was not done") {
-		t.Errorf("messages: %v", e.Messages())
-	}
-	if _, err := os.Stat(filepath.Join(root, "made")); err == nil {
-		t.Error("an unanswered command ran")
-	}
+	e.Await(
+		lsptest.ShownMessage("agent turn 1 done"),
+		lsptest.ShownMessage("nobody answered", "touch made", "not done"),
+		lsptest.NoFile("made"),
+	)
 	if err := e.ExecuteCommand("agentls.approve", map[string]any{"request": 1}); err == nil || !strings.Contains(err.Error(), "answered or timed out") {
 		t.Errorf("late approve: %v", err)
 	}
@@ -125,12 +110,11 @@ func TestShellStopTurn(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	srv := shellTurn("touch made")
 	defer srv.Close()
-	e := lsptest.StartWith(t, writeFiles(t, files), lsptest.VSCode(), map[string]any{"model": "m", "baseUrl": srv.URL}, nil)
-	e.ChooseAction = func(protocol.ShowMessageRequestParams) string { return "Stop turn" }
+	e := lsptest.Start(t, writeFiles(t, files), lsptest.VSCode(), lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL}), lsptest.Press("Stop turn"))
 	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "make a file"})
-	e.Await("turn stopped", func() bool { return e.HasMessageLocked("agent turn 1 stopped") })
-	if !e.HasMessage("the user stopped the turn") || len(srv.Requests()) != 1 {
-		t.Errorf("messages %v, %d model calls", e.Messages(), len(srv.Requests()))
+	e.Await(lsptest.ShownMessage("agent turn 1 stopped"), lsptest.ShownMessage("the user stopped the turn"), lsptest.NoFile("made"))
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("%d model calls, want none after the stop", n)
 	}
 }
 
@@ -156,28 +140,20 @@ func TestShellDiagnostics(t *testing.T) {
 	)
 	defer srv.Close()
 	root := writeFiles(t, brokenModule)
-	e := lsptest.StartWith(t, root, lsptest.Helix(), map[string]any{"model": "m", "baseUrl": srv.URL, "commandAllowlist": []string{"go vet"}}, nil)
+	e := lsptest.Start(t, root, lsptest.Helix(), lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL, "commandAllowlist": []string{"go vet"}}))
 	e.OpenFile("a.go", "go")
 	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "vet it"})
-	e.Await("the vet diagnostic", func() bool {
-		for _, d := range e.DiagnosticsLocked("a.go") {
-			if d.Source == "agentls: go vet" && d.Range.Start.Line == 3 && strings.Contains(d.Message, "undefinedName") {
-				return true
-			}
-		}
-		return false
-	})
-	e.Await("turn 1 done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
-	if !e.HasMessage("agentls: go vet:") {
-		t.Errorf("no summary among %v", e.Messages())
-	}
+	e.Await(
+		lsptest.Diagnostics(lsptest.ForFile("a.go"), lsptest.WithSource("agentls: go vet"), lsptest.AtLine(3), lsptest.WithMessage("undefinedName")),
+		lsptest.ShownMessage("agent turn 1 done"),
+		lsptest.ShownMessage("agentls: go vet:"), // the summary
+	)
 	if err := os.WriteFile(filepath.Join(root, "a.go"), []byte("package m\n\nfunc F() int {\n\treturn 1\n}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	e.Type("a.go", "package m\n\nfunc F() int {\n\treturn 1\n}\n")
 	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "vet it again"})
-	e.Await("turn 2 done", func() bool { return e.HasMessageLocked("agent turn 2 done") })
-	e.Await("the diagnostics cleared", func() bool { return len(e.DiagnosticsLocked("a.go")) == 0 })
+	e.Await(lsptest.ShownMessage("agent turn 2 done"), lsptest.NoDiagnostics(lsptest.ForFile("a.go")))
 }
 
 // TestSaveBeforeShell: before the agent's command runs, buffers that
@@ -195,21 +171,27 @@ func TestSaveBeforeShell(t *testing.T) {
 			)
 			defer srv.Close()
 			root := writeFiles(t, files)
-			e := lsptest.StartWith(t, root, lsptest.VSCode(), map[string]any{"model": "m", "baseUrl": srv.URL, "saveDocuments": saves}, nil)
-			e.SavesDocuments = saves
+			opts := []lsptest.Option{lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL, "saveDocuments": saves})}
+			// Saved, the disk has the edit; not, the user is told.
+			want := []lsptest.Expectation{lsptest.ShownMessage("agent turn 1 done"), lsptest.ShownMessage("a.go has unsaved changes")}
+			if saves {
+				opts = append(opts, lsptest.SavesDocuments())
+				want = []lsptest.Expectation{lsptest.ShownMessage("agent turn 1 done"), lsptest.NoShownMessage("unsaved"),
+					lsptest.FileContent("a.go", "package p\n\n// Config holds settings.\ntype Settings struct{}\n")}
+			}
+			e := lsptest.Start(t, root, lsptest.VSCode(), opts...)
 			e.OpenFile("a.go", "go")
 			e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "rename and show"})
-			e.Await("turn done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
+			e.Await(lsptest.AllOf(want...))
 			result := srv.Requests()[2].Body.Messages[5].Content
-			disk, _ := os.ReadFile(filepath.Join(root, "a.go"))
 			if saves {
-				if !strings.Contains(result, "type Settings struct{}") || !strings.Contains(string(disk), "Settings") || strings.Contains(result, "unsaved") {
-					t.Errorf("saved: the command saw %q; disk %q", result, disk)
+				if !strings.Contains(result, "type Settings struct{}") || strings.Contains(result, "unsaved") {
+					t.Errorf("saved: the command saw %q", result)
 				}
 				return
 			}
-			if !strings.Contains(result, "type Config struct{}") || !strings.Contains(result, "Note: a.go has unsaved changes") || !e.HasMessage("a.go has unsaved changes") {
-				t.Errorf("not saved: the command saw %q; messages %v", result, e.Messages())
+			if !strings.Contains(result, "type Config struct{}") || !strings.Contains(result, "Note: a.go has unsaved changes") {
+				t.Errorf("not saved: the command saw %q", result)
 			}
 		})
 	}
@@ -230,38 +212,17 @@ func TestRunJobs(t *testing.T) {
 	if err := e.ExecuteCommand("agentls.run", map[string]any{"command": "go build ./..."}); err != nil {
 		t.Fatal(err)
 	}
-	e.Await("the build diagnostic", func() bool {
-		for _, d := range e.DiagnosticsLocked("a.go") {
-			if d.Source == "agentls: go build" && d.Range.Start.Line == 3 {
-				return true
-			}
-		}
-		return false
-	})
-	e.Await("the job's progress ended", func() bool {
-		for _, ev := range e.ProgressLocked() {
-			if ev.Kind == "end" {
-				return true
-			}
-		}
-		return false
-	})
-	e.Await("the summary", func() bool { return e.HasMessageLocked("agentls: job 1: go build") })
+	e.Await(
+		lsptest.Diagnostics(lsptest.ForFile("a.go"), lsptest.WithSource("agentls: go build"), lsptest.AtLine(3)),
+		lsptest.CompletedWork("agentls: job 1: go build ./..."),
+		lsptest.ShownMessage("agentls: job 1: go build"), // the summary
+	)
 
 	// A job whose progress is cancelled is killed.
 	e.ExecuteCommand("agentls.run", map[string]any{"command": "echo $$ > pid2; sleep 300"})
-	var token string
-	e.Await("job 2's progress", func() bool {
-		for _, ev := range e.ProgressLocked() {
-			if ev.Kind == "begin" && strings.HasPrefix(ev.Title, "agentls: job 2") {
-				token = ev.Token
-				return true
-			}
-		}
-		return false
-	})
+	e.Await(lsptest.StartedWork("agentls: job 2: echo $$ > pid2; sleep 300"))
 	pid2 := waitPid(t, filepath.Join(root, "pid2"))
-	e.Cancel(token)
+	e.Cancel(e.WorkToken("agentls: job 2: echo $$ > pid2; sleep 300"))
 	waitGone(t, pid2)
 
 	// One killed with agentls.jobs.kill, one left running for the exit.
@@ -279,14 +240,7 @@ func TestRunJobs(t *testing.T) {
 	}
 	e.ExecuteCommand("agentls.jobs.kill", map[string]any{"job": 3})
 	waitGone(t, pid3)
-	e.Await("the output channel has job 3's output", func() bool {
-		for _, l := range e.LogsLocked() {
-			if l == "[job 3] started" {
-				return true
-			}
-		}
-		return false
-	})
+	e.Await(lsptest.LoggedMessage("[job 3] started")) // the output channel has job 3's output
 	e.Shutdown()
 	waitGone(t, pid4)
 }
@@ -335,22 +289,20 @@ func TestWorkspaceSettings(t *testing.T) {
 	if err := (settings.Trust{Getenv: os.Getenv}).Grant(root, []byte(content)); err != nil {
 		t.Fatal(err)
 	}
-	e := lsptest.StartWith(t, root, lsptest.VSCode(), map[string]any{"model": "m", "baseUrl": srv.URL}, nil)
-	e.ChooseAction = func(protocol.ShowMessageRequestParams) string {
-		t.Error("asked about an allowlisted command")
-		return ""
-	}
+	e := lsptest.Start(t, root, lsptest.VSCode(), lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL}))
 	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "make a file"})
-	e.Await("turn done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
-	if _, err := os.Stat(filepath.Join(root, "made")); err != nil {
-		t.Errorf("the allowlisted command did not run: %v", err)
+	e.Await(lsptest.ShownMessage("agent turn 1 done"), lsptest.FileContent("made", ""))
+	if asked := e.MessageRequests(); len(asked) != 0 {
+		t.Errorf("asked about an allowlisted command: %v", asked)
 	}
 
 	broken := writeFiles(t, map[string]string{".agentls/settings.json": `{"shellTimeout": -1, "nope": 1}`})
 	e2 := lsptest.Start(t, broken, lsptest.Helix())
-	e2.Await("the problems reported", func() bool {
-		return e2.HasMessageLocked(".agentls/settings.json: agentls.shellTimeout") && e2.HasMessageLocked(".agentls/settings.json: agentls.nope: unknown setting")
-	})
+	// Each problem names the file and the key.
+	e2.Await(
+		lsptest.ShownMessage(".agentls/settings.json", "agentls.shellTimeout"),
+		lsptest.ShownMessage(".agentls/settings.json", "agentls.nope", "unknown setting"),
+	)
 }
 
 // TestCancelDuringTools: cancelling a turn stops a running command (its
@@ -362,12 +314,12 @@ func TestCancelDuringTools(t *testing.T) {
 		srv := shellTurn("echo $$ > pid; sleep 300")
 		defer srv.Close()
 		root := writeFiles(t, files)
-		e := lsptest.StartWith(t, root, lsptest.VSCode(), map[string]any{"model": "m", "baseUrl": srv.URL, "approvalPolicy": "allow"}, nil)
+		e := lsptest.Start(t, root, lsptest.VSCode(), lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL, "approvalPolicy": "allow"}))
 		e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "wait"})
 		pid := waitPid(t, filepath.Join(root, "pid"))
 		start := time.Now()
 		e.ExecuteCommand("agentls.cancel", map[string]any{"turn": 1})
-		e.Await("cancelled", func() bool { return e.HasMessageLocked("agentls: agent turn 1 cancelled") })
+		e.Await(lsptest.ShownMessage("agent turn 1 cancelled"))
 		waitGone(t, pid)
 		t.Logf("cancelled in %s", time.Since(start))
 		if len(srv.Requests()) != 1 {
@@ -378,30 +330,16 @@ func TestCancelDuringTools(t *testing.T) {
 		srv := shellTurn("touch made")
 		defer srv.Close()
 		root := writeFiles(t, files)
-		e := lsptest.StartWith(t, root, lsptest.Helix(), map[string]any{"model": "m", "baseUrl": srv.URL}, nil)
+		e := lsptest.Start(t, root, lsptest.Helix(), lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL}))
 		e.OpenFile("a.go", "go")
 		askAbout(t, e, "make a file")
-		e.Await("the pending approval", func() bool {
-			for _, d := range e.DiagnosticsLocked("a.go") {
-				if d.Code == "pending-approval" {
-					return true
-				}
-			}
-			return false
-		})
+		e.Await(lsptest.Diagnostics(lsptest.ForFile("a.go"), lsptest.WithCode("pending-approval")))
 		e.ExecuteCommand("agentls.cancel", nil)
-		e.Await("cancelled", func() bool { return e.HasMessageLocked("agentls: agent turn 1 cancelled") })
-		e.Await("the approval gone", func() bool {
-			for _, d := range e.DiagnosticsLocked("a.go") {
-				if d.Code == "pending-approval" {
-					return false
-				}
-			}
-			return true
-		})
-		if _, err := os.Stat(filepath.Join(root, "made")); err == nil {
-			t.Error("the command ran after the cancel")
-		}
+		e.Await(
+			lsptest.ShownMessage("agent turn 1 cancelled"),
+			lsptest.NoDiagnostics(lsptest.ForFile("a.go"), lsptest.WithCode("pending-approval")),
+			lsptest.NoFile("made"),
+		)
 	})
 }
 
@@ -423,10 +361,10 @@ func TestOutputLimits(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	srv := shellTurn("seq 1 10000")
 	defer srv.Close()
-	e := lsptest.StartWith(t, writeFiles(t, files), lsptest.Helix(), map[string]any{"model": "m", "baseUrl": srv.URL,
-		"approvalPolicy": "allow", "outputLimits": map[string]int{"stdoutHead": 20, "stdoutTail": 20}}, nil)
+	e := lsptest.Start(t, writeFiles(t, files), lsptest.Helix(), lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL,
+		"approvalPolicy": "allow", "outputLimits": map[string]int{"stdoutHead": 20, "stdoutTail": 20}}))
 	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "count"})
-	e.Await("turn done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
+	e.Await(lsptest.ShownMessage("agent turn 1 done"))
 	result := srv.Requests()[1].Body.Messages[3].Content
 	if !strings.Contains(result, "bytes cut, full output in ") || !strings.Contains(result, "\n10000") || strings.Contains(result, "\n5000\n") || len(result) > 600 {
 		t.Errorf("the model read %d bytes: %q", len(result), result)
@@ -443,31 +381,22 @@ func TestAlwaysKept(t *testing.T) {
 		modeltest.Text("```shell\nmkdir -p two\n```\n\n", 16), modeltest.Text("Done.", 16),
 	)
 	defer srv.Close()
-	e := lsptest.StartWith(t, root, lsptest.VSCode(), map[string]any{"model": "m", "baseUrl": srv.URL}, nil)
-	e.ChooseAction = func(q protocol.ShowMessageRequestParams) string {
-		for _, a := range q.Actions {
-			if a.Title == "Always run `mkdir`" {
-				return a.Title
-			}
-		}
-		t.Errorf("no Always button among %v", q.Actions)
-		return ""
-	}
+	e := lsptest.Start(t, root, lsptest.VSCode(), lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL}), lsptest.Press("Always run `mkdir`"))
 	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "make one"})
-	e.Await("turn 1 done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
+	e.Await(lsptest.ShownMessage("agent turn 1 done"))
+	if _, err := os.Stat(filepath.Join(root, "one")); err != nil {
+		t.Fatalf("the command did not run (the question was %v): %v", e.MessageRequests(), err)
+	}
 	e.Shutdown()
 
-	e2 := lsptest.StartWith(t, root, lsptest.VSCode(), map[string]any{"model": "m", "baseUrl": srv.URL}, nil)
-	e2.ChooseAction = func(q protocol.ShowMessageRequestParams) string {
-		t.Errorf("asked again: %s", q.Message)
-		return ""
-	}
+	e2 := lsptest.Start(t, root, lsptest.VSCode(), lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL}))
 	e2.ExecuteCommand("agentls.ask", map[string]any{"prompt": "make two"})
 	// Turn numbers go on across restarts (the undo journal keeps them).
-	e2.Await("turn 2 done", func() bool { return e2.HasMessageLocked("agent turn 2 done") })
-	for _, f := range []string{"one", "two"} {
-		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
-			t.Errorf("%s: %v", f, err)
-		}
+	e2.Await(lsptest.ShownMessage("agent turn 2 done"))
+	if _, err := os.Stat(filepath.Join(root, "two")); err != nil {
+		t.Errorf("two: %v", err)
+	}
+	if asked := e2.MessageRequests(); len(asked) != 0 {
+		t.Errorf("asked again: %v", asked)
 	}
 }

@@ -68,8 +68,10 @@ const DefaultAwaitTimeout = 10 * time.Second
 // fails that test instead of the one the editor was started in (an
 // editor shared by subtests).
 //
-// Deprecated form, until the last tests are migrated: Await(what string,
-// cond func() bool), cond checked under the lock (the …Locked accessors).
+// Its arguments are ...any only while the deprecated form lives, until
+// the last tests are migrated: Await(what string, cond func() bool), cond
+// checked under the lock (the …Locked accessors). Meanwhile a slice of
+// expectations is awaited as Await(AllOf(exps...)).
 func (e *Editor) Await(args ...any) {
 	e.t.Helper()
 	t, exps, bad := e.t, make([]Expectation, 0, len(args)), ""
@@ -597,5 +599,27 @@ func AnyOf(exps ...Expectation) Expectation {
 			return unmeetable, ""
 		}
 		return unmet, ""
+	}}
+}
+
+// AllOf is met once every one of exps is: a list of expectations built
+// up by a test (Await's own arguments are all awaited together too).
+func AllOf(exps ...Expectation) Expectation {
+	var descs []string
+	for _, x := range exps {
+		descs = append(descs, x.description)
+	}
+	return Expectation{description: "all of: " + strings.Join(descs, "; "), check: func(e *Editor) (verdict, string) {
+		failures, hopeless := e.checkLocked(exps)
+		for i, f := range failures {
+			failures[i] = strings.TrimPrefix(f, "  - ")
+		}
+		switch {
+		case hopeless:
+			return unmeetable, strings.Join(failures, "; ")
+		case len(failures) > 0:
+			return unmet, "not met: " + strings.Join(failures, "; ")
+		}
+		return met, ""
 	}}
 }

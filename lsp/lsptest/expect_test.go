@@ -89,6 +89,12 @@ func TestExpectations(t *testing.T) {
 		{"no file", seen{}, NoFile("c.go"), met},
 		{"any of two hopeless", seen{messages: []protocol.ShowMessageParams{message(protocol.MessageTypeInfo, "x y")}},
 			AnyOf(NoShownMessage("x"), NoShownMessage("y")), unmeetable},
+		{"all of, one unmet", seen{messages: []protocol.ShowMessageParams{message(protocol.MessageTypeInfo, "x")}},
+			AllOf(ShownMessage("x"), ShownMessage("y")), unmet},
+		{"all of, one hopeless", seen{messages: []protocol.ShowMessageParams{message(protocol.MessageTypeInfo, "x")}},
+			AllOf(ShownMessage("y"), NoShownMessage("x")), unmeetable},
+		{"all of", seen{messages: []protocol.ShowMessageParams{message(protocol.MessageTypeInfo, "x y")}},
+			AllOf(ShownMessage("x"), ShownMessage("y")), met},
 		{"any of one met", seen{messages: []protocol.ShowMessageParams{message(protocol.MessageTypeInfo, "x")}},
 			AnyOf(ShownMessage("y"), ShownMessage("x")), met},
 	}
