@@ -23,18 +23,16 @@ func TestAsk(t *testing.T) {
 			)
 			defer srv.Close()
 			root := writeFiles(t, files)
-			e := lsptest.StartWith(t, root, p, map[string]any{"model": "test-model", "baseUrl": srv.URL}, nil)
+			e := lsptest.Start(t, root, p, lsptest.InitOptions(map[string]any{"model": "test-model", "baseUrl": srv.URL}))
 			e.OpenFile("a.go", "go")
 			if err := e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "rename Config to Settings"}); err != nil {
 				t.Fatal(err)
 			}
-			e.Await("the turn done", func() bool { return e.HasMessageLocked("agentls: agent turn 1 done") })
-			if !e.HasMessage("Renamed Config to Settings.") {
-				t.Errorf("messages: %v", e.Messages())
-			}
-			if got := e.Buffer("a.go"); got != "package p\n\n// Config holds settings.\ntype Settings struct{}\n" {
-				t.Errorf("a.go = %q", got)
-			}
+			e.Await(
+				lsptest.ShownMessage("agent turn 1 done"),
+				lsptest.ShownMessage("Renamed Config to Settings."), // the model's closing words
+				lsptest.BufferContent("a.go", "package p\n\n// Config holds settings.\ntype Settings struct{}\n"),
+			)
 			reqs := srv.Requests()
 			if len(reqs) != 2 {
 				t.Fatalf("%d model calls", len(reqs))
@@ -44,10 +42,7 @@ func TestAsk(t *testing.T) {
 				t.Errorf("system prompt %q…, result %q", sys[:80], result)
 			}
 			e.ExecuteCommand("agentls.turn.undo", nil)
-			e.Await("undone", func() bool { return e.HasMessageLocked("agentls: undone") })
-			if e.Buffer("a.go") != files["a.go"] {
-				t.Errorf("undo left a.go = %q", e.Buffer("a.go"))
-			}
+			e.Await(lsptest.ShownMessage("undone"), lsptest.BufferContent("a.go", files["a.go"]))
 		})
 	}
 }
@@ -58,7 +53,7 @@ func TestAsk(t *testing.T) {
 func TestAskFailures(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	root := writeFiles(t, files)
-	e := lsptest.StartWith(t, root, lsptest.Helix(), map[string]any{"model": ""}, nil)
+	e := lsptest.Start(t, root, lsptest.Helix(), lsptest.InitOptions(map[string]any{"model": ""}))
 	t.Setenv("AGENTLS_MODEL", "")
 	t.Setenv("OPENAI_API_KEY", "")
 	if err := e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "x"}); err == nil || !strings.Contains(err.Error(), "AGENTLS_MODEL") {
@@ -74,17 +69,13 @@ func TestAskFailures(t *testing.T) {
 	e.ChangeSettings(map[string]any{"agentls": map[string]any{"model": "m", "baseUrl": srv.URL}})
 	e.OpenFile("a.go", "go")
 	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "rename"})
-	e.Await("turn 1 done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
-	if e.Buffer("a.go") != files["a.go"] {
-		t.Error("a failed patch changed the buffer")
-	}
+	e.Await(lsptest.ShownMessage("agent turn 1 done"), lsptest.BufferContent("a.go", files["a.go"]))
 	if told := srv.Requests()[1].Body.Messages[3].Content; !strings.Contains(told, "Error from patch a.go") {
 		t.Errorf("the model was told %q", told)
 	}
 	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "again"})
-	e.Await("turn 2 stopped", func() bool {
-		return e.HasMessageLocked("agent turn 2 stopped") && e.HasMessageLocked("needs an API key (401: bad key): set $OPENAI_API_KEY")
-	})
+	// The model's error, and what to do about it.
+	e.Await(lsptest.ShownMessage("agent turn 2 stopped"), lsptest.ShownMessage("API key", "401: bad key", "$OPENAI_API_KEY"))
 }
 
 // TestAskCancel: the progress's cancel button stops a turn waiting on the
@@ -94,20 +85,11 @@ func TestAskCancel(t *testing.T) {
 	srv := modeltest.New(modeltest.Reply{Chunks: []modeltest.Chunk{{Text: "Let me think"}}, Stall: true})
 	defer srv.Close()
 	root := writeFiles(t, files)
-	e := lsptest.StartWith(t, root, lsptest.VSCode(), map[string]any{"model": "m", "baseUrl": srv.URL}, nil)
+	e := lsptest.Start(t, root, lsptest.VSCode(), lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL}))
 	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "think"})
-	var token string
-	e.Await("progress", func() bool {
-		for _, ev := range e.ProgressLocked() {
-			if ev.Kind == "begin" && ev.Title == "agentls: agent turn 1" {
-				token = ev.Token
-				return true
-			}
-		}
-		return false
-	})
-	e.Cancel(token)
-	e.Await("cancelled", func() bool { return e.HasMessageLocked("agentls: agent turn 1 cancelled after 1 step") })
+	e.Await(lsptest.StartedWork("agentls: agent turn 1"))
+	e.Cancel(e.WorkToken("agentls: agent turn 1"))
+	e.Await(lsptest.ShownMessage("agent turn 1 cancelled after 1 step"), lsptest.CompletedWork("agentls: agent turn 1"))
 
 	// agentls.cancel {turn} stops that turn only.
 	srv2 := modeltest.New(
@@ -118,24 +100,13 @@ func TestAskCancel(t *testing.T) {
 	e.ChangeSettings(map[string]any{"agentls": map[string]any{"model": "m", "baseUrl": srv2.URL}})
 	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "think"})
 	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "think too"})
-	e.Await("both turns running", func() bool {
-		n := 0
-		for _, ev := range e.ProgressLocked() {
-			if ev.Kind == "begin" && (ev.Title == "agentls: agent turn 2" || ev.Title == "agentls: agent turn 3") {
-				n++
-			}
-		}
-		return n == 2
-	})
+	e.Await(lsptest.StartedWork("agentls: agent turn 2"), lsptest.StartedWork("agentls: agent turn 3"))
 	if err := e.ExecuteCommand("agentls.cancel", map[string]any{"turn": 3}); err != nil {
 		t.Fatal(err)
 	}
-	e.Await("turn 3 cancelled", func() bool { return e.HasMessageLocked("agentls: agent turn 3 cancelled") })
-	if e.HasMessage("agent turn 2 cancelled") {
-		t.Error("agentls.cancel {turn: 3} cancelled turn 2")
-	}
+	e.Await(lsptest.ShownMessage("agent turn 3 cancelled"), lsptest.NoShownMessage("agent turn 2 cancelled"))
 	e.ExecuteCommand("agentls.cancel", map[string]any{"turn": 2})
-	e.Await("turn 2 cancelled", func() bool { return e.HasMessageLocked("agentls: agent turn 2 cancelled") })
+	e.Await(lsptest.ShownMessage("agent turn 2 cancelled"))
 }
 
 // TestAskReadsBuffers: the read tool shows the model the editor's buffer,
@@ -149,11 +120,11 @@ func TestAskReadsBuffers(t *testing.T) {
 	)
 	defer srv.Close()
 	root := writeFiles(t, files)
-	e := lsptest.StartWith(t, root, lsptest.Neovim07(), map[string]any{"model": "m", "baseUrl": srv.URL}, nil)
+	e := lsptest.Start(t, root, lsptest.Neovim07(), lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL}))
 	e.OpenFile("a.go", "go")
 	e.Type("a.go", "package p\n\nimport \"fmt\"\n")
 	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "what does a.go import?"})
-	e.Await("done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
+	e.Await(lsptest.ShownMessage("agent turn 1 done"))
 	reqs := srv.Requests()
 	if got := reqs[1].Body.Messages[3].Content; !strings.Contains(got, "````a.go\n1\tpackage p\n2\t\n3\timport \"fmt\"\n````") {
 		t.Errorf("the model read %q", got)
@@ -175,7 +146,7 @@ func TestAICommentAction(t *testing.T) {
 	)
 	defer srv.Close()
 	root := writeFiles(t, files)
-	e := lsptest.StartWith(t, root, lsptest.Helix(), map[string]any{"model": "m", "baseUrl": srv.URL}, nil)
+	e := lsptest.Start(t, root, lsptest.Helix(), lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL}))
 	e.OpenFile("a.go", "go")
 	e.Type("a.go", "package p\n\n// rename Config to Settings AI!\ntype Config struct{}\n")
 	action := findAction(e.CodeActions("a.go", protocol.Range{Start: protocol.Position{Line: 2}, End: protocol.Position{Line: 2}}), "Agent: ")
@@ -185,10 +156,7 @@ func TestAICommentAction(t *testing.T) {
 	if err := e.RunCodeAction(*action); err != nil {
 		t.Fatal(err)
 	}
-	e.Await("done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
-	if got := e.Buffer("a.go"); got != "package p\n\ntype Settings struct{}\n" {
-		t.Errorf("a.go = %q", got)
-	}
+	e.Await(lsptest.ShownMessage("agent turn 1 done"), lsptest.BufferContent("a.go", "package p\n\ntype Settings struct{}\n"))
 	user := srv.Requests()[0].Body.Messages[1].Content
 	if !strings.Contains(user, "AI! comment on line 3 of a.go") || !strings.Contains(user, "Selected in a.go, lines 1-") {
 		t.Errorf("the model was asked %q", user)
@@ -203,7 +171,7 @@ func TestFixDiagnosticAction(t *testing.T) {
 	srv := modeltest.New(modeltest.Text("```patch b.go\n<<<<<<< ORIGINAL\nvar c Config\n=======\nvar c Settings\n>>>>>>> UPDATED\n```\n\n", 50), modeltest.Text("Fixed.", 50))
 	defer srv.Close()
 	root := writeFiles(t, files)
-	e := lsptest.StartWith(t, root, lsptest.VSCode(), map[string]any{"model": "m", "baseUrl": srv.URL}, nil)
+	e := lsptest.Start(t, root, lsptest.VSCode(), lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL}))
 	e.OpenFile("b.go", "go")
 	diag := protocol.Diagnostic{Range: protocol.Range{Start: protocol.Position{Line: 2, Character: 6}, End: protocol.Position{Line: 2, Character: 12}},
 		Severity: protocol.DiagnosticSeverityError, Source: "compiler", Message: "undefined: Config"}
@@ -212,10 +180,7 @@ func TestFixDiagnosticAction(t *testing.T) {
 		t.Fatalf("action = %+v", action)
 	}
 	e.RunCodeAction(*action)
-	e.Await("done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
-	if e.Buffer("b.go") != "package p\n\nvar c Settings\n" {
-		t.Errorf("b.go = %q", e.Buffer("b.go"))
-	}
+	e.Await(lsptest.ShownMessage("agent turn 1 done"), lsptest.BufferContent("b.go", "package p\n\nvar c Settings\n"))
 	if user := srv.Requests()[0].Body.Messages[1].Content; !strings.Contains(user, "- b.go:3: error (compiler): undefined: Config") {
 		t.Errorf("the model was asked %q", user)
 	}
@@ -229,7 +194,7 @@ func TestAIQuestion(t *testing.T) {
 	srv := modeltest.New(modeltest.Text("Settings are read once, at start-up.", 50))
 	defer srv.Close()
 	root := writeFiles(t, files)
-	e := lsptest.StartWith(t, root, lsptest.Neovim07(), map[string]any{"model": "m", "baseUrl": srv.URL}, nil)
+	e := lsptest.Start(t, root, lsptest.Neovim07(), lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL}))
 	e.OpenFile("a.go", "go")
 	question := "package p\n\n// when are settings read? AI?\ntype Config struct{}\n"
 	e.Type("a.go", question)
@@ -238,18 +203,18 @@ func TestAIQuestion(t *testing.T) {
 		t.Fatalf("action = %+v", action)
 	}
 	e.RunCodeAction(*action)
-	e.Await("the answer", func() bool {
-		ds := e.DiagnosticsLocked("a.go")
-		return len(ds) == 1 && ds[0].Severity == protocol.DiagnosticSeverityInformation && ds[0].Range.Start.Line == 2 && ds[0].Message == "Settings are read once, at start-up."
-	})
-	if e.Buffer("a.go") != question {
-		t.Error("answering a question changed the file")
+	e.Await(
+		lsptest.Diagnostics(lsptest.ForFile("a.go"), lsptest.WithSeverity(protocol.DiagnosticSeverityInformation), lsptest.AtLine(2), lsptest.WithMessage("Settings are read once, at start-up.")),
+		lsptest.BufferContent("a.go", question), // answering changes nothing
+	)
+	if ds := e.Diagnostics("a.go"); len(ds) != 1 {
+		t.Errorf("a.go shows %d diagnostics, want the answer only: %v", len(ds), ds)
 	}
 	if sys := srv.Requests()[0].Body.Messages[0].Content; strings.Contains(sys, "## patch") || !strings.Contains(sys, "## read") {
 		t.Error("a question's turn was offered edit tools")
 	}
 	e.Type("a.go", files["a.go"]) // the question is gone: so is the answer
-	e.Await("answer cleared", func() bool { return len(e.DiagnosticsLocked("a.go")) == 0 })
+	e.Await(lsptest.NoDiagnostics(lsptest.ForFile("a.go")))
 }
 
 // TestAskSelectionAction: a selection holding a plain comment is offered
@@ -260,7 +225,7 @@ func TestAskSelectionAction(t *testing.T) {
 	srv := modeltest.New(modeltest.Text("It is a struct with no fields.", 50))
 	defer srv.Close()
 	root := writeFiles(t, files)
-	e := lsptest.StartWith(t, root, lsptest.Helix(), map[string]any{"model": "m", "baseUrl": srv.URL}, nil)
+	e := lsptest.Start(t, root, lsptest.Helix(), lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL}))
 	e.OpenFile("a.go", "go")
 	sel := protocol.Range{Start: protocol.Position{Line: 2}, End: protocol.Position{Line: 3, Character: 20}}
 	action := findAction(e.CodeActions("a.go", sel), "Ask agent: ")
@@ -273,7 +238,7 @@ func TestAskSelectionAction(t *testing.T) {
 	if err := e.RunCodeAction(*action); err != nil {
 		t.Fatal(err)
 	}
-	e.Await("done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
+	e.Await(lsptest.ShownMessage("agent turn 1 done"))
 	user := srv.Requests()[0].Body.Messages[1].Content
 	if !strings.HasPrefix(user, "Config holds settings.\n\n(This is the request in the comment on line 3 of a.go") || !strings.Contains(user, "type Config struct{}") {
 		t.Errorf("the model was asked %q", user)
