@@ -41,6 +41,29 @@ func NewRegistry(specs ...*ToolSpec) (*Registry, error) {
 	return r, nil
 }
 
+// Bind returns a registry of the same tools in which each tool named in
+// runs runs with that function: the tools are bound where what runs them
+// exists (a Batch's workspace, a shell Host). The specs are copied, so a
+// registry that shares them (Select's parent) keeps its own Run. Names in
+// runs that are not in the registry are left out: a selected registry holds
+// only some of the tools a package runs.
+func (r *Registry) Bind(runs map[string]RunFunc) *Registry {
+	out := &Registry{byName: map[string]*ToolSpec{}, byBlock: map[string]*ToolSpec{}}
+	for _, s := range r.specs {
+		if run, ok := runs[s.Name]; ok {
+			bound := *s
+			bound.Run = run
+			s = &bound
+		}
+		out.specs = append(out.specs, s)
+		out.byName[s.Name] = s
+		for _, bt := range s.BlockTypes {
+			out.byBlock[bt] = s
+		}
+	}
+	return out
+}
+
 // All returns the tools in prompt order: by load priority, then name.
 func (r *Registry) All() []*ToolSpec { return slices.Clone(r.specs) }
 

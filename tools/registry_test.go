@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -128,5 +129,71 @@ func TestRenderMarkdownFenceOutgrowsContent(t *testing.T) {
 	text := s.RenderCall(ToolUse{Tool: "save", Args: []string{"README.md"}, Content: content}, FormatMarkdown, "")
 	if !strings.HasPrefix(text, "`````save README.md\n") {
 		t.Errorf("fence not longer than the content's: %q", text)
+	}
+}
+
+// TestBind: a bound registry runs its own functions, and binding never
+// reaches the registry it came from: two turns bound from one registry
+// (Select's parent shares its specs) each run in their own workspace, or
+// one turn's edits would be journalled and approved as the other's.
+func TestBind(t *testing.T) {
+	ctx := context.Background()
+	base := testRegistry(t)
+	runIn := func(where string) RunFunc {
+		return func(context.Context, ToolUse) (string, error) { return where, nil }
+	}
+	first := base.Bind(map[string]RunFunc{"save": runIn("first"), "not-here": runIn("nowhere")})
+	second := base.Bind(map[string]RunFunc{"save": runIn("second")})
+	for _, tc := range []struct {
+		name string
+		reg  *Registry
+		want string // "" for no Run
+	}{
+		{"first", first, "first"},
+		{"second", second, "second"},
+		{"the base keeps no Run", base, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec, ok := tc.reg.Get("save")
+			if !ok {
+				t.Fatal("save is gone")
+			}
+			if !spec.Runnable() {
+				if tc.want != "" {
+					t.Fatalf("save has no Run, want one running in %s", tc.want)
+				}
+				return
+			}
+			if tc.want == "" {
+				t.Fatal("binding another registry gave this one a Run")
+			}
+			if got, _ := spec.Run(ctx, ToolUse{Tool: "save"}); got != tc.want {
+				t.Errorf("save runs in %q, want %q", got, tc.want)
+			}
+			// The block type names the same bound spec.
+			if byBlock, _ := tc.reg.Get("save"); byBlock != spec {
+				t.Error("the block type and the name give different specs")
+			}
+		})
+	}
+	if diff := cmp.Diff(names(base), names(first)); diff != "" {
+		t.Errorf("Bind changed the tools (-base +bound):\n%s", diff)
+	}
+	if _, ok := first.Get("not-here"); ok {
+		t.Error("Bind added a tool the registry does not hold")
+	}
+	// A selected registry keeps the Run it was bound with.
+	sel, _, err := first.Select([]string{"save"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec, _ := sel.Get("save"); !spec.Runnable() {
+		t.Error("Select dropped the Run")
+	}
+	if ref, ok := first.Lookup("ipython"); !ok || ref.Name != "ipython" {
+		t.Errorf("a bound registry does not resolve block types: %+v %v", ref, ok)
+	}
+	if ref, ok := first.Lookup("py"); !ok || ref.Name != "ipython" {
+		t.Errorf("py: %+v %v", ref, ok)
 	}
 }

@@ -45,7 +45,10 @@ type ToolSpec struct {
 	DisabledByDefault bool
 	// LoadPriority orders tools in the prompt, lowest first; ties by name.
 	LoadPriority int
-	// Run executes a call. A tool without one is parsed but not run.
+	// Run executes a call. It is set where what the tool needs exists
+	// (Registry.Bind: edittool.Runs over a workspace, shelltool.Runs over a
+	// Host), so a spec declared alone has none: it is parsed, and a call of
+	// it is refused with a message to the model.
 	Run RunFunc
 }
 
@@ -92,7 +95,8 @@ const (
 	RoleSystem    Role = "system"
 )
 
-// Runnable reports whether the tool has a run function.
+// Runnable reports whether the tool has a run function: whether a call of
+// it can do anything here.
 func (s *ToolSpec) Runnable() bool { return s.Run != nil }
 
 // IsAvailable reports whether the tool can run here.

@@ -60,10 +60,16 @@ func (a Answer) String() string {
 }
 
 // A Confirmer asks the user. An unanswered question must end (as Skip)
-// within a bounded time; Confirm returns an error only when ctx ends.
+// within a bounded time; Confirm returns an error only when ctx ends, or
+// ErrNobodyToAsk where nobody can be asked.
 type Confirmer interface {
 	Confirm(ctx context.Context, q Question) (Answer, error)
 }
+
+// ErrNobodyToAsk is a Confirmer's answer where nobody can be asked (no
+// terminal, approvalPolicy "deny"): what needs approval is refused, and
+// the model is told to do without it.
+var ErrNobodyToAsk = errors.New("nobody can be asked here")
 
 // ErrStopTurn is returned by a tool whose user chose to stop the turn; the
 // agent's loop ends the turn on it.

@@ -1,9 +1,10 @@
 // Package builtin declares agentls's built-in tools: their names, block
 // types, parameters, and what the model is told about them. The tools'
-// behaviour follows gptme's (research/gptme.md §3–9); the run functions are
-// attached by the packages that implement them (the edit engine, the shell
-// and session manager), so a tool declared here without one is parsed but
-// not run.
+// behaviour follows gptme's (research/gptme.md §3–9). The specs here have
+// no Run: the packages that implement the tools bind them where what they
+// need exists (Registry.Bind with edittool.Runs over a workspace and
+// shelltool.Runs over a shell Host; agent.BindTools does both for a
+// turn), so a registry used only to parse or describe tools runs nothing.
 package builtin
 
 import (

@@ -1,9 +1,11 @@
-// Package edit runs the file-editing tools — save, append, patch,
-// patch_many, apply_patch and patch_anchored (and view_anchored, which
-// reads through the same view) — against a Batch: the edits of one request, gathered into one
-// edits.Changeset that is applied all together (by the language server as one
-// WorkspaceEdit, by the CLI to disk) or not at all. Tools read files through
-// the batch, so a later edit sees the earlier ones.
+// Package edittool runs the file tools — save, append, patch, patch_many,
+// apply_patch and patch_anchored, and read and view_anchored, which read
+// through the same view — against a Batch: the edits of one request,
+// gathered into one edits.Changeset that is applied all together (by the
+// language server as one WorkspaceEdit, by the CLI to disk) or not at all.
+// Tools read files through the batch, so a later edit sees the earlier
+// ones. Runs binds the tools' specs to a Workspace, where each call of a
+// turn is its own Batch, proposed before the next call reads.
 package edittool
 
 import (
@@ -47,17 +49,15 @@ type Batch struct {
 
 // IsEditTool reports whether the named tool edits files through a Batch.
 func IsEditTool(name string) bool {
-	switch name {
-	case "save", "append", "patch", "patch_many", "apply_patch", "patch_anchored":
-		return true
-	}
-	return false
+	t, ok := lookupBatchTool(name)
+	return ok && t.edits
 }
 
 // IsReadTool reports whether a tool only reads through a Batch (read,
 // view_anchored): it runs with no edit to apply.
 func IsReadTool(name string) bool {
-	return name == "read" || name == "view_anchored"
+	t, ok := lookupBatchTool(name)
+	return ok && !t.edits
 }
 
 // TurnTools are the tools an agent turn offers when the user names none:
@@ -67,32 +67,16 @@ func TurnTools() []string {
 	return []string{"read", "save", "append", "patch", "patch_many", "apply_patch"}
 }
 
-// Run runs one edit tool use and returns the message for the model. On
-// error the batch is left as it was.
+// Run runs one call of a tool this package runs against the batch itself
+// (an applied reply's edits, one after another, go into one Batch) and
+// returns the message for the model. On error the batch is left as it
+// was. A turn's calls run through Runs instead, one Batch each.
 func (b *Batch) Run(ctx context.Context, spec *tools.ToolSpec, use tools.ToolUse) (string, error) {
-	switch spec.Name {
-	case "save":
-		return b.Save(ctx, arg(use, 0, "path"), body(use, "content"))
-	case "append":
-		return b.Append(ctx, arg(use, 0, "path"), body(use, "content"))
-	case "patch":
-		return b.Patch(ctx, arg(use, 0, "path"), body(use, "patch"))
-	case "patch_many":
-		return b.PatchMany(ctx, use, use.Kwargs["patches"])
-	case "apply_patch":
-		return b.ApplyPatch(ctx, body(use, "patch"))
-	case "patch_anchored":
-		ops := body(use, "ops")
-		if v, ok := use.Kwargs["ops"]; ok && ops == "" {
-			ops = jsonText(v)
-		}
-		return b.PatchAnchored(ctx, arg(use, 0, "path"), ops)
-	case "read":
-		return b.Read(ctx, readPaths(use), lineArg(use, "start_line"), lineArg(use, "end_line"))
-	case "view_anchored":
-		return b.ViewAnchored(ctx, arg(use, 0, "path"), lineArg(use, "start_line"), lineArg(use, "end_line"))
+	t, ok := lookupBatchTool(spec.Name)
+	if !ok {
+		return "", fmt.Errorf("%s is not an edit tool", spec.Name)
 	}
-	return "", fmt.Errorf("%s is not an edit tool", spec.Name)
+	return t.run(b, ctx, use)
 }
 
 // jsonText renders a JSON value (ops given as a list rather than a string).

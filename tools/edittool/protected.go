@@ -2,6 +2,7 @@ package edittool
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -126,7 +127,8 @@ func (b *Batch) Protected(private ...string) []ProtectedEdit {
 // all of them. It returns nil when the batch has none or the user
 // approved, and otherwise an error for the model that says nothing was
 // applied (wrapping approval.ErrStopTurn when the user stopped the turn).
-// A nil confirm means nobody can be asked: protected edits are refused.
+// A nil confirm, or one answering approval.ErrNobodyToAsk, means nobody
+// can be asked: protected edits are refused.
 func (b *Batch) ConfirmProtected(ctx context.Context, confirm approval.Confirmer, private ...string) error {
 	prot := b.Protected(private...)
 	if len(prot) == 0 {
@@ -145,11 +147,14 @@ func (b *Batch) ConfirmProtected(ctx context.Context, confirm approval.Confirmer
 	}
 	what := strings.Join(names, ", ")
 	q := approval.Question{Action: what, Reason: strings.Join(reasons, "; "), Edit: true, Detail: diff.String()}
-	if confirm == nil {
-		return fmt.Errorf("editing %s needs the user's approval (%s), and nobody can be asked here; nothing was applied. Do without it, or ask the user to make the change", what, q.Reason)
+	var ans approval.Answer
+	err := approval.ErrNobodyToAsk
+	if confirm != nil {
+		ans, err = confirm.Confirm(ctx, q)
 	}
-	ans, err := confirm.Confirm(ctx, q)
 	switch {
+	case errors.Is(err, approval.ErrNobodyToAsk):
+		return fmt.Errorf("editing %s needs the user's approval (%s), and nobody can be asked here; nothing was applied. Do without it, or ask the user to make the change", what, q.Reason)
 	case err != nil:
 		return fmt.Errorf("editing %s: %w", what, err)
 	case ans == approval.StopTurn:

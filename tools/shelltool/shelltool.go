@@ -245,7 +245,52 @@ func TurnTools() []string { return []string{"shell", "ipython", "tmux"} }
 
 // IsShellTool reports whether a tool is one this package runs.
 func IsShellTool(name string) bool {
-	return name == "shell" || name == "ipython" || name == "tmux"
+	_, ok := lookupHostTool(name)
+	return ok
+}
+
+// A hostTool is one of the tools a Host runs: the method that runs its
+// input, and the named argument that holds the input when the call has
+// no body.
+type hostTool struct {
+	run func(h *Host, ctx context.Context, input string, c approval.Confirmer) (string, error)
+	arg string
+}
+
+// lookupHostTool returns the tool of that name this package runs.
+func lookupHostTool(name string) (hostTool, bool) {
+	switch name {
+	case "shell":
+		return hostTool{run: (*Host).runShell, arg: "command"}, true
+	case "ipython":
+		return hostTool{run: (*Host).runPython, arg: "code"}, true
+	case "tmux":
+		return hostTool{run: (*Host).runTmux, arg: "commands"}, true
+	}
+	return hostTool{}, false
+}
+
+// Runs returns the run functions of the tools this package runs, for
+// Registry.Bind: each runs in the Host that host returns, asking c when
+// the policy says to. host is called on each call, so a Host made on
+// first use is made only by a turn that runs a command; one that returns
+// nil and no error means the workspace runs no commands.
+func Runs(host func() (*Host, error), c approval.Confirmer) map[string]tools.RunFunc {
+	runs := map[string]tools.RunFunc{}
+	for _, name := range TurnTools() {
+		t, _ := lookupHostTool(name)
+		runs[name] = func(ctx context.Context, use tools.ToolUse) (string, error) {
+			h, err := host()
+			if err != nil {
+				return "", err
+			}
+			if h == nil {
+				return "", fmt.Errorf("the %s tool cannot run here: this workspace runs no commands", name)
+			}
+			return t.run(h, ctx, toolText(use, t.arg), c)
+		}
+	}
+	return runs
 }
 
 // RunTool runs a shell, ipython or tmux call; c asks the user when the
@@ -253,15 +298,11 @@ func IsShellTool(name string) bool {
 // tool's failure for the model; approval.ErrStopTurn (wrapped) means the
 // user stopped the turn.
 func (h *Host) RunTool(ctx context.Context, use tools.ToolUse, c approval.Confirmer) (string, error) {
-	switch use.Tool {
-	case "shell":
-		return h.runShell(ctx, toolText(use, "command"), c)
-	case "ipython":
-		return h.runPython(ctx, toolText(use, "code"), c)
-	case "tmux":
-		return h.runTmux(ctx, toolText(use, "commands"), c)
+	t, ok := lookupHostTool(use.Tool)
+	if !ok {
+		return "", fmt.Errorf("%s is not a shell tool", use.Tool)
 	}
-	return "", fmt.Errorf("%s is not a shell tool", use.Tool)
+	return t.run(h, ctx, toolText(use, t.arg), c)
 }
 
 // toolText is a call's input: its block content, else the named argument.
@@ -305,13 +346,18 @@ func (h *Host) session(ctx context.Context) (*shell.Session, error) {
 }
 
 // ask puts a question to the user and says what to do with the answer:
-// run or not; a refusal comes back as the error the model reads.
+// run or not; a refusal comes back as the error the model reads. With
+// nobody to ask (c nil, or answering approval.ErrNobodyToAsk) the model is
+// told how to do without.
 func ask(ctx context.Context, c approval.Confirmer, q approval.Question) (approval.Answer, error) {
-	if c == nil {
-		return approval.Skip, fmt.Errorf("`%s` needs the user's approval (%s), and nobody can be asked here; add it to the command allowlist, or do without it", q.Action, q.Reason)
+	ans, err := approval.Skip, approval.ErrNobodyToAsk
+	if c != nil {
+		ans, err = c.Confirm(ctx, q)
 	}
-	ans, err := c.Confirm(ctx, q)
-	if err != nil {
+	switch {
+	case errors.Is(err, approval.ErrNobodyToAsk):
+		return approval.Skip, fmt.Errorf("`%s` needs the user's approval (%s), and nobody can be asked here; add it to the command allowlist, or do without it", q.Action, q.Reason)
+	case err != nil:
 		return approval.Skip, err
 	}
 	switch ans {

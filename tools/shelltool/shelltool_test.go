@@ -222,3 +222,65 @@ func TestPython(t *testing.T) {
 		t.Errorf("list-sessions needs no approval: %q, %v", out, err)
 	}
 }
+
+// nobodyToAsk is where nobody can be asked (agentls ask without a
+// terminal): it answers every question with approval.ErrNobodyToAsk.
+type nobodyToAsk struct{}
+
+func (nobodyToAsk) Confirm(context.Context, approval.Question) (approval.Answer, error) {
+	return approval.Skip, approval.ErrNobodyToAsk
+}
+
+// TestRuns: the bound shell tools read each call's input their own way,
+// start no host until a call needs one, say so where there is none, and
+// with nobody to ask refuse what needs approval — a model that sends
+// `touch` through tmux rather than the shell gets no further — and tell
+// the model how to do without.
+func TestRuns(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	h := newHost(t, Options{Root: root})
+	made := 0
+	runs := Runs(func() (*Host, error) { made++; return h, nil }, nobodyToAsk{})
+	if made != 0 {
+		t.Fatal("binding made the host")
+	}
+	for _, tc := range []struct {
+		name    string
+		tool    string
+		use     tools.ToolUse
+		wantOut string
+		wantErr string
+	}{
+		{"allowlisted from the body", "shell", shellUse("echo hi"), "hi", ""},
+		{"allowlisted from the named argument", "shell", tools.ToolUse{Tool: "shell", Kwargs: map[string]any{"command": "echo named"}}, "named", ""},
+		{"needs approval, nobody to ask", "shell", shellUse("touch made"), "", "nobody can be asked here; add it to the command allowlist"},
+		{"tmux that types, nobody to ask", "tmux", tools.ToolUse{Tool: "tmux", Content: "new-session 'touch made'"}, "", "nobody can be asked here"},
+		{"python, nobody to ask", "ipython", tools.ToolUse{Tool: "ipython", Kwargs: map[string]any{"code": "open('made', 'w')"}}, "", "nobody can be asked here"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := runs[tc.tool](ctx, tc.use)
+			switch {
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("err %v, want %q", err, tc.wantErr)
+			case tc.wantErr == "" && (err != nil || !strings.Contains(out, tc.wantOut)):
+				t.Fatalf("out %q, err %v; want %q", out, err, tc.wantOut)
+			}
+			if _, err := os.Stat(filepath.Join(root, "made")); err == nil {
+				t.Error("a refused call ran")
+			}
+		})
+	}
+	if made == 0 {
+		t.Error("the calls never asked for the host")
+	}
+
+	none := Runs(func() (*Host, error) { return nil, nil }, nobodyToAsk{})
+	if _, err := none["shell"](ctx, shellUse("echo hi")); err == nil || !strings.Contains(err.Error(), "this workspace runs no commands") {
+		t.Errorf("no host: %v", err)
+	}
+	broken := Runs(func() (*Host, error) { return nil, errors.New("no workspace folder") }, nobodyToAsk{})
+	if _, err := broken["tmux"](ctx, tools.ToolUse{Tool: "tmux", Content: "list-sessions"}); err == nil || !strings.Contains(err.Error(), "no workspace folder") {
+		t.Errorf("host error: %v", err)
+	}
+}
