@@ -7,6 +7,7 @@ require (
 	github.com/creack/pty v1.1.24
 	github.com/google/go-cmp v0.7.0
 	github.com/reviewdog/errorformat v0.0.0-20260721110140-13bff69235f3
+	github.com/rogpeppe/go-internal v1.16.0
 	github.com/sashabaranov/go-openai v1.43.0
 	github.com/zeebo/xxh3 v1.1.0
 	go.lsp.dev/jsonrpc2 v0.10.0
