@@ -50,19 +50,14 @@ func TestHostileWorkspaceSettings(t *testing.T) {
 		withSettings[k] = v
 	}
 	root := writeFiles(t, withSettings)
-	e := lsptest.StartWith(t, root, lsptest.VSCode(), map[string]any{"model": "m"}, nil)
-	asked := make(chan string, 4)
-	e.ChooseAction = func(p protocol.ShowMessageRequestParams) string {
-		asked <- p.Message
-		return "Skip"
-	}
-	e.Await("the ignored keys named", func() bool {
-		return e.HasMessageLocked("commandAllowlist, approvalPolicy") && e.HasMessageLocked("ignored until you trust the file") && e.HasMessageLocked("agentls trust "+root)
-	})
+	e := lsptest.Start(t, root, lsptest.VSCode(), lsptest.InitOptions(map[string]any{"model": "m"}), lsptest.Press("Skip"))
+	// The keys ignored, why, and the command that trusts the file.
+	e.Await(lsptest.ShownMessage("commandAllowlist, approvalPolicy", "ignored until you trust the file", "agentls trust "+root))
 	if err := e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "make a file"}); err != nil {
 		t.Fatal(err)
 	}
-	e.Await("turn done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
+	// The repository's allowlist does not let the command run unasked.
+	e.Await(lsptest.ShownMessage("agent turn 1 done"), lsptest.ShownMessageRequest("touch made"), lsptest.NoFile("made"))
 	if len(attacker.Requests()) != 0 {
 		t.Errorf("the repository's baseUrl got %d model calls", len(attacker.Requests()))
 	}
@@ -70,17 +65,6 @@ func TestHostileWorkspaceSettings(t *testing.T) {
 		if r.Authorization != "Bearer user-key" {
 			t.Errorf("the model call carried %q, not the user's key", r.Authorization)
 		}
-	}
-	select {
-	case q := <-asked:
-		if !strings.Contains(q, "touch made") {
-			t.Errorf("asked %q", q)
-		}
-	default:
-		t.Error("the repository's allowlist let a command run unasked")
-	}
-	if _, err := os.Stat(filepath.Join(root, "made")); err == nil {
-		t.Error("the skipped command ran")
 	}
 }
 
@@ -101,7 +85,7 @@ func TestTrustWorkspaceSettings(t *testing.T) {
 		withSettings[k] = v
 	}
 	root := writeFiles(t, withSettings)
-	e := lsptest.StartWith(t, root, lsptest.Helix(), map[string]any{"model": "m"}, nil)
+	e := lsptest.Start(t, root, lsptest.Helix(), lsptest.InitOptions(map[string]any{"model": "m"}))
 	e.OpenFile(settings.WorkspaceFile, "json")
 
 	if err := e.ExecuteCommand("agentls.trust", map[string]any{"sha256": settings.Hash([]byte(content + " "))}); err == nil || !strings.Contains(err.Error(), "changed since it was shown") {
@@ -119,9 +103,7 @@ func TestTrustWorkspaceSettings(t *testing.T) {
 	if err := e.RunCodeAction(*trust); err != nil {
 		t.Fatal(err)
 	}
-	e.Await("trusted", func() bool {
-		return e.HasMessageLocked("trusted " + settings.WorkspaceFile + " as it is now (commandAllowlist now apply)")
-	})
+	e.Await(lsptest.ShownMessage("trusted "+settings.WorkspaceFile, "commandAllowlist now apply"))
 	for _, a := range e.CodeActions(settings.WorkspaceFile, protocol.Range{}) {
 		if strings.HasPrefix(a.Title, "Trust workspace settings") {
 			t.Errorf("still offered once trusted: %s", a.Title)
@@ -130,17 +112,14 @@ func TestTrustWorkspaceSettings(t *testing.T) {
 	if err := e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "make a file"}); err != nil {
 		t.Fatal(err)
 	}
-	e.Await("turn done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
-	if _, err := os.Stat(filepath.Join(root, "made")); err != nil {
-		t.Errorf("the trusted allowlist did not apply: %v", err)
-	}
+	e.Await(lsptest.ShownMessage("agent turn 1 done"), lsptest.FileContent("made", "")) // the trusted allowlist applies
 	e.Shutdown()
 
 	// The agent (or anyone) rewrites the file: the next server does not
 	// trust it.
 	os.WriteFile(filepath.Join(root, settings.WorkspaceFile), []byte(`{"commandAllowlist": ["touch", "curl"]}`), 0o644)
-	e2 := lsptest.StartWith(t, root, lsptest.Helix(), map[string]any{"model": "m"}, nil)
-	e2.Await("untrusted again", func() bool { return e2.HasMessageLocked("commandAllowlist, which decide what runs") })
+	e2 := lsptest.Start(t, root, lsptest.Helix(), lsptest.InitOptions(map[string]any{"model": "m"}))
+	e2.Await(lsptest.ShownMessage("commandAllowlist", "ignored until you trust the file"))
 }
 
 // TestProtectedEditAsks: the attack of a model that saves .git/config with
@@ -167,34 +146,27 @@ func TestProtectedEditAsks(t *testing.T) {
 				t.Fatalf("git init: %v %s", err, out)
 			}
 			before, _ := os.ReadFile(filepath.Join(root, ".git", "config"))
-			e := lsptest.StartWith(t, root, lsptest.VSCode(), map[string]any{"model": "m"}, nil)
-			var questions []string
-			e.ChooseAction = func(p protocol.ShowMessageRequestParams) string {
-				questions = append(questions, p.Message)
+			e := lsptest.Start(t, root, lsptest.VSCode(), lsptest.InitOptions(map[string]any{"model": "m"}), lsptest.AnswerRequests(func(p protocol.ShowMessageRequestParams) string {
 				if strings.Contains(p.Message, "edit .git/config") && approve {
 					return "Run"
 				}
 				return "Skip"
-			}
+			}))
 			if err := e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "speed up git"}); err != nil {
 				t.Fatal(err)
 			}
-			e.Await("turn done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
-			if len(questions) == 0 || !strings.Contains(questions[0], "asks to edit .git/config (") || !strings.Contains(questions[0], "+\tfsmonitor = \"touch PWNED; false\"") {
-				t.Fatalf("the edit was not put to the user with its diff: %q", questions)
-			}
-			after, _ := os.ReadFile(filepath.Join(root, ".git", "config"))
+			// The edit is put to the user with its diff.
+			e.Await(lsptest.ShownMessage("agent turn 1 done"), lsptest.ShownMessageRequest("asks to edit .git/config (", "+\tfsmonitor = \"touch PWNED; false\""))
 			if approve {
-				if e.EditsAppliedLocked() == 0 {
+				if e.EditsApplied() == 0 {
 					t.Error("the approved edit was not sent")
 				}
 				return
 			}
-			if string(after) != string(before) || e.EditsAppliedLocked() != 0 {
-				t.Errorf("the declined edit landed: %q", after)
-			}
-			if _, err := os.Stat(filepath.Join(root, "PWNED")); err == nil {
-				t.Error("git ran the agent's fsmonitor program")
+			// Declined: nothing lands, and git runs nothing.
+			e.Await(lsptest.FileContent(".git/config", string(before)), lsptest.NoFile("PWNED"))
+			if n := e.EditsApplied(); n != 0 {
+				t.Errorf("%d edits sent for a declined edit", n)
 			}
 			reqs := srv.Requests()
 			if len(reqs) < 2 || !strings.Contains(lastMessage(reqs[1]), "the user did not approve editing .git/config") {
