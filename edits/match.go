@@ -2,6 +2,7 @@ package edits
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -63,6 +64,9 @@ type doc struct {
 	// many hunks (or placeholder pieces) against one text cost one pass.
 	scans int
 	byKey map[string][]int32
+	// rank is how frequent each byte is, for the exact fast path's search
+	// (byteRank).
+	rank *[256]int
 }
 
 func newDoc(text string) *doc { return &doc{text: text} }
@@ -79,8 +83,8 @@ func (d *doc) all() []line {
 func (d *doc) content(i int) string { return d.text[d.lines[i].start:d.lines[i].end] }
 
 // The exact fast path handles the common case, exact matches of lines
-// ending in "\n", without splitting the text into lines: each
-// hunk is located by its longest line, the whole hunk and its line
+// ending in "\n", without splitting the text into lines: each hunk is
+// located by the rarest byte of its lines, the whole hunk and its line
 // boundaries are checked around each hit, and a hunk resolves only when
 // exactly one place matches. Anything else goes the general way, which also
 // explains failures.
@@ -107,15 +111,21 @@ func (d *doc) alignedAt(s int, needle string) bool {
 		(s == 0 || d.text[s-1] == '\n') && (e == len(d.text) || d.text[e] == '\n')
 }
 
+// byteScanHunks is how many hunks the exact fast path finds by scanning
+// for rare bytes; more are found in one pass over the lines with a map of
+// their probe lines, whose cost does not grow with the hunks.
+const byteScanHunks = 32
+
 // exactStarts returns, for each hunk, the byte offset of its unique exact
-// match, or -1. Few hunks are searched with strings.Index; many are found
-// in one pass over the lines with a map of their probe lines, so the cost
-// is linear in the text and the hunks, not their product.
+// match, or -1. Up to byteScanHunks hunks are found by their rarest bytes
+// (scanRare); more in one pass over the lines with a map of their probe
+// lines, so the cost is linear in the text and the hunks, not their
+// product.
 //
 // Each check of a hit costs up to its needle's length; the checks share a
-// budget of a few times the text, and a hunk whose probe line repeats so
-// often that it runs out (a repetitive file) goes the general way, which
-// is linear however repetitive the text is.
+// budget of a few times the text, and a hunk whose probe repeats so often
+// that it runs out (a repetitive file) goes the general way, which is
+// linear however repetitive the text is.
 func (d *doc) exactStarts(hunks []Hunk) []int {
 	starts := make([]int, len(hunks))
 	for i := range starts {
@@ -129,17 +139,21 @@ func (d *doc) exactStarts(hunks []Hunk) []int {
 		needle    string
 	}
 	probes := map[string][]probe{}
+	var scans []rareNeedle
 	for i, h := range hunks {
 		if len(h.Original) == 0 || h.AtEOF || allBlank(h.Original) || hasPlaceholder(h.Original) || hasPlaceholder(h.Updated) {
 			continue
 		}
-		p, off := longestLine(h.Original)
-		needle := strings.Join(h.Original, "\n")
-		if len(hunks) < 4 {
-			starts[i] = d.exactStart(needle, h.Original[p], off, &budget)
+		needle := joinLines(h.Original)
+		if len(hunks) <= byteScanHunks {
+			scans = append(scans, rareNeedle{hunk: i, needle: needle})
 			continue
 		}
+		p, off := longestLine(h.Original)
 		probes[h.Original[p]] = append(probes[h.Original[p]], probe{i, off, needle})
+	}
+	if len(scans) > 0 {
+		d.scanRare(scans, starts, &budget)
 	}
 	if len(probes) == 0 {
 		return starts
@@ -175,6 +189,14 @@ func (d *doc) exactStarts(hunks []Hunk) []int {
 	return starts
 }
 
+// joinLines is strings.Join(lines, "\n") in one allocation.
+func joinLines(lines []string) string {
+	if len(lines) == 1 {
+		return lines[0]
+	}
+	return strings.Join(lines, "\n")
+}
+
 // exactBudget is how many bytes the exact fast path may compare: a few
 // times the text and the hunks.
 func exactBudget(text string, hunks []Hunk) int {
@@ -187,62 +209,151 @@ func exactBudget(text string, hunks []Hunk) int {
 	return n
 }
 
-// exactStart returns where needle (whose line probe starts at byte off)
-// stands uniquely as whole lines, or -1 (also when checking the hits would
-// spend more than the budget).
-func (d *doc) exactStart(needle, probe string, off int, budget *int) int {
-	lead := len(probe) - len(strings.TrimLeft(probe, " \t"))
-	if lead == len(probe) {
-		return -1
-	}
-	// strings.Index scans for the key's first byte: start the key at a
-	// byte that is rare in source code, keeping it at least 12 bytes long.
-	start := lead
-	for j := lead; j < len(probe)-12; j++ {
-		if commonness(probe[j]) < commonness(probe[start]) {
-			start = j
-		}
-	}
-	// A long key would make strings.Index itself quadratic on a long run
-	// of one byte (it compares the whole key at each place there): 64
-	// bytes find the places, alignedAt checks each within the budget.
-	key := probe[start:min(len(probe), start+64)]
-	lead = start
-	found := -1
-	for from := 0; ; {
-		k := strings.Index(d.text[from:], key)
-		if k < 0 {
-			return found
-		}
-		p := from + k
-		from = p + 1
-		if *budget -= len(needle); *budget < 0 {
-			return -1
-		}
-		if s := p - lead - off; d.alignedAt(s, needle) {
-			if found >= 0 {
-				return -1
+// A rareNeedle is a hunk's ORIGINAL joined, searched for by one of its
+// bytes (at offset at), which scanRare picks as rare in the text.
+type rareNeedle struct {
+	hunk   int
+	needle string
+	at     int
+	found  int // places found; 2 is "not unique, or too costly"
+	start  int
+}
+
+// scanBlock is how much of the text scanRare searches for all its bytes
+// before moving on: small enough to stay in the cache, so that the text
+// is read from memory once however many bytes are searched for.
+const scanBlock = 32 << 10
+
+// scanRare finds each needle's unique whole-line place in the text, or
+// none, and records it in starts. Each needle is searched for by its
+// rarest byte (bytes.IndexByte runs at memory speed, and the rarer the
+// byte the fewer places are checked); needles that share a byte share its
+// scan, and the text is scanned a block at a time for all of them.
+func (d *doc) scanRare(ns []rareNeedle, starts []int, budget *int) {
+	rank := d.byteRank()
+	// Each needle's rarest byte; then each needle takes, of the bytes
+	// already chosen for others, one of its own if it is at most 4 times as
+	// frequent: a shared scan costs less than a second one.
+	var chosen []byte
+	for i := range ns {
+		n := &ns[i]
+		best := -1
+		for j := 0; j < len(n.needle); j++ {
+			c := n.needle[j]
+			if c == '\n' {
+				continue
 			}
-			found = s
+			if best < 0 || rank(c) < rank(n.needle[best]) {
+				best = j
+			}
+		}
+		n.at = best
+		if best < 0 {
+			n.found = 2
+			continue
+		}
+		for _, c := range chosen {
+			if j := strings.IndexByte(n.needle, c); j >= 0 && rank(c) <= 4*rank(n.needle[best])+4 {
+				n.at = j
+				break
+			}
+		}
+		if c := n.needle[n.at]; !slices.Contains(chosen, c) {
+			chosen = append(chosen, c)
+		}
+	}
+	byByte := make([][]*rareNeedle, len(chosen))
+	for i := range ns {
+		if n := &ns[i]; n.found < 2 {
+			k := slices.Index(chosen, n.needle[n.at])
+			byByte[k] = append(byByte[k], n)
+		}
+	}
+	text := d.text
+	for lo := 0; lo < len(text); lo += scanBlock {
+		hi := min(len(text), lo+scanBlock)
+		for k, c := range chosen {
+			live := byByte[k]
+			for p := lo; len(live) > 0; p++ {
+				i := strings.IndexByte(text[p:hi], c)
+				if i < 0 {
+					break
+				}
+				p += i
+				for _, n := range live {
+					if n.found > 1 {
+						continue
+					}
+					// The byte after the hit tells most false hits apart
+					// before the whole needle is compared (and charged).
+					if a := n.at + 1; a < len(n.needle) && (p+1 == len(text) || text[p+1] != n.needle[a]) {
+						continue
+					}
+					if *budget -= len(n.needle); *budget < 0 {
+						n.found = 2
+						continue
+					}
+					if s := p - n.at; d.alignedAt(s, n.needle) {
+						n.found++
+						n.start = s
+					}
+				}
+			}
+		}
+	}
+	for _, n := range ns {
+		if n.found == 1 {
+			starts[n.hunk] = n.start
 		}
 	}
 }
 
+// sampleText is the size from which byteRank counts bytes in a sample of
+// the text rather than guessing from source code in general: counting
+// costs about a nanosecond a byte, a small text's whole search less.
+const sampleText = 256 << 10
+
+// byteRank returns how frequent each byte is in the text, lower is rarer:
+// for a large text, counts in 16 KB sampled from four places spread over
+// it (weighted by commonness in source code, to break ties); for a small
+// one, commonness alone.
+func (d *doc) byteRank() func(c byte) int {
+	if len(d.text) < sampleText {
+		return commonness
+	}
+	if d.rank == nil {
+		// About 10 µs, against 100 µs or more for the search itself.
+		const piece = 4 << 10
+		var counts [256]int
+		for k := range 4 {
+			at := k * (len(d.text) - piece) / 3
+			for _, c := range []byte(d.text[at : at+piece]) {
+				counts[c]++
+			}
+		}
+		d.rank = new([256]int)
+		for c := range d.rank {
+			d.rank[c] = 16*counts[c] + commonness(byte(c))
+		}
+	}
+	return func(c byte) int { return d.rank[c] }
+}
+
 // commonness ranks how often a byte occurs in source code, roughly.
 func commonness(c byte) int {
-	switch {
-	case c == ' ' || c == '\t':
+	switch c {
+	case ' ', '\t':
 		return 9
-	case strings.IndexByte("etaoinsrlcdu", c) >= 0:
+	case 'e', 't', 'a', 'o', 'i', 'n', 's', 'r', 'l', 'c', 'd', 'u':
 		return 8
+	case '(', ')', '{', '}', '.', ',', ';', ':', '=', '_', '*', '&':
+		return 5
+	}
+	switch {
 	case c >= 'a' && c <= 'z':
 		return 6
-	case strings.IndexByte("(){}.,;:=_*&", c) >= 0:
-		return 5
 	case c >= 'A' && c <= 'Z':
 		return 3
-	case c >= '0' && c <= '9':
-		return 2
 	}
 	return 2
 }
