@@ -2,8 +2,6 @@ package lsp_test
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"go.lsp.dev/protocol"
@@ -19,11 +17,8 @@ func TestProgress(t *testing.T) {
 			root := writeFiles(t, files)
 			e := lsptest.Start(t, root, p)
 			e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply})
-			var ev []lsptest.ProgressEvent
-			e.Await("progress end", func() bool {
-				ev = append(ev[:0], e.ProgressLocked()...)
-				return len(ev) > 0 && ev[len(ev)-1].Kind == "end"
-			})
+			e.Await(lsptest.CompletedWorkSaying("agentls: apply reply", "done"))
+			ev := e.Progress()
 			if len(ev) != 3 || ev[0].Kind != "begin" || ev[0].Title != "agentls: apply reply" || !ev[0].Cancellable ||
 				ev[1].Kind != "report" || ev[1].Message != "sending 2 edits in 3 files" || ev[2].Message != "done" {
 				t.Errorf("progress = %+v", ev)
@@ -44,11 +39,9 @@ func TestCancel(t *testing.T) {
 	for _, how := range []string{"button", "command"} {
 		t.Run(how, func(t *testing.T) {
 			root := writeFiles(t, files)
-			e := lsptest.Start(t, root, lsptest.VSCode())
-			e.OpenFile("a.go", "go")
 			// Cancel while the server waits for the progress token: the
 			// task has started and not yet sent anything.
-			e.OnRequest("window/workDoneProgress/create", func(params json.RawMessage) {
+			e := lsptest.Start(t, root, lsptest.VSCode(), lsptest.OnRequest("window/workDoneProgress/create", func(e *lsptest.Editor, params json.RawMessage) {
 				var p struct{ Token string }
 				json.Unmarshal(params, &p)
 				if how == "button" {
@@ -59,24 +52,21 @@ func TestCancel(t *testing.T) {
 				} else if err := e.ExecuteCommand("agentls.cancel", nil); err != nil {
 					t.Error(err)
 				}
-			})
+			}))
+			e.OpenFile("a.go", "go")
 			e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply})
-			e.Await("cancelled", func() bool { return e.HasMessageLocked("agentls: cancelled; nothing applied") })
-			e.Await("progress end", func() bool {
-				ev := e.ProgressLocked()
-				return len(ev) > 0 && ev[len(ev)-1].Message == "cancelled"
-			})
-			if e.Buffer("a.go") != files["a.go"] || readFile(t, root, "b.go") != files["b.go"] || exists(root, "c.go") {
-				t.Error("a cancelled apply changed files")
+			e.Await(
+				lsptest.ShownMessage("cancelled", "nothing applied"),
+				lsptest.CompletedWorkSaying("agentls: apply reply", "cancelled"),
+				lsptest.BufferContent("a.go", files["a.go"]),
+				lsptest.FileContent("b.go", files["b.go"]),
+				lsptest.NoFile("c.go"),
+			)
+			if n := e.EditsApplied(); n != 0 {
+				t.Errorf("a cancelled apply sent %d edits", n)
 			}
-			e.OnRequest("window/workDoneProgress/create", nil)
 			e.ExecuteCommand("agentls.cancel", nil)
-			e.Await("nothing", func() bool { return e.HasMessageLocked("agentls: nothing to cancel") })
+			e.Await(lsptest.ShownMessage("nothing to cancel"))
 		})
 	}
-}
-
-func exists(root, rel string) bool {
-	_, err := os.Stat(filepath.Join(root, rel))
-	return err == nil
 }
