@@ -114,9 +114,13 @@ func BenchmarkApplyTiers(b *testing.B) {
 	}
 }
 
-// BenchmarkResolveHunks measures one exact hunk resolved to TextEdits,
-// what the language server sends an editor: no new text is built, so the
-// cost is finding the hunk and the size of the change.
+// BenchmarkResolveHunks measures one exact hunk resolved to byte-range
+// TextEdits without building the new text: finding the hunk and the size
+// of the change, the engine's share of a patch and its lower bound. It is
+// not what the language server does for a patch, which also builds the
+// new text (the journal, review and the disk need it) and places the
+// edits as LSP positions: lsp's BenchmarkPatchOpenBuffer measures that
+// whole path on an open buffer.
 func BenchmarkResolveHunks(b *testing.B) {
 	for _, size := range editSizes {
 		b.Run(sizeLabel(size), func(b *testing.B) {

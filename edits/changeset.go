@@ -39,6 +39,51 @@ type FileChange struct {
 	Version int32
 	// Result is the new content (empty for Delete).
 	Result string
+
+	// edits turn editsBase into editsResult: the exact, minimal edits the
+	// tool that made the change knew (the hunks it resolved), so the
+	// editor can be sent them without diffing two whole texts. They hold
+	// only while Base and Result are still those texts: a change whose
+	// Base or Result is set otherwise (rebased, reviewed, undone) gets
+	// its edits by a diff again (see TextEdits). editsKnown tells known
+	// edits that change nothing from unknown ones.
+	edits                  []TextEdit
+	editsBase, editsResult string
+	editsKnown             bool
+}
+
+// TextEdits returns minimal edits that turn Base into Result, sorted and
+// not overlapping: the ones recorded when the change was made, if Base
+// and Result are still the texts they were made for, else those of a diff
+// of the two (MinimalEdits, which costs the size of both texts). Lines
+// the change does not touch are in no edit, so an editor keeps its
+// cursors there.
+func (c *FileChange) TextEdits() []TextEdit {
+	if es, ok := c.recordedEdits(); ok {
+		return es
+	}
+	return MinimalEdits(c.Base, c.Result)
+}
+
+// recordedEdits returns the edits recorded for the change, if they still
+// turn Base into Result. Comparing a string with itself returns at once
+// (same data, same length), so this costs nothing while the texts are the
+// recorded ones, and a full comparison only for a text of the same length
+// set since.
+func (c *FileChange) recordedEdits() ([]TextEdit, bool) {
+	if c.editsKnown && c.Base == c.editsBase && c.Result == c.editsResult {
+		return c.edits, true
+	}
+	return nil, false
+}
+
+// record keeps es as the edits from Base to Result, if they fit them;
+// nil forgets the edits recorded.
+func (c *FileChange) record(es []TextEdit) {
+	c.edits, c.editsBase, c.editsResult, c.editsKnown = nil, "", "", false
+	if es != nil && c.Action == Modify && editsFit(c.Base, c.Result, es) {
+		c.edits, c.editsBase, c.editsResult, c.editsKnown = es, c.Base, c.Result, true
+	}
 }
 
 // UnifiedDiff renders the change as a unified diff (a/ and b/ paths, as
@@ -86,10 +131,31 @@ func (cs *Changeset) find(p string) *FileChange {
 // file before the changeset (ignored when the changeset already changes
 // it), version the editor's version of base.
 func (cs *Changeset) Write(p, base string, existed bool, version int32, result string) {
+	cs.WriteEdits(p, base, existed, version, result, nil)
+}
+
+// WriteEdits is Write for a change whose edits are known: es turn the
+// file's content as the changeset had it (base, or the result of an
+// earlier change to it) into result, sorted and not overlapping (the
+// hunks a patch resolved). They are trimmed to the bytes that change and
+// kept with the change, composed with those of an earlier change to the
+// same file, so sending it costs the size of the edits rather than a diff
+// of the whole file. Edits that do not fit base and result are dropped
+// (the change is then diffed when sent); nil means none are known.
+func (cs *Changeset) WriteEdits(p, base string, existed bool, version int32, result string, es []TextEdit) {
 	if c := cs.find(p); c != nil {
+		before, earlier := c.Result, []TextEdit(nil)
+		known := false
+		if es != nil && editsFit(before, result, es) {
+			earlier, known = c.recordedEdits()
+		}
 		c.Result = result
 		if c.Action == Delete {
 			c.Action = Modify
+		}
+		c.record(nil)
+		if known {
+			c.record(composeEdits(c.Base, before, earlier, minimalWithin(before, es)))
 		}
 		return
 	}
@@ -97,7 +163,11 @@ func (cs *Changeset) Write(p, base string, existed bool, version int32, result s
 	if !existed {
 		a, base = Create, ""
 	}
-	cs.Changes = append(cs.Changes, &FileChange{Path: p, Action: a, Base: base, Version: version, Result: result})
+	c := &FileChange{Path: p, Action: a, Base: base, Version: version, Result: result}
+	if es != nil && editsFit(base, result, es) {
+		c.record(minimalWithin(base, es))
+	}
+	cs.Changes = append(cs.Changes, c)
 }
 
 // Remove records that path is deleted.
@@ -108,6 +178,7 @@ func (cs *Changeset) Remove(p, base string, version int32) {
 			return
 		}
 		c.Action, c.Result = Delete, ""
+		c.record(nil)
 		return
 	}
 	cs.Changes = append(cs.Changes, &FileChange{Path: p, Action: Delete, Base: base, Version: version})
