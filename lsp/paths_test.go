@@ -52,34 +52,28 @@ func TestApplyReplyRefusesSymlinkOut(t *testing.T) {
 			outside, rel := outsideAndLink(t, root)
 			e := lsptest.Start(t, root, p)
 			e.OpenBuffer(rel+"/x.txt", "text", "x\n") // the link's target, open
-			for _, reply := range []string{
+			for i, reply := range []string{
 				"```save dirlink/new.txt\npwned\n```\n",
 				"```patch dirlink/x.txt\n<<<<<<< ORIGINAL\nx\n=======\npwned\n>>>>>>> UPDATED\n```\n",
 				"```save a.go\npackage p\n```\n\n```save dirlink/new.txt\npwned\n```\n",
 				"```apply_patch\n*** Begin Patch\n*** Delete File: dirlink/x.txt\n*** End Patch\n```\n",
 				"```apply_patch\n*** Begin Patch\n*** Update File: a.go\n*** Move to: dirlink/moved.go\n@@\n-type Config struct{}\n+type Settings struct{}\n*** End Patch\n```\n",
 			} {
-				before := len(e.Messages())
 				if err := e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply}); err != nil {
 					t.Fatal(err)
 				}
-				e.Await("a refusal", func() bool { return len(e.MessagesLocked()) > before })
-				msg := e.Messages()[before]
-				if msg.Type != protocol.MessageTypeError || !strings.Contains(msg.Message, "nothing applied") || !strings.Contains(msg.Message, "outside the workspace") {
-					t.Errorf("reply %q: message %+v", reply, msg)
+				// Each reply gets its own refusal, an error saying why.
+				e.Await(lsptest.ShownMessages(i+1, "nothing applied", "outside the workspace"), lsptest.NoShownMessage("agentls: applied"))
+				if msgs := e.Messages(); len(msgs) != i+1 || msgs[i].Type != protocol.MessageTypeError {
+					t.Errorf("reply %q: messages %+v, want one error each", reply, msgs)
 				}
 			}
+			e.Await(lsptest.BufferContent(rel+"/x.txt", "x\n"), lsptest.FileContent("a.go", files["a.go"]))
 			if got := listDir(t, outside); len(got) != 1 || got[0] != "x.txt" {
 				t.Errorf("files outside the workspace: %v", got)
 			}
-			if got := e.Buffer(rel + "/x.txt"); got != "x\n" {
-				t.Errorf("the buffer outside the workspace was edited: %q", got)
-			}
-			if e.EditsAppliedLocked() != 0 {
-				t.Errorf("%d WorkspaceEdits were sent", e.EditsAppliedLocked())
-			}
-			if readFile(t, root, "a.go") != files["a.go"] {
-				t.Error("a.go changed although its reply was refused")
+			if n := e.EditsApplied(); n != 0 {
+				t.Errorf("%d WorkspaceEdits were sent", n)
 			}
 		})
 	}
@@ -103,13 +97,11 @@ func TestApplyReplyThroughSymlinkInside(t *testing.T) {
 				e := lsptest.Start(t, root, p)
 				e.OpenBuffer(tc.open, "text", "zero\none\ntwo\n") // unsaved: a line added
 				e.ExecuteCommand("agentls.applyReply", map[string]any{"text": "```patch " + tc.named + "\n<<<<<<< ORIGINAL\ntwo\n=======\nTWO\n>>>>>>> UPDATED\n```\n"})
-				e.Await("the edit applied", func() bool { return e.HasMessageLocked("agentls: applied") })
-				if got := e.Buffer(tc.open); got != "zero\none\nTWO\n" {
-					t.Errorf("buffer = %q", got)
-				}
-				if got := readFile(t, root, "real/a.txt"); got != "one\ntwo\n" {
-					t.Errorf("disk = %q, want it untouched (the buffer is the editor's to save)", got)
-				}
+				e.Await(
+					lsptest.ShownMessage("applied"),
+					lsptest.BufferContent(tc.open, "zero\none\nTWO\n"),
+					lsptest.FileContent("real/a.txt", "one\ntwo\n"), // the buffer is the editor's to save
+				)
 				if v, ok := e.EditVersion(tc.open); !ok || v == nil || *v != p.OpenVersion {
 					t.Errorf("the edit is pinned to %v (sent: %v), want the buffer's version %d", v, ok, p.OpenVersion)
 				}
@@ -135,11 +127,10 @@ func TestAskSymlinkMadeByCommand(t *testing.T) {
 		modeltest.Text("Done.", 16),
 	)
 	defer srv.Close()
-	e := lsptest.StartWith(t, root, lsptest.VSCode(), map[string]any{"model": "m", "baseUrl": srv.URL}, nil)
-	e.ChooseAction = func(protocol.ShowMessageRequestParams) string { return "Run" }
+	e := lsptest.Start(t, root, lsptest.VSCode(), lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL}), lsptest.Press("Run"))
 	e.OpenFile("a.go", "go")
 	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "make a link and save through it"})
-	e.Await("turn done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
+	e.Await(lsptest.ShownMessage("agent turn 1 done"))
 	if _, err := os.Lstat(filepath.Join(root, "dirlink")); err != nil {
 		t.Fatalf("the command did not make the link: %v (messages %v)", err, e.Messages())
 	}
