@@ -73,6 +73,16 @@ func scriptSetup(env *testscript.Env) error {
 	}
 	env.Setenv("agentlsbin", filepath.Dir(bin))
 	env.Setenv("ORIGPATH", env.Getenv("PATH"))
+	// The go command a script runs (agentls demo's `go test`) keeps the
+	// build cache it had: with a fresh HOME it would compile the standard
+	// library first.
+	cache := os.Getenv("GOCACHE")
+	if cache == "" {
+		if dir, err := os.UserCacheDir(); err == nil {
+			cache = filepath.Join(dir, "go-build")
+		}
+	}
+	env.Setenv("GOCACHE", cache)
 	env.Values[scriptStateKey{}] = &scriptState{}
 	return nil
 }
