@@ -3,10 +3,12 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/anchored"
 	"github.com/agentls/agentls/edits"
@@ -15,8 +17,12 @@ import (
 
 // BenchmarkDidChangeServer measures the server's handling of one typed
 // (or deleted) character in documents of growing size (the handler
-// alone): it should not grow with the size. "hashed" documents keep line
-// hashes for the anchored tools, which the change updates.
+// alone): it should not grow with the size. The server has a workspace
+// root, as a real one does, so the document is a file of the workspace
+// and each change also asks whether it has pending review hunks or
+// answers to republish (with no root it skipped that). "hashed"
+// documents keep line hashes for the anchored tools, which the change
+// updates.
 func BenchmarkDidChangeServer(b *testing.B) {
 	for _, hashed := range []bool{false, true} {
 		for _, lines := range []int{1_000, 10_000, 100_000} {
@@ -31,10 +37,15 @@ func BenchmarkDidChangeServer(b *testing.B) {
 
 func benchmarkDidChange(b *testing.B, lines int, hashed bool) {
 	s := newServer(Options{})
+	s.root = cleanFile(b.TempDir())
 	text := strings.Repeat("func f() int { return 42 }\n", lines)
-	u := protocol.DocumentURI("file:///w/big.go")
+	u := protocol.DocumentURI(uri.File(filepath.Join(s.root, "big.go")))
 	s.didOpen(context.Background(), &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1, Text: text}})
-	if hashed && (editorSource{s: s, disk: edittool.DiskSource{Root: "/w"}}).LineHashes("big.go", 1) == nil {
+	opened, _ := s.docs.get(u)
+	if _, err := s.relPath(opened); err != nil {
+		b.Fatalf("the document is no file of the workspace: %v", err)
+	}
+	if hashed && (editorSource{s: s, disk: edittool.DiskSource{Root: s.root}}).LineHashes("big.go", 1) == nil {
 		b.Fatal("no line hashes")
 	}
 	pos := protocol.Position{Line: uint32(lines / 2)}
@@ -63,27 +74,51 @@ func benchmarkDidChange(b *testing.B, lines int, hashed bool) {
 }
 
 // BenchmarkWorkspaceEdit measures building the WorkspaceEdit of a
-// changeset with 1,000 changed hunks in a 10,000-line file.
+// changeset with 1,000 changed hunks in a 10,000-line file not open in
+// the editor: "diff" for a change made without its edits (a save of the
+// whole file, a rebase), which is diffed whole; "recorded" for one whose
+// tool recorded the edits it made.
 func BenchmarkWorkspaceEdit(b *testing.B) {
-	s := newServer(Options{})
-	s.root = "/w"
-	s.caps.Workspace.WorkspaceEdit.DocumentChanges = true
 	var before, after strings.Builder
+	var made []edits.TextEdit
 	for i := range 10_000 {
 		fmt.Fprintf(&before, "\tx%d := compute(%d)\n", i, i)
 		if i%10 == 5 {
+			at := before.Len() - 1
+			made = append(made, edits.TextEdit{Start: at, End: at, New: " + 1"})
 			fmt.Fprintf(&after, "\tx%d := compute(%d) + 1\n", i, i)
 		} else {
 			fmt.Fprintf(&after, "\tx%d := compute(%d)\n", i, i)
 		}
 	}
-	var cs edits.Changeset
-	cs.Write("big.go", before.String(), true, 3, after.String())
-	b.SetBytes(int64(before.Len()))
-	for b.Loop() {
-		we, err := s.workspaceEditFor(&cs)
-		if err != nil || len(we.DocumentChanges) != 1 || len(we.DocumentChanges[0].(textDocumentEdit).Edits) != 1000 {
-			b.Fatalf("%v %d %d", err, len(we.DocumentChanges), len(we.DocumentChanges[0].(textDocumentEdit).Edits))
+	for _, recorded := range []bool{false, true} {
+		name := "diff"
+		if recorded {
+			name = "recorded"
 		}
+		b.Run(name, func(b *testing.B) {
+			s := newServer(Options{})
+			s.root = cleanFile(b.TempDir())
+			s.caps.Workspace.WorkspaceEdit.DocumentChanges = true
+			var cs edits.Changeset
+			if recorded {
+				cs.WriteEdits("big.go", before.String(), true, edits.NotOpen, after.String(), made)
+			} else {
+				cs.Write("big.go", before.String(), true, edits.NotOpen, after.String())
+			}
+			b.SetBytes(int64(before.Len()))
+			for b.Loop() {
+				we, err := s.workspaceEditFor(&cs)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(we.DocumentChanges) != 1 {
+					b.Fatalf("%d document changes, want 1", len(we.DocumentChanges))
+				}
+				if n := len(we.DocumentChanges[0].(textDocumentEdit).Edits); n != 1000 {
+					b.Fatalf("%d edits, want 1000", n)
+				}
+			}
+		})
 	}
 }

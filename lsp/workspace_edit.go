@@ -30,11 +30,11 @@ func (s *Server) workspaceEditFor(cs *edits.Changeset) (workspaceEdit, error) {
 	useDocumentChanges := caps.Workspace.WorkspaceEdit.DocumentChanges || len(caps.Workspace.WorkspaceEdit.ResourceOperations) > 0
 	var we workspaceEdit
 	for _, c := range cs.Effective() {
-		u, err := s.sendableURI(root, c)
+		u, doc, open, err := s.sendableURI(root, c)
 		if err != nil {
 			return workspaceEdit{}, err
 		}
-		textEdits, err := lspEdits(c.Base, c.Result, enc)
+		textEdits, err := lspEdits(c, doc, open, enc)
 		if err != nil {
 			return workspaceEdit{}, fmt.Errorf("%s: %w", c.Path, err)
 		}
@@ -81,53 +81,68 @@ func (s *Server) workspaceEditFor(cs *edits.Changeset) (workspaceEdit, error) {
 // checked as for the disk (edits.CheckMode): read-only and setuid files
 // are not changed through the editor either. A file open in the editor is
 // named by the URI of its buffer (which the editor may have opened through
-// a symlink), the buffer the change was computed on.
-func (s *Server) sendableURI(root string, c *edits.FileChange) (protocol.DocumentURI, error) {
+// a symlink), the buffer the change was computed on, which is returned
+// too (open says whether there is one).
+func (s *Server) sendableURI(root string, c *edits.FileChange) (u protocol.DocumentURI, doc document, open bool, err error) {
 	if root == "" {
-		return "", fmt.Errorf("%s: no workspace folder to edit it in", c.Path)
+		return "", document{}, false, fmt.Errorf("%s: no workspace folder to edit it in", c.Path)
 	}
 	abs, err := edits.ResolveInRoot(root, c.Path)
 	if err != nil {
-		return "", err
+		return "", document{}, false, err
 	}
 	if want := filepath.Join(root, filepath.FromSlash(c.Path)); abs != want {
-		return "", fmt.Errorf("%s now leads through a symlink to %s, not the file the edit was computed on: refused; run the request again", c.Path, abs)
+		return "", document{}, false, fmt.Errorf("%s now leads through a symlink to %s, not the file the edit was computed on: refused; run the request again", c.Path, abs)
 	}
 	if info, err := os.Lstat(abs); err == nil && info.Mode().IsRegular() {
 		if err := edits.CheckMode(c.Path, c.Action, info.Mode()); err != nil {
-			return "", err
+			return "", document{}, false, err
 		}
 	}
 	if d, open := s.docs.byFile(abs); open && d.uri != "" {
-		return d.uri, nil
+		return d.uri, d, true, nil
 	}
-	return protocol.DocumentURI(uri.File(abs)), nil
+	return protocol.DocumentURI(uri.File(abs)), document{}, false, nil
 }
 
-// lspEdits converts the minimal edits from before to after into LSP text
-// edits in the negotiated position encoding.
-func lspEdits(before, after string, enc edits.Encoding) ([]protocol.TextEdit, error) {
-	m := edits.NewMapper(before)
-	var out []protocol.TextEdit
-	for _, e := range edits.MinimalEdits(before, after) {
-		sl, sc, err := m.Position(e.Start, enc)
-		if err != nil {
-			return nil, err
-		}
-		el, ec, err := m.Position(e.End, enc)
-		if err != nil {
-			return nil, err
-		}
+// lspEdits converts a change's edits (those its tool recorded, else a
+// diff: FileChange.TextEdits) into LSP text edits in the negotiated
+// position encoding. Their offsets are in Base; when Base is the text of
+// the open buffer doc (the version the change was computed on), the
+// buffer's own line index places them, otherwise the lines of Base up to
+// each edit are counted. Either way the cost is that of the edits and a
+// walk to them, not an index of the whole document.
+func lspEdits(c *edits.FileChange, doc document, open bool, enc edits.Encoding) ([]protocol.TextEdit, error) {
+	es := c.TextEdits()
+	out := make([]protocol.TextEdit, 0, len(es))
+	if len(es) == 0 {
+		return out, nil
+	}
+	offsets := make([]int, 0, 2*len(es))
+	for _, e := range es {
+		offsets = append(offsets, e.Start, e.End)
+	}
+	var pos []edits.Position
+	var err error
+	if open && doc.version == c.Version && c.Version != edits.NotOpen && doc.buf.Len() == len(c.Base) && doc.text() == c.Base {
+		// The buffer's text was joined when the change read it: the
+		// comparison is of a string with itself.
+		pos, err = doc.buf.Positions(offsets, enc)
+	} else {
+		pos, err = edits.TextPositions(c.Base, offsets, enc)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for k, e := range es {
+		start, end := pos[2*k], pos[2*k+1]
 		out = append(out, protocol.TextEdit{
 			Range: protocol.Range{
-				Start: protocol.Position{Line: uint32(sl), Character: uint32(sc)},
-				End:   protocol.Position{Line: uint32(el), Character: uint32(ec)},
+				Start: protocol.Position{Line: uint32(start.Line), Character: uint32(start.Character)},
+				End:   protocol.Position{Line: uint32(end.Line), Character: uint32(end.Character)},
 			},
 			NewText: e.New,
 		})
-	}
-	if out == nil {
-		out = []protocol.TextEdit{}
 	}
 	return out, nil
 }

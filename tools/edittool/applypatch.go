@@ -57,14 +57,15 @@ func (b *Batch) applyV4AFile(ctx context.Context, v edits.V4AFile) (string, erro
 	if !f.exists {
 		return "", fmt.Errorf("update %s: the file does not exist; add it with \"*** Add File:\"", f.path)
 	}
-	result := f.content
+	result, es := f.content, []edits.TextEdit{}
 	if len(v.Hunks) > 0 {
-		if result, err = edits.ApplyHunks(f.content, v.Hunks); err != nil {
+		if es, err = edits.ResolveHunks(f.content, v.Hunks); err != nil {
 			return "", fmt.Errorf("update %s: %w", f.path, err)
 		}
+		result = edits.ApplyEdits(f.content, es)
 	}
 	if v.MoveTo == "" {
-		b.write(f, result)
+		b.writeEdits(f, result, es)
 		return "M " + f.path, nil
 	}
 	to, err := b.read(ctx, v.MoveTo)

@@ -23,7 +23,7 @@ func (b *Batch) Patch(ctx context.Context, path, patch string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	b.write(f.file, f.result)
+	b.writeEdits(f.file, f.result, f.edits)
 	msg := fmt.Sprintf("Patch applied to %s (%d %s)", f.path, f.hunks, plural(f.hunks, "hunk", "hunks"))
 	if len(patch) > 1000 && len(patch) > len(f.result) {
 		msg += "\nNote: the patch was larger than the file; for a rewrite, save is simpler."
@@ -34,7 +34,15 @@ func (b *Batch) Patch(ctx context.Context, path, patch string) (string, error) {
 type patched struct {
 	file
 	result string
+	edits  []edits.TextEdit // from f.content to result, where the hunks matched
 	hunks  int
+}
+
+// writeEdits records f's new content with the edits that make it (the
+// hunks a tool resolved), so that sending the change costs the size of
+// the edits rather than a diff of the whole file.
+func (b *Batch) writeEdits(f file, result string, es []edits.TextEdit) {
+	b.Changes.WriteEdits(f.path, f.content, f.exists, f.version, result, es)
 }
 
 // patchFile computes the result of patching path, without recording it.
@@ -50,11 +58,11 @@ func (b *Batch) patchFile(ctx context.Context, path, patch string) (patched, err
 	if !f.exists {
 		return patched{}, fmt.Errorf("patch %s: the file does not exist; use save to create it", f.path)
 	}
-	result, err := edits.ApplyHunks(f.content, hunks)
+	es, err := edits.ResolveHunks(f.content, hunks)
 	if err != nil {
 		return patched{}, fmt.Errorf("patch %s: %w", f.path, err)
 	}
-	return patched{file: f, result: result, hunks: len(hunks)}, nil
+	return patched{file: f, result: edits.ApplyEdits(f.content, es), edits: es, hunks: len(hunks)}, nil
 }
 
 // A filePatch is one file's part of a patch_many.
@@ -79,7 +87,7 @@ func (b *Batch) PatchMany(ctx context.Context, use tools.ToolUse, patchesArg any
 			if err != nil {
 				return fmt.Errorf("patch_many: file %d/%d: %w", i+1, len(fps), err)
 			}
-			t.write(p.file, p.result)
+			t.writeEdits(p.file, p.result, p.edits)
 			paths = append(paths, p.path)
 		}
 		return nil

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/aymanbagabas/go-udiff"
+
+	"github.com/agentls/agentls/edits"
 )
 
 // Save creates path or replaces its content. Placeholder lines are
@@ -74,7 +76,8 @@ func (b *Batch) Append(ctx context.Context, path, content string) (string, error
 	if f.content != "" && !strings.HasSuffix(f.content, "\n") {
 		sep = "\n"
 	}
-	b.write(f, f.content+matchEOL(f.content, sep+ensureFinalNewline(content)))
+	added := matchEOL(f.content, sep+ensureFinalNewline(content))
+	b.writeEdits(f, f.content+added, []edits.TextEdit{{Start: len(f.content), End: len(f.content), New: added}})
 	if !f.exists {
 		return "Appended to " + f.path + throughSymlink(path, f.path) + " (created)", nil
 	}
