@@ -33,14 +33,14 @@ func TestAnchoredToolsOnAChangingBuffer(t *testing.T) {
 	)
 	defer srv.Close()
 	root := writeFiles(t, files)
-	e := lsptest.StartWith(t, root, lsptest.Neovim07(), map[string]any{"model": "m", "baseUrl": srv.URL, "tools": []string{"view_anchored", "patch_anchored"}}, nil)
+	e := lsptest.Start(t, root, lsptest.Neovim07(), lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL, "tools": []string{"view_anchored", "patch_anchored"}}))
 	e.OpenFile("a.go", "go")
 	e.Type("a.go", typed)
 	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "look at a.go"})
-	e.Await("turn 1", func() bool { return e.HasMessageLocked("agent turn 1 done") })
+	e.Await(lsptest.ShownMessage("agent turn 1 done"))
 	e.TypeAt("a.go", 3, 0, "\tx := 1\n")
 	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "return x"})
-	e.Await("turn 2", func() bool { return e.HasMessageLocked("agent turn 2 done") })
+	e.Await(lsptest.ShownMessage("agent turn 2 done"), lsptest.BufferContent("a.go", strings.Replace(edited, "\treturn 1", "\treturn x", 1)))
 	reqs := srv.Requests()
 	for _, k := range []struct {
 		req  int
@@ -51,8 +51,5 @@ func TestAnchoredToolsOnAChangingBuffer(t *testing.T) {
 		if got := msgs[len(msgs)-1].Content; !strings.Contains(got, view) {
 			t.Errorf("request %d: the model saw\n%s\nnot\n%s", k.req, got, view)
 		}
-	}
-	if got, want := e.Buffer("a.go"), strings.Replace(edited, "\treturn 1", "\treturn x", 1); got != want {
-		t.Errorf("a.go = %q, want %q", got, want)
 	}
 }

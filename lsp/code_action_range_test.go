@@ -1,9 +1,6 @@
 package lsp_test
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -73,18 +70,15 @@ func TestCodeActionRangeInsideReply(t *testing.T) {
 				if err := e.RunCodeAction(*apply); err != nil {
 					t.Fatal(err)
 				}
-				e.Await("the edit applied", func() bool { return e.HasMessageLocked("agentls: applied") })
-				if got := strings.Contains(readFile(t, root, "a.go"), "Settings"); got != tt.wantA {
-					t.Errorf("a.go renamed: %v, want %v (%q)", got, tt.wantA, readFile(t, root, "a.go"))
+				a := lsptest.FileContent("a.go", "package p\n\ntype Config struct{}\n")
+				if tt.wantA {
+					a = lsptest.FileContent("a.go", "package p\n\ntype Settings struct{}\n")
 				}
-				_, created := e.BufferIfOpen("c.go")
-				if !created {
-					_, err := os.Stat(filepath.Join(root, "c.go"))
-					created = err == nil
+				c := lsptest.NoFile("c.go")
+				if tt.wantC {
+					c = lsptest.FileContent("c.go", "package p\n")
 				}
-				if created != tt.wantC {
-					t.Errorf("c.go created: %v, want %v; messages %v", created, tt.wantC, fmt.Sprint(e.Messages()))
-				}
+				e.Await(lsptest.ShownMessage("applied"), a, c)
 			})
 		}
 	}

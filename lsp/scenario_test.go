@@ -23,7 +23,8 @@ var update = flag.Bool("update", false, "rewrite the want/ files of testdata/sce
 //	apply FILE           agentls.applyReply with the text of FILE
 //	exec COMMAND [JSON]  workspace/executeCommand with one argument (ROOT
 //	                     in it is the workspace's path)
-//	await TEXT           wait for a new shown message containing TEXT
+//	await TEXT           wait for one more shown message containing TEXT
+//	                     than the script awaited before
 //	settings JSON        workspace/didChangeConfiguration with settings
 //
 // Files other than want/ ones are the workspace. After the script, every
@@ -75,7 +76,7 @@ func runScenario(t *testing.T, ar *txtar.Archive, p lsptest.Profile) map[string]
 	}
 	root := writeFiles(t, files)
 	e := lsptest.Start(t, root, p)
-	seen := 0 // messages already matched by await
+	awaited := map[string]int{} // how many messages with a text were awaited
 	for n, line := range strings.Split(string(ar.Comment), "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
@@ -123,16 +124,8 @@ func runScenario(t *testing.T, ar *txtar.Archive, p lsptest.Profile) map[string]
 			}
 			e.ChangeSettings(v)
 		case "await":
-			e.Await(rest, func() bool {
-				ms := e.MessagesLocked()
-				for i := seen; i < len(ms); i++ {
-					if strings.Contains(ms[i].Message, rest) {
-						seen = i + 1
-						return true
-					}
-				}
-				return false
-			})
+			awaited[rest]++
+			e.Await(lsptest.ShownMessages(awaited[rest], rest))
 		default:
 			fail("unknown step %s", verb)
 		}
