@@ -12,15 +12,18 @@ import (
 
 // A Workspace is what a turn's tools see and do (DESIGN §2): the files as
 // the turn's view has them, a way to propose an edit, the user to ask, and
-// the shell. The language server implements it over the editor's buffers
-// (edits become WorkspaceEdits or pending review), agentls ask over the
-// disk (edits are written atomically).
+// the output channel. The language server implements it over the editor's
+// buffers (edits become WorkspaceEdits or pending review), agentls ask over
+// the disk (edits are written atomically). BindTools binds the built-in
+// tools to one.
 type Workspace interface {
-	// Root is the workspace folder, absolute.
+	// Root is the workspace folder, absolute: edits check their paths
+	// against it.
 	Root() string
-	// Source reads the files edits are computed against: the turn's view
-	// (open buffers over the disk, or the disk).
-	Source() edittool.Source
+	// Read returns a file (path relative to Root) as the turn sees it:
+	// the open buffer and its version, else the disk (edits.NotOpen);
+	// exists is false when there is no such file.
+	Read(ctx context.Context, path string) (content string, version int32, exists bool, err error)
 	// Propose runs compute on a fresh Batch and applies what it changed,
 	// all of it or nothing: at once, or queued for the user's review.
 	// compute may run again, against newer text, when the first result
@@ -29,67 +32,46 @@ type Workspace interface {
 	// that says why nothing was applied (wrapping compute's own error,
 	// approval.ErrStopTurn included).
 	Propose(ctx context.Context, compute func(context.Context, *edittool.Batch) error) (string, error)
-	// Confirmer asks the user; nil when nobody can be asked.
-	Confirmer() approval.Confirmer
-	// Shell is the workspace's shell host, made on first use; nil with
-	// no error when the workspace runs no commands.
-	Shell() (*shelltool.Host, error)
+	// Confirm asks the user (approval.Confirmer); where nobody can be
+	// asked it returns approval.ErrNobodyToAsk, and what needed asking is
+	// refused.
+	Confirm(ctx context.Context, q approval.Question) (approval.Answer, error)
+	// Output writes a tool's live output to what the user watches (the
+	// editor's output channel, the terminal), as from stream ("cmd 3").
+	// It must not block long.
+	Output(stream string, p []byte)
 	// PrivateDirs are the user's own agentls folders, which an edit
-	// changes only with the user's approval (edit.ProtectedReason).
+	// changes only with the user's approval (edittool.ProtectedReason).
+	// The workspace says where they are because agent reads no
+	// environment of its own.
 	PrivateDirs() []string
 }
 
-// WorkspaceRunner runs a turn's tool calls in a Workspace: the one
-// ToolRunner of the language server and agentls ask. Read tools read the
-// turn's view; edit tools are computed there and proposed, edits to
-// protected files put to the user first; shell tools run in the host.
-type WorkspaceRunner struct {
-	Registry  *tools.Registry
-	Workspace Workspace
+// BindTools returns reg with the built-in tools bound to where the turn
+// runs: the read and edit tools to ws (each edit call computed on a Batch
+// in ws.Propose, edits to protected files put to the user first), the
+// shell tools to the Host that host returns (made on first use; nil and
+// no error: the workspace runs no commands), asking the user through ws.
+// Tools reg holds that neither package runs keep their own Run.
+func BindTools(reg *tools.Registry, ws Workspace, host func() (*shelltool.Host, error)) *tools.Registry {
+	return reg.Bind(edittool.Runs(ws)).Bind(shelltool.Runs(host, ws))
 }
 
-func (r *WorkspaceRunner) RunTool(ctx context.Context, use tools.ToolUse) (string, error) {
+// A Runner runs a turn's tool calls: it looks the tool up in Registry and
+// calls its Run, so a tool runs the same way in the language server and in
+// agentls ask, and a tool added to the registry with its own Run (an MCP
+// server's) needs no code here. It is the ToolRunner of both.
+type Runner struct {
+	Registry *tools.Registry
+}
+
+func (r Runner) RunTool(ctx context.Context, use tools.ToolUse) (string, error) {
 	spec, ok := r.Registry.Get(use.Tool)
 	if !ok {
 		return "", fmt.Errorf("there is no %s tool here", use.Tool)
 	}
-	ws := r.Workspace
-	switch {
-	case edittool.IsReadTool(spec.Name):
-		b := &edittool.Batch{Root: ws.Root(), Source: ws.Source()}
-		return b.Run(ctx, spec, use)
-	case shelltool.IsShellTool(spec.Name):
-		h, err := ws.Shell()
-		if err != nil {
-			return "", err
-		}
-		if h == nil {
-			return "", fmt.Errorf("the %s tool cannot run here", spec.Name)
-		}
-		return h.RunTool(ctx, use, ws.Confirmer())
-	case !edittool.IsEditTool(spec.Name):
-		return "", fmt.Errorf("the %s tool is not available in agentls yet; use the edit tools", spec.Name)
+	if !spec.Runnable() {
+		return "", fmt.Errorf("the %s tool is known here but cannot run in this workspace (nothing runs it); do without it", spec.Name)
 	}
-	var out string
-	approved := false
-	msg, err := ws.Propose(ctx, func(ctx context.Context, b *edittool.Batch) error {
-		var err error
-		if out, err = b.Run(ctx, spec, use); err != nil || approved {
-			return err
-		}
-		// Asked once: a second computation (the first was refused) edits
-		// the same files.
-		if err := b.ConfirmProtected(ctx, ws.Confirmer(), ws.PrivateDirs()...); err != nil {
-			return err
-		}
-		approved = true
-		return nil
-	})
-	switch {
-	case err != nil:
-		return "", err
-	case msg == "":
-		return out, nil
-	}
-	return out + "\n" + msg, nil
+	return spec.Run(ctx, use)
 }

@@ -14,12 +14,12 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/anchored"
 	"github.com/agentls/agentls/settings"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/tools/builtin"
 	"github.com/agentls/agentls/tools/edittool"
-	"github.com/agentls/agentls/tools/shelltool"
 )
 
 const cmdAsk = "agentls.ask"
@@ -99,8 +99,13 @@ func (s *Server) startTurn(plan turnPlan) (int, error) {
 	req := plan.req
 	s.goTurnTask(id, fmt.Sprintf("agentls: agent turn %d", id), func(ctx context.Context, t *task) {
 		defer model.CloseIdleConnections() // the turn's model is not used again
-		turn := &agent.Turn{Model: model, Registry: reg, Format: format, Limits: agent.Limits{MaxSteps: set.MaxSteps},
-			Runner: &agent.WorkspaceRunner{Registry: reg, Workspace: &editorWorkspace{s: s, t: t, turn: id, label: fmt.Sprintf("agent turn %d", id), home: plan.home, homeLine: plan.homeLine}}}
+		ws := &editorWorkspace{s: s, t: t, turn: id, label: fmt.Sprintf("agent turn %d", id), home: plan.home, homeLine: plan.homeLine}
+		// The turn's tools run here: bound to this turn's workspace (its
+		// task, its journal entries, where its approvals show) and to the
+		// server's shell host, made by the first command.
+		bound := agent.BindTools(reg, ws, s.shellHost)
+		turn := &agent.Turn{Model: model, Registry: bound, Format: format, Limits: agent.Limits{MaxSteps: set.MaxSteps},
+			Runner: agent.Runner{Registry: bound}}
 		if f, err := agent.OpenLog(os.Getenv, req.Root, id, time.Now()); err != nil {
 			s.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agentls: agent turn %d is not logged: %v", id, err))
 		} else {
@@ -185,9 +190,10 @@ func (s *Server) finishTurn(ctx context.Context, id int, sum agent.Summary, err 
 }
 
 // editorWorkspace is an agent turn's agent.Workspace in the editor: the
-// turn reads the open buffers over the disk, and each edit call becomes
-// one WorkspaceEdit (or pending review hunks), so the next call reads the
-// buffers with it applied.
+// turn reads the open buffers over the disk, each edit call becomes one
+// WorkspaceEdit (or pending review hunks), so the next call reads the
+// buffers with it applied, the user is asked where the turn's home is,
+// and output goes to the output channel.
 type editorWorkspace struct {
 	s     *Server
 	t     *task
@@ -205,15 +211,30 @@ func (w *editorWorkspace) Root() string {
 	return w.s.root
 }
 
-func (w *editorWorkspace) Source() edittool.Source {
+func (w *editorWorkspace) source() editorSource {
 	return editorSource{s: w.s, disk: edittool.DiskSource{Root: w.Root()}}
 }
 
-func (w *editorWorkspace) Confirmer() approval.Confirmer {
-	return confirmer{s: w.s, who: w.label, path: w.home, line: w.homeLine}
+func (w *editorWorkspace) Read(ctx context.Context, path string) (string, int32, bool, error) {
+	return w.source().Read(ctx, path)
 }
 
-func (w *editorWorkspace) Shell() (*shelltool.Host, error) { return w.s.shellHost() }
+// LineHashes passes on the hashes the server keeps for open buffers, so
+// view_anchored on a large buffer does not hash every line again
+// (edittool.HashSource).
+func (w *editorWorkspace) LineHashes(path string, version int32) *anchored.Index {
+	return w.source().LineHashes(path, version)
+}
+
+func (w *editorWorkspace) Confirm(ctx context.Context, q approval.Question) (approval.Answer, error) {
+	return confirmer{s: w.s, who: w.label, path: w.home, line: w.homeLine}.Confirm(ctx, q)
+}
+
+func (w *editorWorkspace) Output(stream string, p []byte) { w.s.output.write(stream, p) }
+
+// The read tools read through the workspace itself: it must pass the
+// buffers' line hashes on.
+var _ edittool.HashSource = (*editorWorkspace)(nil)
 
 func (w *editorWorkspace) PrivateDirs() []string { return settings.PrivateDirs(os.Getenv) }
 

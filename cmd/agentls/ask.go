@@ -99,7 +99,7 @@ func runAsk(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return exitUsage
 	}
 	defer host.Close()
-	ws := diskWorkspace{root: root, host: host}
+	ws := diskWorkspace{root: root, host: host, out: stderr}
 	switch {
 	case set.ApprovalPolicy == "allow":
 		ws.confirm = answerAll(approval.Run)
@@ -108,7 +108,8 @@ func runAsk(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	case isTerminal(stdin):
 		ws.confirm = &terminalConfirmer{in: bufio.NewReader(stdin), out: stderr}
 	}
-	turn := &agent.Turn{Model: m, Registry: reg, Format: f, Runner: &agent.WorkspaceRunner{Registry: reg, Workspace: ws}, Limits: agent.Limits{MaxSteps: set.MaxSteps}}
+	reg = ws.bind(reg)
+	turn := &agent.Turn{Model: m, Registry: reg, Format: f, Runner: agent.Runner{Registry: reg}, Limits: agent.Limits{MaxSteps: set.MaxSteps}}
 	turn.Observe = func(e agent.Event) {
 		switch e.Kind {
 		case agent.EventText:
@@ -152,22 +153,46 @@ func (a answerAll) Confirm(context.Context, approval.Question) (approval.Answer,
 
 // diskWorkspace is a terminal turn's agent.Workspace: the turn reads the
 // files under root, each edit call is written atomically (all its files
-// or none) before the next call reads, and commands run in host (nil:
-// none), asking confirm (nil: nobody).
+// or none) before the next call reads, commands run in host (nil: none),
+// asking confirm (nil: nobody), and live output goes to out (nil: none).
 type diskWorkspace struct {
 	root    string
 	host    *shelltool.Host
 	confirm approval.Confirmer
+	out     io.Writer
 }
 
-func (w diskWorkspace) Root() string                    { return w.root }
-func (w diskWorkspace) Source() edittool.Source         { return edittool.DiskSource{Root: w.root} }
-func (w diskWorkspace) Confirmer() approval.Confirmer   { return w.confirm }
-func (w diskWorkspace) Shell() (*shelltool.Host, error) { return w.host, nil }
-func (w diskWorkspace) PrivateDirs() []string           { return settings.PrivateDirs(os.Getenv) }
+// bind returns reg with the built-in tools bound to run in w: the one
+// registry a terminal turn runs, and the one agentls tools describes.
+func (w diskWorkspace) bind(reg *tools.Registry) *tools.Registry {
+	return agent.BindTools(reg, w, func() (*shelltool.Host, error) { return w.host, nil })
+}
+
+func (w diskWorkspace) Root() string          { return w.root }
+func (w diskWorkspace) PrivateDirs() []string { return settings.PrivateDirs(os.Getenv) }
+
+func (w diskWorkspace) Read(ctx context.Context, path string) (string, int32, bool, error) {
+	return edittool.DiskSource{Root: w.root}.Read(ctx, path)
+}
+
+func (w diskWorkspace) Confirm(ctx context.Context, q approval.Question) (approval.Answer, error) {
+	if w.confirm == nil {
+		return approval.Skip, approval.ErrNobodyToAsk
+	}
+	return w.confirm.Confirm(ctx, q)
+}
+
+// Output writes live output to the terminal as it comes. (The built-in
+// shell tools do not stream here: their host shows each command's output
+// when it ends, and the model's own text is on stdout.)
+func (w diskWorkspace) Output(_ string, p []byte) {
+	if w.out != nil {
+		w.out.Write(p)
+	}
+}
 
 func (w diskWorkspace) Propose(ctx context.Context, compute func(context.Context, *edittool.Batch) error) (string, error) {
-	b := &edittool.Batch{Root: w.root, Source: w.Source()}
+	b := &edittool.Batch{Root: w.root, Source: edittool.DiskSource{Root: w.root}}
 	if err := compute(ctx, b); err != nil {
 		return "", err
 	}

@@ -111,7 +111,8 @@ func demo(ctx context.Context, stdout io.Writer, keep bool, getenv func(string) 
 		return err
 	}
 	defer host.Close()
-	turn := &agent.Turn{Model: m, Registry: reg, Format: tools.FormatMarkdown, Runner: &agent.WorkspaceRunner{Registry: reg, Workspace: diskWorkspace{root: root, host: host}}}
+	reg = diskWorkspace{root: root, host: host}.bind(reg)
+	turn := &agent.Turn{Model: m, Registry: reg, Format: tools.FormatMarkdown, Runner: agent.Runner{Registry: reg}}
 	turn.Observe = func(e agent.Event) {
 		switch e.Kind {
 		case agent.EventText:

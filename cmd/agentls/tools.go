@@ -54,7 +54,10 @@ func runTools(_ context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	if err != nil {
 		return usageError(flags, stderr, "%v", err)
 	}
-	offered, warnings, err := builtin.Registry().Select(set.TurnTools())
+	// The tools as a turn here binds them (agentls ask's workspace), so
+	// that what is listed as offered is what would run.
+	known := diskWorkspace{root: root}.bind(builtin.Registry())
+	offered, warnings, err := known.Select(set.TurnTools())
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls tools: the tools setting: %v\n", err)
 		return exitUsage
@@ -63,20 +66,8 @@ func runTools(_ context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		fmt.Fprintf(stderr, "agentls tools: %s\n", w)
 	}
 	var out []toolJSON
-	for _, s := range builtin.Registry().All() {
-		_, on := offered.Get(s.Name)
-		t := toolJSON{Name: s.Name, Description: s.Description, Source: "builtin", Available: s.IsAvailable(), DisabledByDefault: s.DisabledByDefault, Offered: on}
-		switch {
-		case !t.Available:
-			t.Why = "needs " + s.Requires
-		case !on && s.DisabledByDefault:
-			t.Why = "disabled by default: name it in the tools setting to offer it"
-		case !on && len(set.Tools) == 0:
-			t.Why = "not in a turn's default tools: name it in the tools setting to offer it"
-		case !on:
-			t.Why = "left out by the tools setting"
-		}
-		if on || *all {
+	for _, t := range toolRows(known, offered, len(set.Tools) == 0) {
+		if t.Offered || *all {
 			out = append(out, t)
 		}
 	}
@@ -98,6 +89,32 @@ func runTools(_ context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	}
 	w.Flush()
 	return exitOK
+}
+
+// toolRows describes every tool of known: whether a turn offers it (in
+// offered, and something here runs it) and, if not, why. byDefault says
+// offered is a turn's default tools, not the user's tools setting.
+func toolRows(known, offered *tools.Registry, byDefault bool) []toolJSON {
+	var out []toolJSON
+	for _, s := range known.All() {
+		_, selected := offered.Get(s.Name)
+		on := selected && s.Runnable()
+		t := toolJSON{Name: s.Name, Description: s.Description, Source: "builtin", Available: s.IsAvailable(), DisabledByDefault: s.DisabledByDefault, Offered: on}
+		switch {
+		case !t.Available:
+			t.Why = "needs " + s.Requires
+		case !s.Runnable():
+			t.Why = "nothing here runs it"
+		case !on && s.DisabledByDefault:
+			t.Why = "disabled by default: name it in the tools setting to offer it"
+		case !on && byDefault:
+			t.Why = "not in a turn's default tools: name it in the tools setting to offer it"
+		case !on:
+			t.Why = "left out by the tools setting"
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 // callSyntax is how a call of the tool looks in the format.

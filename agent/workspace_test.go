@@ -1,0 +1,156 @@
+package agent
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agentls/agentls/agent/modeltest"
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/approval"
+	"github.com/agentls/agentls/tools/builtin"
+	"github.com/agentls/agentls/tools/edittool"
+	"github.com/agentls/agentls/tools/shelltool"
+)
+
+// memWorkspace is a Workspace over a map whose user says yes and whose
+// output is kept.
+type memWorkspace struct {
+	mu     sync.Mutex
+	files  map[string]string
+	output strings.Builder
+}
+
+func (w *memWorkspace) Root() string          { return "/ws" }
+func (w *memWorkspace) PrivateDirs() []string { return nil }
+
+func (w *memWorkspace) Read(_ context.Context, p string) (string, int32, bool, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	c, ok := w.files[p]
+	return c, 1, ok, nil
+}
+
+func (w *memWorkspace) Propose(ctx context.Context, compute func(context.Context, *edittool.Batch) error) (string, error) {
+	b := &edittool.Batch{Root: w.Root(), Source: w}
+	if err := compute(ctx, b); err != nil {
+		return "", err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, c := range b.Changes.Effective() {
+		w.files[c.Path] = c.Result
+	}
+	return "applied", nil
+}
+
+func (w *memWorkspace) Confirm(context.Context, approval.Question) (approval.Answer, error) {
+	return approval.Run, nil
+}
+
+func (w *memWorkspace) Output(_ string, p []byte) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.output.Write(p)
+}
+
+func noHost() (*shelltool.Host, error) { return nil, nil }
+
+// TestCustomToolRunsInTurn: a tool added to the registry with its own Run
+// (as issue #15's MCP tools will be) is offered, called by the model and
+// run by the Runner, with no code outside the test knowing its name; the
+// built-in tools bound beside it leave it as it is.
+func TestCustomToolRunsInTurn(t *testing.T) {
+	ws := &memWorkspace{files: map[string]string{}}
+	issue := &tools.ToolSpec{
+		Name: "lookup_issue", BlockTypes: []string{"lookup_issue"}, Description: "Show an issue of the project.",
+		Parameters: []tools.Parameter{{Name: "id", Type: "string", Required: true, Description: "The issue's number."}},
+		Run: func(_ context.Context, use tools.ToolUse) (string, error) {
+			ws.Output("lookup_issue", []byte("fetching\n"))
+			return "issue " + strings.Join(use.Args, " ") + ": open", nil
+		},
+	}
+	all, err := tools.NewRegistry(append(builtin.Specs(), issue)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, _, err := BindTools(all, ws, noHost).Select([]string{"read", "lookup_issue"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := modeltest.New(
+		modeltest.Text("Looking.\n```lookup_issue 14\n```\n", 100),
+		modeltest.Text("Issue 14 is open.", 100),
+	)
+	defer srv.Close()
+	turn := &Turn{Model: testModel(t, srv.URL, ModelConfig{Retries: 1}), Registry: reg, Format: tools.FormatMarkdown, Runner: Runner{Registry: reg}}
+	if _, err := turn.Run(context.Background(), Request{Prompt: "is issue 14 open?", Root: "/ws"}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model calls", len(reqs))
+	}
+	if !strings.Contains(reqs[0].Body.Messages[0].Content, "lookup_issue") {
+		t.Error("the prompt does not offer the tool")
+	}
+	msgs := reqs[1].Body.Messages
+	if got := msgs[len(msgs)-1].Content; got != "Result of lookup_issue 14:\nissue 14: open" {
+		t.Errorf("the model was told %q", got)
+	}
+	if ws.output.String() != "fetching\n" {
+		t.Errorf("output %q", ws.output.String())
+	}
+}
+
+// TestRunnerRefuses: a call of a tool the registry does not hold, or holds
+// with nothing to run it (declared, never bound), is refused with a
+// message the model can act on, and nothing runs.
+func TestRunnerRefuses(t *testing.T) {
+	declared := &tools.ToolSpec{Name: "browser", Description: "Open a web page."}
+	reg, err := tools.NewRegistry(declared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Runner{Registry: BindTools(reg, &memWorkspace{}, noHost)}
+	for _, tc := range []struct {
+		tool, want string
+	}{
+		{"browser", "the browser tool is known here but cannot run in this workspace (nothing runs it); do without it"},
+		{"rm_rf", "there is no rm_rf tool here"},
+	} {
+		t.Run(tc.tool, func(t *testing.T) {
+			out, err := r.RunTool(context.Background(), tools.ToolUse{Tool: tc.tool})
+			if err == nil || err.Error() != tc.want || out != "" {
+				t.Errorf("out %q, err %v; want %q", out, err, tc.want)
+			}
+		})
+	}
+}
+
+// TestBindToolsRunsEveryBuiltin: bound to a workspace, every built-in tool
+// runs (agentls tools reports what Runnable says), and an edit then a read
+// of it, chained by the model, go through the workspace: the read sees the
+// edit.
+func TestBindToolsRunsEveryBuiltin(t *testing.T) {
+	ws := &memWorkspace{files: map[string]string{}}
+	reg := BindTools(builtin.Registry(), ws, noHost)
+	for _, s := range reg.All() {
+		if !s.Runnable() {
+			t.Errorf("%s is not bound", s.Name)
+		}
+	}
+	r := Runner{Registry: reg}
+	ctx := context.Background()
+	if _, err := r.RunTool(ctx, tools.ToolUse{Tool: "save", Args: []string{"a.txt"}, Content: "hello\n"}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := r.RunTool(ctx, tools.ToolUse{Tool: "read", Args: []string{"a.txt"}})
+	if err != nil || !strings.Contains(out, "hello") {
+		t.Errorf("read after save: %q, %v", out, err)
+	}
+	if _, err := r.RunTool(ctx, tools.ToolUse{Tool: "py", Content: "print(1)"}); err == nil || !strings.Contains(err.Error(), "runs no commands") {
+		t.Errorf("ipython by its block type, with no host: %v", err)
+	}
+}

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/builtin"
+)
+
+// TestToolRowsTellWhatRuns: agentls tools lists a tool as offered only
+// when a turn here would run it: a tool declared with nothing to run it
+// (an MCP server's that is not connected) is listed as not offered, with
+// why, even when the tools setting names it; every built-in tool, bound
+// as agentls ask binds it, is offered.
+func TestToolRowsTellWhatRuns(t *testing.T) {
+	declared := &tools.ToolSpec{Name: "browser", Description: "Open a web page."}
+	known, err := tools.NewRegistry(append(builtin.Specs(), declared)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	known = diskWorkspace{root: t.TempDir()}.bind(known)
+	offered, _, err := known.Select([]string{"browser", "read", "shell"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]toolJSON{}
+	for _, r := range toolRows(known, offered, false) {
+		rows[r.Name] = r
+	}
+	if r := rows["browser"]; r.Offered || r.Why != "nothing here runs it" {
+		t.Errorf("a tool nothing runs: %+v", r)
+	}
+	for _, name := range []string{"read", "shell"} {
+		if r := rows[name]; !r.Offered || r.Why != "" {
+			t.Errorf("%s: %+v", name, r)
+		}
+	}
+	if r := rows["save"]; r.Offered || r.Why != "left out by the tools setting" {
+		t.Errorf("save: %+v", r)
+	}
+}
