@@ -19,6 +19,12 @@ func TestParseChat(t *testing.T) {
 		{"the agent spoke last: nothing to send", "## You\n\nhi\n\n## Agent\n\nhello\n", nil, ""},
 		{"CRLF", "## You\r\n\r\nhi\r\n", nil, "hi"},
 		{"no headings", "just text\n", nil, ""},
+		{"turn markers are not the conversation", "## You\n\nrename Config\n\n## Agent\n\nDone.\n<!-- agent turn 3 -->\n\n## You\n\nnow Load\n",
+			[]ChatMessage{{Role: "user", Content: "rename Config"}, {Role: "assistant", Content: "Done."}}, "now Load"},
+		{"an undone turn is left out", "## You\n\nrename Config\n\n## Agent\n\nDone.\n" + ChatTurnMarker(3, true) + "\n\n## You\n\nrename Load\n\n## Agent\n\nOK.\n" + ChatTurnMarker(4, false) + "\n\n## You\n\nthanks\n",
+			[]ChatMessage{{Role: "user", Content: "rename Load"}, {Role: "assistant", Content: "OK."}}, "thanks"},
+		{"a marker in code is text", "## You\n\nsee\n```\n" + ChatTurnMarker(3, true) + "\n```\n",
+			nil, "see\n```\n" + ChatTurnMarker(3, true) + "\n```"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			history, prompt := ParseChat(tc.text)
@@ -26,5 +32,19 @@ func TestParseChat(t *testing.T) {
 				t.Errorf("ParseChat = %+v, %q; want %+v, %q", history, prompt, tc.history, tc.prompt)
 			}
 		})
+	}
+}
+
+func TestChatTurnMarker(t *testing.T) {
+	for _, undone := range []bool{false, true} {
+		turn, gotUndone, ok := ParseChatTurnMarker(ChatTurnMarker(12, undone))
+		if !ok || turn != 12 || gotUndone != undone {
+			t.Errorf("ParseChatTurnMarker(ChatTurnMarker(12, %v)) = %d, %v, %v", undone, turn, gotUndone, ok)
+		}
+	}
+	for _, line := range []string{"<!-- agent turn -->", "<!-- agent turn x -->", "agent turn 3", "<!-- agent turn 3 --> more"} {
+		if _, _, ok := ParseChatTurnMarker(line); ok {
+			t.Errorf("ParseChatTurnMarker(%q) took it for a marker", line)
+		}
 	}
 }

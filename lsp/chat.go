@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -9,7 +10,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -139,7 +139,7 @@ func (s *Server) chatSendCommand(_ context.Context, a chatSendArgs) (any, error)
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
 	}
 	req.History = history
-	w := &chatWriter{s: s, rel: rel}
+	w := &chatWriter{s: s, rel: rel, turn: make(chan int, 1)}
 	id, err := s.startTurn(turnPlan{req: req, home: rel, homeLine: strings.Count(text, "\n"),
 		observe: w.observe,
 		done: func(ctx context.Context, sum agent.Summary, err error) {
@@ -151,6 +151,7 @@ func (s *Server) chatSendCommand(_ context.Context, a chatSendArgs) (any, error)
 		s.chats.end(rel)
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
 	}
+	w.turn <- id
 	return map[string]int{"turn": id}, nil
 }
 
@@ -202,6 +203,7 @@ func (c *chatsRunning) end(rel string) {
 type chatWriter struct {
 	s       *Server
 	rel     string
+	turn    chan int // the turn's id, once startTurn has given it
 	started bool
 	pending strings.Builder // streamed, not yet written
 	shown   strings.Builder // this step's text written so far
@@ -242,11 +244,43 @@ func (w *chatWriter) finish(ctx context.Context, err error) {
 	if !w.started {
 		w.write(ctx, "\n"+agentHead+"\n\n")
 	}
-	end := "\n\n" + youHeading + "\n\n"
+	end := "\n" + agent.ChatTurnMarker(<-w.turn, false) + "\n\n" + youHeading + "\n\n"
 	if err != nil {
 		end = "\n\n" + quote("agentls: the turn stopped: "+err.Error()) + end
+	} else {
+		end = "\n" + end
 	}
 	w.write(ctx, end)
+}
+
+// rewindChat marks the exchange of turn in its chat document undone (or,
+// redone, back in the conversation): its marker line is rewritten, so the
+// next message sent from the document leaves it out (agent.ParseChat). A
+// turn not started from a chat has no marker, and nothing is changed.
+func (s *Server) rewindChat(ctx context.Context, turn int, undone bool) {
+	s.mu.Lock()
+	root := s.root
+	s.mu.Unlock()
+	names, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(chatFolder), "*.md"))
+	for _, name := range names {
+		rel := chatFolder + "/" + filepath.Base(name)
+		text, err := s.chatText(rel)
+		if err != nil || !strings.Contains(text, fmt.Sprintf("<!-- agent turn %d", turn)) {
+			continue
+		}
+		w := &chatWriter{s: s, rel: rel}
+		w.edit(ctx, func(cur string) string {
+			lines := strings.SplitAfter(cur, "\n")
+			for i, line := range lines {
+				if t, _, ok := agent.ParseChatTurnMarker(line); ok && t == turn {
+					ending := line[len(strings.TrimRight(line, "\r\n")):]
+					lines[i] = agent.ChatTurnMarker(turn, undone) + ending
+				}
+			}
+			return strings.Join(lines, "")
+		})
+		return
+	}
 }
 
 func (w *chatWriter) flush(ctx context.Context) {
@@ -284,43 +318,31 @@ func (w *chatWriter) edit(ctx context.Context, change func(cur string) string) {
 	root := s.root
 	s.mu.Unlock()
 	file := cleanFile(filepath.Join(root, filepath.FromSlash(w.rel)))
-	for attempt := 0; attempt < 3; attempt++ {
+	if _, open := s.docs.byFile(file); !open {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			s.log.Warn("chat: read", "file", file, "err", err)
+			return
+		}
+		if err := os.WriteFile(file, []byte(change(string(data))), 0o644); err != nil {
+			s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot write the chat %s: %v", w.rel, err)
+		}
+		return
+	}
+	compute := func(context.Context) (edits.Changeset, error) {
+		var cs edits.Changeset
 		d, open := s.docs.byFile(file)
 		if !open {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				s.log.Warn("chat: read", "file", file, "err", err)
-				return
-			}
-			if err := os.WriteFile(file, []byte(change(string(data))), 0o644); err != nil {
-				s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot write the chat %s: %v", w.rel, err)
-			}
-			return
+			return cs, fmt.Errorf("the chat %s was closed", w.rel)
 		}
-		cur := d.text()
-		next := change(cur)
-		if next == cur {
-			return
-		}
-		var cs edits.Changeset
-		cs.Write(w.rel, cur, true, d.version, next)
-		we, err := s.workspaceEditFor(&cs)
-		if err != nil {
-			s.log.Warn("chat: edit", "err", err)
-			return
-		}
-		res, err := s.applyEdit(ctx, "agentls: chat", we)
-		if err != nil {
-			s.log.Warn("chat: the editor did not answer", "err", err)
-			return
-		}
-		if res.Applied {
-			s.docs.waitVersionsPast(ctx, map[string]int32{file: d.version}, false, time.Second)
-			return
-		}
-		s.docs.waitVersionsPast(ctx, map[string]int32{file: d.version}, true, 500*time.Millisecond)
+		cs.Write(w.rel, d.text(), true, d.version, change(d.text()))
+		return cs, nil
 	}
-	s.log.Warn("chat: the editor kept refusing the reply's text", "file", w.rel)
+	cs, _ := compute(ctx)
+	_, err := s.send(ctx, sendRequest{label: "agentls: chat", changes: cs, recompute: compute})
+	if err != nil && !errors.Is(err, errNoChanges) {
+		s.log.Warn("chat: the editor did not take the reply's text", "file", w.rel, "err", err)
+	}
 }
 
 // quote makes text a Markdown block quote.

@@ -53,7 +53,7 @@ func TestChat(t *testing.T) {
 			e.Await("turn 1 done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
 			e.Await("the reply ends with a new heading", func() bool {
 				b, _ := e.BufferIfOpenLocked(chatPath)
-				return strings.HasSuffix(b, "Renamed Config to Settings.\n\n## You\n\n")
+				return strings.HasSuffix(b, "Renamed Config to Settings.\n\n<!-- agent turn 1 -->\n\n## You\n\n")
 			})
 			chat := e.Buffer(chatPath)
 			want := "rename Config to Settings\n\n## Agent\n\nRenaming.\n```patch a.go\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n```\n\n> **Result of patch a.go:**\n"
@@ -107,7 +107,7 @@ func TestChatErrors(t *testing.T) {
 	}
 	e.Await("turn done", func() bool { return e.HasMessageLocked("agent turn 1 done") })
 	got, _ := os.ReadFile(file) // written before the turn's end is told
-	if !strings.HasSuffix(string(got), "hi\n\n## Agent\n\nHello from disk.\n\n## You\n\n") {
+	if !strings.HasSuffix(string(got), "hi\n\n## Agent\n\nHello from disk.\n\n<!-- agent turn 1 -->\n\n## You\n\n") {
 		t.Errorf("chat on disk:\n%s", got)
 	}
 }

@@ -51,6 +51,7 @@ func (s *Server) applyEdit(ctx context.Context, label string, we workspaceEdit) 
 	defer cancel()
 	id, err := s.conn.Call(callCtx, protocol.MethodWorkspaceApplyEdit, &applyEditParams{Label: label, Edit: we}, &res)
 	if err == nil {
+		res.after = s.inbound.answeredAfter(id)
 		return res, nil
 	}
 	if errors.Is(context.Cause(callCtx), errApplyEditUnanswered) && ctx.Err() == nil {
@@ -100,6 +101,7 @@ func (u *unansweredEdits) take(id jsonrpc2.ID) (string, bool) {
 // was also kept as pending review, so it is there twice over: the user is
 // told, and which copy to reject.
 func (s *Server) lateAnswer(r *jsonrpc2.Response) {
+	s.inbound.answered(r.ID())
 	label, ok := s.unanswered.take(r.ID())
 	if !ok || r.Err() != nil {
 		return

@@ -6,10 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
-	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -193,11 +190,11 @@ type outcome struct {
 
 // propose computes a change with compute (a Batch against the editor's
 // buffers, or the disk for files not open) and sends it as ONE versioned
-// WorkspaceEdit, or queues it for review in review mode. If the editor
-// refuses because a buffer moved on (the user typed meanwhile), it is
-// computed once more against the new text; if refused again, it is kept
-// as pending review so nothing is lost. An applied change is journalled
-// (label says what for) and checked against the editor's echo.
+// WorkspaceEdit (send), or queues it for review in review mode. If the
+// editor refuses because a buffer moved on (the user typed meanwhile), it
+// is computed once more against the new text; if refused again, it is
+// kept as pending review so nothing is lost. An applied change is
+// journalled under turn (label says what for).
 func (s *Server) propose(ctx context.Context, t *task, turn int, what, label string, compute func(context.Context, *edittool.Batch) (int, error)) outcome {
 	s.mu.Lock()
 	root := s.root
@@ -208,83 +205,68 @@ func (s *Server) propose(ctx context.Context, t *task, turn int, what, label str
 	if root == "" {
 		return fail(protocol.MessageTypeError, "agentls: no workspace folder: open a folder so edits have a root")
 	}
-	var (
-		result  applyEditResult
-		err     error
-		n       int
-		changes []*edits.FileChange
-	)
-	for attempt := 0; attempt < 2; attempt++ {
+	n := 0
+	run := func(ctx context.Context) (edits.Changeset, error) {
 		batch := &edittool.Batch{Root: root, Source: editorSource{s: s, disk: edittool.DiskSource{Root: root}}}
+		var err error
 		n, err = compute(ctx, batch)
-		if ctx.Err() != nil {
-			return fail(protocol.MessageTypeInfo, "agentls: cancelled; nothing applied")
+		if n == 0 && err == nil {
+			return edits.Changeset{}, nil
 		}
-		if err != nil {
-			return fail(protocol.MessageTypeError, "agentls: nothing applied: %v", err)
-		}
-		changes = batch.Changes.Effective()
-		if n == 0 || len(changes) == 0 {
-			o := fail(protocol.MessageTypeWarning, "agentls: %s has no edits to apply", what)
-			o.noop = true
-			return o
-		}
-		if s.currentSettings().ApplyMode == "review" {
-			k := s.queue(ctx, changes)
-			return outcome{severity: protocol.MessageTypeInfo, message: fmt.Sprintf("agentls: %d agent %s pending review in %d %s: accept or reject them with code actions", k, plural(k, "edit", "edits"), len(changes), plural(len(changes), "file", "files"))}
-		}
-		we, werr := s.workspaceEditFor(&batch.Changes)
-		if werr != nil {
-			return fail(protocol.MessageTypeError, "agentls: nothing applied: %v", werr)
-		}
-		editLabel := fmt.Sprintf("agentls: apply %s (%d %s)", label, len(changes), plural(len(changes), "file", "files"))
-		t.report(ctx, fmt.Sprintf("sending %d %s in %d %s", n, plural(n, "edit", "edits"), len(changes), plural(len(changes), "file", "files")))
-		if ctx.Err() != nil {
-			return fail(protocol.MessageTypeInfo, "agentls: cancelled; nothing applied")
-		}
-		// Once sent, the edit is the editor's: its answer is awaited even
-		// if the task is cancelled, so the outcome is known and recorded.
-		ctx = context.WithoutCancel(ctx)
-		result, err = s.applyEdit(ctx, editLabel, we)
-		if err != nil || result.Applied || attempt == 1 {
-			break
-		}
-		// The refusal may come from a buffer that moved on (the user
-		// typed): its didChange can still be on its way behind the edit,
-		// so give the buffers a moment to catch up, then resolve again.
-		s.log.Info("the editor refused the edit: resolving once more against the current buffers", "reason", result.FailureReason)
-		s.docs.waitVersionsPast(ctx, s.openVersions(changes), true, 500*time.Millisecond)
+		return batch.Changes, err
 	}
-	if err != nil || !result.Applied {
+	cs, err := run(ctx)
+	switch {
+	case ctx.Err() != nil:
+		return fail(protocol.MessageTypeInfo, "agentls: cancelled; nothing applied")
+	case err != nil:
+		return fail(protocol.MessageTypeError, "agentls: nothing applied: %v", err)
+	case len(cs.Effective()) == 0:
+		return outcome{noop: true, severity: protocol.MessageTypeWarning, message: fmt.Sprintf("agentls: %s has no edits to apply", what)}
+	}
+	changes := cs.Effective()
+	if s.currentSettings().ApplyMode == "review" {
+		k := s.queue(ctx, changes)
+		return outcome{severity: protocol.MessageTypeInfo, message: fmt.Sprintf("agentls: %d agent %s pending review in %d %s: accept or reject them with code actions", k, plural(k, "edit", "edits"), len(changes), plural(len(changes), "file", "files"))}
+	}
+	t.report(ctx, fmt.Sprintf("sending %d %s in %d %s", n, plural(n, "edit", "edits"), len(changes), plural(len(changes), "file", "files")))
+	res, err := s.send(ctx, sendRequest{
+		label:     fmt.Sprintf("agentls: apply %s (%d %s)", label, len(changes), plural(len(changes), "file", "files")),
+		changes:   cs,
+		recompute: run,
+		keep:      true,
+		journal:   &journalLine{turn: turn, what: label},
+	})
+	if len(res.skipped) > 0 {
+		s.showMessage(context.WithoutCancel(ctx), protocol.MessageTypeWarning, "%s", skippedWarning(res.skipped))
+	}
+	var refused *refusedError
+	var unanswered *unansweredError
+	switch {
+	case err == nil:
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return fail(protocol.MessageTypeInfo, "agentls: cancelled; nothing applied")
+	case errors.Is(err, errNoChanges):
+		return outcome{noop: true, severity: protocol.MessageTypeWarning, message: fmt.Sprintf("agentls: %s has no edits to apply", what)}
+	case errors.Is(err, errAllSkipped):
+		return fail(protocol.MessageTypeWarning, "agentls: the editor skipped every file of the edit")
+	case errors.As(err, &refused), errors.As(err, &unanswered):
 		// Nothing is lost: the changes wait as pending review hunks, to
 		// be accepted (against whatever the buffers hold then), shown as
 		// a diff, or rejected.
-		why := fmt.Sprintf("the editor did not answer the edit (%v)", err)
-		if err == nil {
-			reason := result.FailureReason
-			if reason == "" {
-				reason = "no reason given"
-			}
-			why = fmt.Sprintf("the editor refused the edit (%s); nothing was changed", reason)
+		why := err.Error()
+		if refused != nil {
+			why += "; nothing was changed"
 		}
-		k := s.queue(ctx, changes)
+		k := queuedOf(err)
 		return fail(protocol.MessageTypeError, "agentls: %s. Its %d %s are kept as pending review: accept them when ready (code actions, or agentls.review.accept {\"all\": true}), see them with agentls.review.diff, or reject them",
 			why, k, plural(k, "change", "changes"))
+	default:
+		return fail(protocol.MessageTypeError, "agentls: nothing applied: %v", err)
 	}
-	s.awaitEditorEcho(ctx, changes)
-	changes = s.recoverSkipped(ctx, changes)
-	if len(changes) == 0 {
-		return fail(protocol.MessageTypeWarning, "agentls: the editor skipped every file of the edit")
-	}
-	var names []string
-	for _, c := range changes {
-		names = append(names, c.Path)
-	}
-	slices.Sort(names)
-	id, note := s.journal.record(turn, fmt.Sprintf("%s (%s)", label, strings.Join(names, ", ")), changes)
-	msg := fmt.Sprintf("agentls: applied %d %s in %s (agent turn %d, edit %d: agentls.turn.undo {\"turn\": %d} reverts the turn, agentls.edit.undo {\"edit\": %d} this edit)", n, plural(n, "edit", "edits"), strings.Join(names, ", "), turn, id, turn, id)
-	if note != "" {
-		msg += "; " + note
+	msg := fmt.Sprintf("agentls: applied %d %s in %s (agent turn %d, edit %d: agentls.turn.undo {\"turn\": %d} reverts the turn, agentls.edit.undo {\"edit\": %d} this edit)", n, plural(n, "edit", "edits"), strings.Join(files(res.made), ", "), turn, res.edit, turn, res.edit)
+	if res.note != "" {
+		msg += "; " + res.note
 	}
 	return outcome{applied: true, severity: protocol.MessageTypeInfo, message: msg}
 }
@@ -294,115 +276,4 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// recoverSkipped returns the changes an editor that answered "applied"
-// really made. Neovim 0.7 skips a buffer that is newer than the edit's
-// version (the user typed meanwhile) and still answers applied: true. The
-// skipped changes are rebased onto the buffers as they now are and sent
-// once more; what is skipped again is reported, so the user knows which
-// files lack their part.
-//
-// Only editors known to skip do this check: others (eglot) may send their
-// didChange late, and a late echo must not be taken for a skip.
-func (s *Server) recoverSkipped(ctx context.Context, changes []*edits.FileChange) []*edits.FileChange {
-	s.mu.Lock()
-	skips := s.quirks.skipsNewerBuffers
-	s.mu.Unlock()
-	if !skips {
-		return changes
-	}
-	// A buffer still at the version the edit was pinned to has not been
-	// heard from: Neovim sends a didChange both when it applied the edit
-	// and when it skipped it (it skips only a buffer the user changed), so
-	// wait for it — on a loaded machine it can take longer than the echo
-	// wait — rather than take an unheard buffer for a skipped one.
-	s.docs.waitVersionsPast(ctx, s.openVersions(changes), false, unheardBufferWait)
-	made, skipped := s.splitSkipped(changes)
-	if len(skipped) == 0 {
-		return made
-	}
-	s.log.Info("the editor skipped buffers it said it applied: sending them again", "files", len(skipped))
-	var cs edits.Changeset
-	for _, c := range skipped {
-		cs.Write(c.Path, c.Base, true, c.Version, c.Result)
-	}
-	retry := cs.Effective()
-	we, err := s.workspaceEditFor(&cs)
-	var res applyEditResult
-	if err == nil {
-		res, err = s.applyEdit(ctx, fmt.Sprintf("agentls: apply reply (%d skipped %s)", len(retry), plural(len(retry), "file", "files")), we)
-	}
-	if err == nil && res.Applied {
-		s.awaitEditorEcho(ctx, retry)
-		var again []*edits.FileChange
-		retry, again = s.splitSkipped(retry)
-		made = append(made, retry...)
-		skipped = again
-	}
-	if len(skipped) > 0 {
-		var names []string
-		for _, c := range skipped {
-			names = append(names, c.Path)
-		}
-		s.showMessage(ctx, protocol.MessageTypeWarning,
-			"agentls: the editor skipped %s (it changed while the edit was on its way) and nothing changed there; the other files were edited. Apply the part for %s again",
-			strings.Join(names, ", "), strings.Join(names, ", "))
-	}
-	return made
-}
-
-// unheardBufferWait bounds how long recoverSkipped waits for the
-// didChange of a buffer an edit was sent to.
-const unheardBufferWait = 5 * time.Second
-
-// splitSkipped separates the changes an editor made from those it
-// skipped; a skipped change comes back rebased onto the buffer as it is
-// now. A change counts as made when the buffer holds its result, or when
-// its hunks are found already applied in the buffer.
-func (s *Server) splitSkipped(changes []*edits.FileChange) (made, skipped []*edits.FileChange) {
-	for _, c := range changes {
-		if c.Version == edits.NotOpen || c.Action != edits.Modify {
-			made = append(made, c)
-			continue
-		}
-		d, open := s.docs.byFile(cleanFile(filepath.Join(s.root, filepath.FromSlash(c.Path))))
-		if !open || d.text() == c.Result {
-			made = append(made, c)
-			continue
-		}
-		// Re-applying the change to the buffer changes nothing when it
-		// is there (the engine sees it already applied); if it would
-		// still change the buffer, the editor skipped it. When it cannot
-		// be placed at all, the user has rewritten those lines: nothing
-		// is claimed either way, and the change is kept as made.
-		if out, err := rebase(d.text(), c.Base, c.Result); err == nil && out != d.text() {
-			skipped = append(skipped, &edits.FileChange{Path: c.Path, Action: edits.Modify, Base: d.text(), Version: d.version, Result: out})
-			continue
-		}
-		made = append(made, c)
-	}
-	return made, skipped
-}
-
-// awaitEditorEcho waits (briefly) for the didChange an editor sends for
-// each open buffer an applied edit changed, so the next command sees the
-// buffers as the editor has them.
-func (s *Server) awaitEditorEcho(ctx context.Context, changes []*edits.FileChange) {
-	s.docs.waitVersionsPast(ctx, s.openVersions(changes), false, time.Second)
-}
-
-// openVersions returns the versions of the buffers changes were computed
-// on, by file.
-func (s *Server) openVersions(changes []*edits.FileChange) map[string]int32 {
-	s.mu.Lock()
-	root := s.root
-	s.mu.Unlock()
-	out := map[string]int32{}
-	for _, c := range changes {
-		if c.Version != edits.NotOpen {
-			out[cleanFile(filepath.Join(root, filepath.FromSlash(c.Path)))] = c.Version
-		}
-	}
-	return out
 }

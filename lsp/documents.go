@@ -43,6 +43,7 @@ type documents struct {
 	byURI   map[protocol.DocumentURI]*document
 	byPath  map[string]*document
 	changed chan struct{} // closed and replaced on every change
+	watches []*echoWatch  // edits on their way to the editor (echo.go)
 }
 
 func newDocuments() *documents {
@@ -151,7 +152,7 @@ func (s *Server) didClose(_ context.Context, p *protocol.DidCloseTextDocumentPar
 // didChange applies incremental or full changes. A version that does not
 // increase is logged and the change ignored: it is a client bug, and
 // applying it could corrupt the buffer's text.
-func (s *Server) didChange(_ context.Context, p *didChangeParams) (any, error) {
+func (s *Server) didChange(ctx context.Context, p *didChangeParams) (any, error) {
 	s.mu.Lock()
 	enc := s.encoding
 	s.mu.Unlock()
@@ -194,6 +195,8 @@ func (s *Server) didChange(_ context.Context, p *didChangeParams) (any, error) {
 		return nil, nil
 	}
 	d.buf, d.hashes, d.version = buf, hashes, p.TextDocument.Version
+	seq, _ := ctx.Value(messageKey{}).(uint64)
+	s.docs.recordEcho(seq, d)
 	s.docs.signal()
 	if rel, err := s.relPath(*d); err == nil && (len(s.review.inFile(rel)) > 0 || s.hasAnswers(rel)) {
 		// Pending hunks move with the user's edits, or turn into conflicts.

@@ -403,12 +403,98 @@ func (s *Server) undoRedo(ctx context.Context, command string, a undoArgs) (any,
 // oneEdit is the edit's id when one edit (not a turn) is undone.
 func (s *Server) undoRedoEntries(ctx context.Context, es []*entry, what string, undo, partial bool, oneEdit int) {
 	verb := map[bool]string{true: "undo", false: "redo"}[undo]
+	p, err := s.planUndo(ctx, es, undo)
+	if err != nil {
+		s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s %s: %v; nothing changed", verb, what, err)
+		return
+	}
+	if len(p.blocked) > 0 && !partial {
+		// All or nothing, unless the user asks for the rest: the files
+		// that can still be undone are named, and how.
+		rest := ""
+		if n := len(p.changes.Effective()); n > 0 {
+			rest = fmt.Sprintf(". The other %d %s can still be %s: the code action \"%s\" in one of them, or the same command with \"partial\": true", n, plural(n, "file", "files"), map[bool]string{true: "undone", false: "redone"}[undo], partialTitle(undo))
+			s.journal.refuse(es, undo, oneEdit)
+		}
+		s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s %s: %s; nothing changed%s", verb, what, strings.Join(p.blocked, "; "), rest)
+		return
+	}
+	note := ""
+	if len(p.already) > 0 {
+		note = fmt.Sprintf(" (%s already %s, so left as %s)", strings.Join(p.already, ", "), map[bool]string{true: "held what the undo gives", false: "held what the redo gives"}[undo], map[bool]string{true: "it is", false: "they are"}[len(p.already) == 1])
+	}
+	if len(p.blocked) > 0 {
+		note += fmt.Sprintf(" (left as you have them: %s)", strings.Join(p.blocked, "; "))
+	}
+	nothing := func() {
+		s.journal.mark(es, undo)
+		if oneEdit == 0 {
+			s.rewindChat(ctx, es[0].turn, undo)
+		}
+		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: nothing to %s for %s: every file it changed already holds what the %s gives (undone in the editor?)%s", verb, what, verb, strings.TrimPrefix(note, " (left"))
+	}
+	if len(p.changes.Effective()) == 0 {
+		nothing()
+		return
+	}
+	total := len(p.changes.Effective())
+	res, err := s.send(ctx, sendRequest{
+		label:   "agentls: " + verb + " " + what,
+		changes: p.changes,
+		// Refused (a buffer moved on): computed again on the buffers as
+		// they are now, under the same rule.
+		recompute: func(ctx context.Context) (edits.Changeset, error) {
+			again, err := s.planUndo(ctx, es, undo)
+			if err == nil && len(again.blocked) > 0 && !partial {
+				err = errors.New(strings.Join(again.blocked, "; "))
+			}
+			total = len(again.changes.Effective())
+			return again.changes, err
+		},
+	})
+	var refused *refusedError
+	var notSent *notSentError
+	switch {
+	case errors.Is(err, errNoChanges):
+		nothing()
+	case errors.As(err, &notSent):
+		s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s %s: %v; nothing changed", verb, what, err)
+	case errors.As(err, &refused):
+		s.showMessage(ctx, protocol.MessageTypeError, "agentls: the editor refused the %s of %s (%s); nothing changed", verb, what, refused.reason)
+	case err != nil && !errors.Is(err, errAllSkipped):
+		s.showMessage(ctx, protocol.MessageTypeError, "agentls: %s of %s failed: %v; nothing changed", verb, what, err)
+	case len(res.skipped) > 0 || err != nil:
+		// The editor skipped a buffer: the edits stay as they were, so
+		// a later undo can finish.
+		s.showMessage(ctx, protocol.MessageTypeWarning, "%s", skippedWarning(res.skipped))
+		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: the %s of %s reached only %d of its %d files; run it again to finish", verb, what, len(res.made), total)
+	default:
+		s.journal.mark(es, undo)
+		if oneEdit == 0 {
+			// A turn from a chat document is rewound there too.
+			s.rewindChat(ctx, es[0].turn, undo)
+		}
+		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: %s: %s%s", map[bool]string{true: "undone", false: "redone"}[undo], what, note)
+	}
+}
+
+// An undoPlan is the change that undoes (or redoes) some edits, computed
+// on what the files hold now.
+type undoPlan struct {
+	changes edits.Changeset
+	already []string // files that already hold what the undo gives
+	blocked []string // files the undo cannot change, and why
+}
+
+// planUndo computes the undo (or redo) of es against the editor's
+// buffers and the disk as they are now.
+func (s *Server) planUndo(ctx context.Context, es []*entry, undo bool) (undoPlan, error) {
+	verb := map[bool]string{true: "undo", false: "redo"}[undo]
 	s.mu.Lock()
 	root := s.root
 	s.mu.Unlock()
 	src := editorSource{s: s, disk: edittool.DiskSource{Root: root}}
-	var cs edits.Changeset
-	var already, blocked []string // files left as they are, and why not
+	var p undoPlan
 	for _, f := range turnFiles(es) {
 		from, to := f.after, f.before
 		fromExists, toExists := f.existsAfter, f.existedBefore
@@ -417,76 +503,31 @@ func (s *Server) undoRedoEntries(ctx context.Context, es []*entry, what string, 
 		}
 		cur, version, exists, err := src.Read(ctx, f.path)
 		if err != nil {
-			s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s %s: %v; nothing changed", verb, what, err)
-			return
+			return undoPlan{}, err
 		}
 		if exists == toExists && (!exists || cur == to) {
-			already = append(already, f.path)
+			p.already = append(p.already, f.path)
 			continue
 		}
 		switch {
 		case exists != fromExists:
-			blocked = append(blocked, fmt.Sprintf("%s was %s since", f.path, map[bool]string{true: "created", false: "deleted"}[exists]))
+			p.blocked = append(p.blocked, fmt.Sprintf("%s was %s since", f.path, map[bool]string{true: "created", false: "deleted"}[exists]))
 		case !toExists && cur != from:
-			blocked = append(blocked, fmt.Sprintf("%s changed since, and the %s would delete it", f.path, verb))
+			p.blocked = append(p.blocked, fmt.Sprintf("%s changed since, and the %s would delete it", f.path, verb))
 		case !toExists:
-			cs.Remove(f.path, cur, version)
+			p.changes.Remove(f.path, cur, version)
 		case !fromExists:
-			cs.Write(f.path, "", false, edits.NotOpen, to)
+			p.changes.Write(f.path, "", false, edits.NotOpen, to)
 		default:
 			result, err := rebase(cur, from, to)
 			if err != nil {
-				blocked = append(blocked, fmt.Sprintf("%s: %v", f.path, err))
+				p.blocked = append(p.blocked, fmt.Sprintf("%s: %v", f.path, err))
 				continue
 			}
-			cs.Write(f.path, cur, true, version, result)
+			p.changes.Write(f.path, cur, true, version, result)
 		}
 	}
-	if len(blocked) > 0 && !partial {
-		// All or nothing, unless the user asks for the rest: the files
-		// that can still be undone are named, and how.
-		rest := ""
-		if n := len(cs.Effective()); n > 0 {
-			rest = fmt.Sprintf(". The other %d %s can still be %s: the code action \"%s\" in one of them, or the same command with \"partial\": true", n, plural(n, "file", "files"), map[bool]string{true: "undone", false: "redone"}[undo], partialTitle(undo))
-			s.journal.refuse(es, undo, oneEdit)
-		}
-		s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s %s: %s; nothing changed%s", verb, what, strings.Join(blocked, "; "), rest)
-		return
-	}
-	note := ""
-	if len(already) > 0 {
-		note = fmt.Sprintf(" (%s already %s, so left as %s)", strings.Join(already, ", "), map[bool]string{true: "held what the undo gives", false: "held what the redo gives"}[undo], map[bool]string{true: "it is", false: "they are"}[len(already) == 1])
-	}
-	if len(blocked) > 0 {
-		note += fmt.Sprintf(" (left as you have them: %s)", strings.Join(blocked, "; "))
-	}
-	if len(cs.Effective()) == 0 {
-		s.journal.mark(es, undo)
-		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: nothing to %s for %s: every file it changed already holds what the %s gives (undone in the editor?)%s", verb, what, verb, strings.TrimPrefix(note, " (left"))
-		return
-	}
-	we, err := s.workspaceEditFor(&cs)
-	if err != nil {
-		s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s %s: %v; nothing changed", verb, what, err)
-		return
-	}
-	res, err := s.applyEdit(ctx, "agentls: "+verb+" "+what, we)
-	switch {
-	case err != nil:
-		s.showMessage(ctx, protocol.MessageTypeError, "agentls: %s of %s failed: %v", verb, what, err)
-	case !res.Applied:
-		s.showMessage(ctx, protocol.MessageTypeError, "agentls: the editor refused the %s of %s (%s); nothing changed", verb, what, res.FailureReason)
-	default:
-		s.awaitEditorEcho(ctx, cs.Effective())
-		if made := s.recoverSkipped(ctx, cs.Effective()); len(made) < len(cs.Effective()) {
-			// The editor skipped a buffer (recoverSkipped said which):
-			// the edits stay as they were, so a later undo can finish.
-			s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: the %s of %s reached only %d of its %d files; run it again to finish", verb, what, len(made), len(cs.Effective()))
-			return
-		}
-		s.journal.mark(es, undo)
-		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: %s: %s%s", map[bool]string{true: "undone", false: "redone"}[undo], what, note)
-	}
+	return p, nil
 }
 
 // rebase applies the change from → to onto cur (edits.Rebase), saying

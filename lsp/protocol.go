@@ -102,6 +102,9 @@ type applyEditResult struct {
 	Applied       bool   `json:"applied"`
 	FailureReason string `json:"failureReason,omitempty"`
 	FailedChange  *int   `json:"failedChange,omitempty"`
+	// after is the number of the last message the editor sent before
+	// this answer (inbound): its didChange echoes of the edit come first.
+	after uint64
 }
 
 // executeCommandParams keeps the arguments raw: each command decodes its

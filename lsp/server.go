@@ -100,6 +100,7 @@ type Server struct {
 
 	wg       sync.WaitGroup // background work, waited for on exit
 	handlers sync.WaitGroup // messages read and not yet handled
+	inbound  *inbound       // the same, in order: what an edit's echo waits for
 }
 
 // Serve runs a server on rwc until the client sends exit, the stream
@@ -146,15 +147,19 @@ func newServer(opts Options) *Server {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Server{opts: opts, log: log, docs: newDocuments(), tasks: map[string]*task{}, exited: make(chan struct{}), encoding: edits.UTF16, settings: defaultSettings()}
+	return &Server{opts: opts, log: log, docs: newDocuments(), inbound: newInbound(), tasks: map[string]*task{}, exited: make(chan struct{}), encoding: edits.UTF16, settings: defaultSettings()}
 }
 
-// track counts the messages read but not yet handled.
+// track counts the messages read but not yet handled, and numbers them
+// in the order read (inbound).
 func (s *Server) track(next jsonrpc2.Handler) jsonrpc2.Handler {
 	return func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
 		s.handlers.Add(1)
+		seq := s.inbound.read()
+		ctx = context.WithValue(ctx, messageKey{}, seq)
 		return next(ctx, func(ctx context.Context, result any, err error) error {
 			defer s.handlers.Done()
+			defer s.inbound.done(seq)
 			return reply(ctx, result, err)
 		}, req)
 	}
