@@ -72,14 +72,6 @@ func StartWith(t testing.TB, root string, profile Profile, initOptions, settings
 	return Start(t, root, profile, InitOptions(initOptions), Settings(settings))
 }
 
-// StartWithOptions is StartWith with the server's Options.
-//
-// Deprecated: use Start(t, root, profile, ServerOptions(…), …).
-func StartWithOptions(t testing.TB, root string, profile Profile, initOptions, settings any, opts lsp.Options) *Editor {
-	t.Helper()
-	return Start(t, root, profile, InitOptions(initOptions), Settings(settings), ServerOptions(opts))
-}
-
 // Shutdown shuts the server down (shutdown, exit) and waits until it has
 // ended, as the test's end would.
 func (e *Editor) Shutdown() { e.stop() }
@@ -125,38 +117,16 @@ func (e *Editor) initialize() {
 
 // handle answers the server's requests and records its notifications.
 func (e *Editor) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
-	hook := e.cfg.hooks[req.Method()]
-	e.mu.Lock()
-	legacy := e.hooks[req.Method()]
-	e.mu.Unlock()
-	if hook != nil || legacy != nil {
+	if hook := e.cfg.hooks[req.Method()]; hook != nil {
 		// The hook may talk to the server and wait for answers, which
 		// this goroutine must go on reading.
 		go func() {
-			if hook != nil {
-				hook(e, req.Params())
-			}
-			if legacy != nil {
-				legacy(req.Params())
-			}
+			hook(e, req.Params())
 			e.answer(ctx, reply, req)
 		}()
 		return nil
 	}
 	return e.answer(ctx, reply, req)
-}
-
-// OnRequest makes the editor run fn before it answers or handles the
-// server's messages of a method.
-//
-// Deprecated: start the editor with the OnRequest option.
-func (e *Editor) OnRequest(method string, fn func(params json.RawMessage)) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.hooks == nil {
-		e.hooks = map[string]func(json.RawMessage){}
-	}
-	e.hooks[method] = fn
 }
 
 // Cancel presses the cancel button of a work-done progress.
@@ -201,7 +171,7 @@ func (e *Editor) answer(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 			return reply(ctx, nil, err)
 		}
 		e.mu.Lock()
-		hold := e.IgnoreApplyEdit || e.cfg.hold != nil && e.cfg.hold(p.Label)
+		hold := e.cfg.hold != nil && e.cfg.hold(p.Label)
 		if hold {
 			e.seen.held++
 			e.held = append(e.held, func() { reply(ctx, e.applyWorkspaceEdit(p.Label, p.Edit), nil) })
@@ -260,17 +230,13 @@ func (e *Editor) answer(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		// Recorded before it is answered, as an editor shows the
 		// question before the user presses anything.
 		e.mu.Lock()
-		choose := e.cfg.answer
-		if e.ChooseAction != nil {
-			choose = e.ChooseAction
-		}
 		i := len(e.seen.requests)
 		e.seen.requests = append(e.seen.requests, answeredRequest{params: p})
 		e.signal()
 		e.mu.Unlock()
 		pressed := ""
-		if choose != nil {
-			pressed = choose(p)
+		if e.cfg.answer != nil {
+			pressed = e.cfg.answer(p)
 		}
 		e.record(func(s *seen) { s.requests[i].pressed = pressed })
 		if pressed != "" {
@@ -324,11 +290,6 @@ func (e *Editor) AnswerHeldEdits() {
 		answer()
 	}
 }
-
-// AnswerHeldApplyEdits is AnswerHeldEdits.
-//
-// Deprecated: use AnswerHeldEdits.
-func (e *Editor) AnswerHeldApplyEdits() { e.AnswerHeldEdits() }
 
 // Notify sends the server any notification, for messages the editor's
 // other methods do not make (a buffer that is no file, say).

@@ -20,7 +20,6 @@ package lsptest
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -61,29 +60,11 @@ type Editor struct {
 	// document edits to (nil: none).
 	editVersions map[string]*int32
 	held         []func() // answers to the applyEdits held (HoldEdits)
-	hooks        map[string]func(json.RawMessage)
 
-	// RejectEdits makes the editor refuse every workspace edit.
-	//
-	// Deprecated: start the editor with RefuseEdits.
-	RejectEdits bool
-	// BeforeApply, if set, runs before an edit is applied (to race it).
-	//
-	// Deprecated: start the editor with the BeforeApply option.
-	BeforeApply func()
-	// ChooseAction, if set, is the user pressing a button of a
-	// window/showMessageRequest: it returns the title ("" dismisses it).
-	//
-	// Deprecated: start the editor with AnswerRequests or Press.
-	ChooseAction func(protocol.ShowMessageRequestParams) string
 	// SavesDocuments makes the editor implement agentls/saveDocuments.
 	//
 	// Deprecated: start the editor with the SavesDocuments option.
 	SavesDocuments bool
-	// IgnoreApplyEdit makes the editor hold every workspace/applyEdit.
-	//
-	// Deprecated: start the editor with HoldEdits.
-	IgnoreApplyEdit bool
 
 	serverDone chan error
 	stop       func()
@@ -350,11 +331,6 @@ func (e *Editor) EditVersion(rel string) (v *int32, ok bool) {
 // Deprecated: use Await(ShownMessage(…)), or Messages after an Await.
 func (e *Editor) MessagesLocked() []protocol.ShowMessageParams { return e.seen.messages }
 
-// EditsAppliedLocked is EditsApplied inside an Await condition.
-//
-// Deprecated: use Await(AppliedEdits(n)) or Await(AppliedEdit(label)).
-func (e *Editor) EditsAppliedLocked() int { return len(e.seen.applied) }
-
 // ShownLocked returns the documents the server asked to show, in order;
 // for use inside an Await condition.
 //
@@ -388,20 +364,3 @@ func (e *Editor) HasMessageLocked(s string) bool {
 //
 // Deprecated: use Await(Diagnostics(ForFile(path), …)) or NoDiagnostics.
 func (e *Editor) DiagnosticsLocked(rel string) []protocol.Diagnostic { return e.seen.diags[rel] }
-
-// ProgressLocked returns the progress events so far.
-//
-// Deprecated: use Await(StartedWork(title)) or Await(CompletedWork(title)).
-func (e *Editor) ProgressLocked() []ProgressEvent { return e.seen.progress }
-
-// ApplyEditsUnansweredLocked returns how many workspace/applyEdit
-// requests the editor holds unanswered.
-//
-// Deprecated: use Await(HeldEdits(n)).
-func (e *Editor) ApplyEditsUnansweredLocked() int { return e.seen.held }
-
-// CancelledRequestsLocked returns the ids of the server's requests it
-// cancelled with $/cancelRequest.
-//
-// Deprecated: use Await(CancelledRequests(n)).
-func (e *Editor) CancelledRequestsLocked() []json.RawMessage { return e.seen.cancelled }

@@ -27,14 +27,11 @@ func (e *Editor) applyWorkspaceEdit(label string, raw json.RawMessage) applyResu
 	if e.cfg.beforeApply != nil {
 		e.cfg.beforeApply(e, label)
 	}
-	if e.BeforeApply != nil {
-		e.BeforeApply()
-	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	defer e.signal()
 	var res applyResult
-	if e.RejectEdits || e.cfg.refuse != nil && e.cfg.refuse(label) {
+	if e.cfg.refuse != nil && e.cfg.refuse(label) {
 		res = applyResult{FailureReason: "the user declined"}
 	} else {
 		res = e.applyLocked(raw)
