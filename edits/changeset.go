@@ -55,14 +55,15 @@ type FileChange struct {
 // TextEdits returns minimal edits that turn Base into Result, sorted and
 // not overlapping: the ones recorded when the change was made, if Base
 // and Result are still the texts they were made for, else those of a diff
-// of the two (MinimalEdits, which costs the size of both texts). Lines
+// of the two (MinimalEdits' edits, found comparing the texts a block at a
+// time up to the lines that differ, which are diffed). Lines
 // the change does not touch are in no edit, so an editor keeps its
 // cursors there.
 func (c *FileChange) TextEdits() []TextEdit {
 	if es, ok := c.recordedEdits(); ok {
 		return es
 	}
-	return MinimalEdits(c.Base, c.Result)
+	return diffEdits(c.Base, c.Result)
 }
 
 // recordedEdits returns the edits recorded for the change, if they still

@@ -245,3 +245,55 @@ func TestComposeEdits(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffEditsAreMinimalEdits checks the diff a change made without its
+// edits is sent by against MinimalEdits, on changes at the start, the
+// middle and the end of texts longer and shorter than a compared block.
+func TestDiffEditsAreMinimalEdits(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range 3000 {
+		var b strings.Builder
+		for range r.IntN(200) {
+			b.WriteString([]string{"a", "b", "\n", "\r\n", "é", "😀", "line\n"}[r.IntN(7)])
+		}
+		before := b.String()
+		after := before
+		for range 1 + r.IntN(3) {
+			at := r.IntN(len(after) + 1)
+			end := min(len(after), at+r.IntN(5))
+			after = after[:at] + []string{"", "x", "\n", "é\n", "line\n"}[r.IntN(5)] + after[end:]
+		}
+		got, want := diffEdits(before, after), MinimalEdits(before, after)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("case %d: diffEdits(%q, %q) = %v, MinimalEdits gives %v", i, before, after, got, want)
+		}
+	}
+}
+
+// BenchmarkTextEditsDiff measures the edits of a change made without
+// them (a save, an anchored patch, a rebase): one line changed in the
+// middle of texts of growing size. "MinimalEdits" is the same diff with
+// its byte-at-a-time prefix and suffix scans.
+func BenchmarkTextEditsDiff(b *testing.B) {
+	for _, size := range []int{10 << 10, 1 << 20, 10 << 20} {
+		before := benchFile(size)
+		h := middleHunk(before, -1)
+		after, err := ApplyHunks(before, []Hunk{h})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, tc := range []struct {
+			name string
+			diff func(before, after string) []TextEdit
+		}{{"diffEdits", diffEdits}, {"MinimalEdits", MinimalEdits}} {
+			b.Run(sizeLabel(size)+"/"+tc.name, func(b *testing.B) {
+				b.SetBytes(int64(size))
+				for b.Loop() {
+					if es := tc.diff(before, after); len(es) != 1 {
+						b.Fatalf("%d edits, want 1", len(es))
+					}
+				}
+			})
+		}
+	}
+}
