@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"maps"
 
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
@@ -54,7 +55,9 @@ type Workspace interface {
 // no error: the workspace runs no commands), asking the user through ws.
 // Tools reg holds that neither package runs keep their own Run.
 func BindTools(reg *tools.Registry, ws Workspace, host func() (*shelltool.Host, error)) *tools.Registry {
-	return reg.Bind(edittool.Runs(ws)).Bind(shelltool.Runs(host, ws))
+	runs := edittool.Runs(ws)
+	maps.Copy(runs, shelltool.Runs(host, ws)) // no name is in both
+	return reg.Bind(runs)
 }
 
 // A Runner runs a turn's tool calls: it looks the tool up in Registry and

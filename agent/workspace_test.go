@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -152,5 +153,35 @@ func TestBindToolsRunsEveryBuiltin(t *testing.T) {
 	}
 	if _, err := r.RunTool(ctx, tools.ToolUse{Tool: "py", Content: "print(1)"}); err == nil || !strings.Contains(err.Error(), "runs no commands") {
 		t.Errorf("ipython by its block type, with no host: %v", err)
+	}
+}
+
+// BenchmarkBindAndRun: what a turn pays to bind its tools (once per turn:
+// it grows with the tools, as an MCP server can bring hundreds) and to
+// dispatch one call (a lookup: it should not grow).
+func BenchmarkBindAndRun(b *testing.B) {
+	for _, extra := range []int{1, 100, 1000} {
+		specs := builtin.Specs()
+		for i := range extra {
+			specs = append(specs, &tools.ToolSpec{Name: fmt.Sprintf("mcp_%d", i), Description: "d",
+				Run: func(context.Context, tools.ToolUse) (string, error) { return "ok", nil }})
+		}
+		reg, err := tools.NewRegistry(specs...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ws := &memWorkspace{files: map[string]string{}}
+		b.Run(fmt.Sprintf("bind/tools=%d", len(specs)), func(b *testing.B) {
+			for b.Loop() {
+				BindTools(reg, ws, noHost)
+			}
+		})
+		r := Runner{Registry: BindTools(reg, ws, noHost)}
+		use := tools.ToolUse{Tool: "mcp_0"}
+		b.Run(fmt.Sprintf("run/tools=%d", len(specs)), func(b *testing.B) {
+			for b.Loop() {
+				r.RunTool(context.Background(), use)
+			}
+		})
 	}
 }

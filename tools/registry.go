@@ -48,7 +48,11 @@ func NewRegistry(specs ...*ToolSpec) (*Registry, error) {
 // runs that are not in the registry are left out: a selected registry holds
 // only some of the tools a package runs.
 func (r *Registry) Bind(runs map[string]RunFunc) *Registry {
-	out := &Registry{byName: map[string]*ToolSpec{}, byBlock: map[string]*ToolSpec{}}
+	out := &Registry{
+		specs:   make([]*ToolSpec, 0, len(r.specs)),
+		byName:  make(map[string]*ToolSpec, len(r.byName)),
+		byBlock: make(map[string]*ToolSpec, len(r.byBlock)),
+	}
 	for _, s := range r.specs {
 		if run, ok := runs[s.Name]; ok {
 			bound := *s
