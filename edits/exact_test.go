@@ -80,3 +80,43 @@ func TestExactStartsRareBytes(t *testing.T) {
 		})
 	}
 }
+
+// TestCandidatesByRun checks that searching the text for a literal stretch
+// of the pivot's key finds the same lines as comparing every line's key:
+// lines whose key matches only once Unicode punctuation and spaces are
+// folded, CRLF lines, several hits on one line, hits on lines that are
+// longer or out of range.
+func TestCandidatesByRun(t *testing.T) {
+	text := "\tmsg := \u201chello\u201d\r\n" + // typographic quotes, CRLF
+		"\tmsg := \"hello\"\n" +
+		"msg := \"hello\" // msg := \"hello\"\n" + // the run twice, a longer line
+		"\u00a0msg\u00a0:= \"hello\"\n" + // no-break spaces
+		"x\n" +
+		"\t\tmsg := \"hello\"   \n"
+	d := newDoc(text)
+	d.all()
+	want := tierPunctuation.key("msg := \"hello\"")
+	run := literalRun(want)
+	for _, r := range []struct{ lo, hi int }{{0, 5}, {1, 4}, {3, 3}} {
+		var scan []int
+		for i := r.lo; i <= r.hi; i++ {
+			if tierPunctuation.key(d.content(i)) == want {
+				scan = append(scan, i)
+			}
+		}
+		got := d.candidatesByRun(want, run, r.lo, r.hi)
+		if fmt.Sprint(got) != fmt.Sprint(scan) {
+			t.Errorf("lines %d-%d: by run %q %v, by every line %v", r.lo, r.hi, run, got, scan)
+		}
+	}
+	for _, tc := range []struct{ key, run string }{
+		{"if err != nil {", "err"},
+		{"x := a.b.c", ":="},
+		{"return fmt.Errorf(\"handle: %w\", err)", "Errorf("},
+		{"...", ""},
+	} {
+		if got := literalRun(tc.key); got != tc.run {
+			t.Errorf("literalRun(%q) = %q, want %q", tc.key, got, tc.run)
+		}
+	}
+}

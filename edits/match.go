@@ -393,7 +393,7 @@ func (d *doc) window(start, n int) (*doc, match) {
 //
 // Every tier's key is a function of the stricter tiers' keys, so the lines
 // that can start a match at any tier are those whose loosest key equals
-// the pivot's (orig's first non-blank line): one pass finds them (or the
+// the pivot's (orig's longest line): one search finds them (or the
 // line index, once built), and each tier then checks only those. Checking
 // them costs at most a budget of line comparisons a few times the file's
 // size; a repetitive file that spends it (many windows matching for long
@@ -404,11 +404,13 @@ func (d *doc) find(orig, updated []string) ([]match, tier) {
 	if n == 0 || n > len(lines) {
 		return nil, numTiers
 	}
-	pivot := 0
+	// The pivot is orig's longest line (trimmed): any line of a window
+	// must match, and a long line has few look-alikes, where the first
+	// line of a hunk is often a "}" that thousands of lines share.
+	pivot, longest := 0, -1
 	for i, l := range orig {
-		if !isBlankLine(l) {
-			pivot = i
-			break
+		if t := strings.TrimSpace(l); t != "" && len(t) > longest {
+			pivot, longest = i, len(t)
 		}
 	}
 	cands := d.candidates(tierPunctuation.key(orig[pivot]), pivot, len(lines)-n+pivot)
@@ -458,6 +460,9 @@ func (d *doc) candidates(want string, lo, hi int) []int {
 		return cands
 	}
 	d.scans++
+	if run := literalRun(want); len(run) >= 3 {
+		return d.candidatesByRun(want, run, lo, hi)
+	}
 	for i := lo; i <= hi; i++ {
 		// Folding keeps ASCII bytes and never lengthens a line: most
 		// lines are told apart by their length or first byte.
@@ -466,6 +471,66 @@ func (d *doc) candidates(want string, lo, hi int) []int {
 			continue
 		}
 		if t == want || foldPunctuation(t) == want {
+			cands = append(cands, i)
+		}
+	}
+	return cands
+}
+
+// foldOutputs are the bytes foldPunctuation writes in place of Unicode
+// punctuation and spaces: a line's other bytes are its own.
+const foldOutputs = "-'\" ."
+
+// literalRun returns the longest stretch of a folded, trimmed key without
+// bytes that folding writes: every line whose key it is holds that stretch
+// byte for byte, so a search of the text for it finds them all.
+func literalRun(key string) string {
+	best := ""
+	for len(key) > 0 {
+		i := strings.IndexAny(key, foldOutputs)
+		if i < 0 {
+			i = len(key)
+		}
+		if i > len(best) {
+			best = key[:i]
+		}
+		if i == len(key) {
+			break
+		}
+		key = key[i+1:]
+	}
+	return best
+}
+
+// candidatesByRun is candidates by a search of the text for run, a literal
+// stretch of want (literalRun), instead of a look at every line: each hit's
+// line is found by its offset and compared whole.
+func (d *doc) candidatesByRun(want, run string, lo, hi int) []int {
+	var cands []int
+	lines := d.lines
+	for from := 0; from < len(d.text); {
+		k := strings.Index(d.text[from:], run)
+		if k < 0 {
+			break
+		}
+		at := from + k
+		// The line holding the hit: the last that starts at or before it.
+		i, _ := slices.BinarySearchFunc(lines, at, func(l line, at int) int {
+			if l.start > at {
+				return 1
+			}
+			return -1
+		})
+		i--
+		from = lines[i].end + len(lines[i].eol) // one look per line
+		if from <= at {
+			from = at + 1
+		}
+		if i < lo || i > hi {
+			continue
+		}
+		t := strings.TrimSpace(d.content(i))
+		if t == want || len(t) >= len(want) && foldPunctuation(t) == want {
 			cands = append(cands, i)
 		}
 	}
