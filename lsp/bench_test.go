@@ -66,3 +66,45 @@ func p99(ds []time.Duration) time.Duration {
 	sorted := slices.Sorted(slices.Values(ds))
 	return sorted[len(sorted)*99/100]
 }
+
+// pendingReply is a reply changing hunks lines of bigGo(lines), evenly
+// spread: in review mode each becomes one pending hunk.
+func pendingReply(lines, hunks int) string {
+	var b strings.Builder
+	for i := range hunks {
+		n := (i*lines/hunks + lines/(2*hunks)) % lines
+		fmt.Fprintf(&b, "```patch big.go\n<<<<<<< ORIGINAL\nfunc f%d() int { return %d }\n=======\nfunc f%d() int { return %d + 1 }\n>>>>>>> UPDATED\n```\n\n", n, n, n, n)
+	}
+	return b.String()
+}
+
+// BenchmarkCodeActionPendingHunks measures a code-action request end to
+// end on a Go file holding 100 pending review hunks, with a selection of
+// a few lines around one of them, in files of growing size: the hunks
+// there are found in the review store's line index, so it should not grow
+// with the file. It reports the p99 latency too.
+func BenchmarkCodeActionPendingHunks(b *testing.B) {
+	const hunks = 100
+	for _, lines := range []int{1_000, 10_000, 50_000} {
+		b.Run(fmt.Sprintf("%dlines", lines), func(b *testing.B) {
+			root := writeFiles(b, map[string]string{"big.go": bigGo(lines)})
+			e := lsptest.StartWith(b, root, lsptest.VSCode(), map[string]any{"applyMode": "review"}, nil)
+			e.OpenFile("big.go", "go")
+			e.ExecuteCommand("agentls.applyReply", map[string]any{"text": pendingReply(lines, hunks)})
+			e.Await(lsptest.Diagnostics(lsptest.ForFile("big.go"), lsptest.WithCode("pending-edit")))
+			e.Await("all pending", func() bool { return len(e.DiagnosticsLocked("big.go")) == hunks })
+			middle := e.Diagnostics("big.go")[hunks/2].Range
+			r := protocol.Range{Start: protocol.Position{Line: middle.Start.Line - 2}, End: protocol.Position{Line: middle.End.Line + 2}}
+			if findAction(e.CodeActions("big.go", r), "Accept agent edit") == nil {
+				b.Fatal("no accept action on the pending hunk")
+			}
+			var lat []time.Duration
+			for b.Loop() {
+				start := time.Now()
+				e.CodeActions("big.go", r)
+				lat = append(lat, time.Since(start))
+			}
+			b.ReportMetric(float64(p99(lat).Microseconds()), "p99-µs")
+		})
+	}
+}

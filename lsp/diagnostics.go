@@ -2,14 +2,11 @@ package lsp
 
 import (
 	"context"
-	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	"go.lsp.dev/protocol"
 
-	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/tools/edittool"
 )
 
@@ -20,49 +17,19 @@ import (
 // each command found in it.
 func (s *Server) publishDiagnostics(ctx context.Context, path string) {
 	s.mu.Lock()
-	root, enc := s.root, s.encoding
+	root := s.root
 	s.mu.Unlock()
 	src := editorSource{s: s, disk: edittool.DiskSource{Root: root}}
-	text, _, _, _ := src.Read(ctx, path)
 	diags := []protocol.Diagnostic{}
-	diags = append(diags, s.pendingDiagnostics(path, text, enc)...)
-	diags = append(diags, s.liveAnswers(path, text)...)
+	diags = append(diags, s.pendingDiagnostics(ctx, path)...)
+	if s.hasAnswers(path) {
+		// Only the answers need the text: a buffer's is joined to read it.
+		text, _, _, _ := src.Read(ctx, path)
+		diags = append(diags, s.liveAnswers(path, text)...)
+	}
 	diags = append(diags, s.approvalDiagnostics(path)...)
 	diags = append(diags, s.commandDiagnostics(path)...)
 	s.conn.Notify(ctx, protocol.MethodTextDocumentPublishDiagnostics, &protocol.PublishDiagnosticsParams{URI: s.fileURI(path), Diagnostics: diags})
-}
-
-// pendingDiagnostics are Hint diagnostics on a file's pending review hunks,
-// where they resolve in text now.
-func (s *Server) pendingDiagnostics(path, text string, enc edits.Encoding) []protocol.Diagnostic {
-	pending := s.review.inFile(path)
-	if len(pending) == 0 {
-		return nil
-	}
-	m := edits.NewMapper(text)
-	var diags []protocol.Diagnostic
-	for _, h := range pending {
-		d := protocol.Diagnostic{Severity: protocol.DiagnosticSeverityHint, Source: "agentls", Code: pendingCode}
-		switch {
-		case h.create:
-			d.Message = fmt.Sprintf("agent edit %d (pending): create this file (%d lines)", h.id, strings.Count(strings.TrimSuffix(h.content, "\n"), "\n")+1)
-		case h.remove:
-			d.Message = fmt.Sprintf("agent edit %d (pending): delete this file", h.id)
-		default:
-			es, err := edits.ResolveHunks(text, []edits.Hunk{h.hunk})
-			if err != nil {
-				d.Severity = protocol.DiagnosticSeverityWarning
-				d.Message = fmt.Sprintf("agent edit %d (pending) conflicts with your changes: reject it, or undo your change to accept it", h.id)
-				break
-			}
-			sl, sc, _ := m.Position(es[0].Start, enc)
-			el, ec, _ := m.Position(es[0].End, enc)
-			d.Range = protocol.Range{Start: protocol.Position{Line: uint32(sl), Character: uint32(sc)}, End: protocol.Position{Line: uint32(el), Character: uint32(ec)}}
-			d.Message = fmt.Sprintf("agent edit %d (pending): %s", h.id, describe(h.hunk))
-		}
-		diags = append(diags, d)
-	}
-	return diags
 }
 
 // commandProblems holds, per command, the diagnostics its last run found,

@@ -170,9 +170,12 @@ func (s *Server) didChange(ctx context.Context, p *didChangeParams) (any, error)
 	// Each change re-indexes only the chunks of the buffer it touches, so
 	// a keystroke does not copy or rescan a large document.
 	buf, hashes := d.buf, d.hashes
+	var steps []reviewStep // what each change did to the lines: pending hunks move with them
 	for _, c := range p.ContentChanges {
 		if c.Range == nil {
+			before := buf
 			buf, hashes = edits.NewBuffer(c.Text), nil
+			steps = append(steps, reviewStep{before: before, after: buf, whole: true})
 			continue
 		}
 		start, err := buf.Offset(int(c.Range.Start.Line), int(c.Range.Start.Character), enc)
@@ -181,6 +184,7 @@ func (s *Server) didChange(ctx context.Context, p *didChangeParams) (any, error)
 			if end, err = buf.Offset(int(c.Range.End.Line), int(c.Range.End.Character), enc); err == nil && end >= start {
 				before := buf
 				if buf, err = buf.Replace(start, end, c.Text); err == nil {
+					steps = append(steps, reviewStep{before: before, after: buf, first: int(c.Range.Start.Line), last: int(c.Range.End.Line)})
 					change := lineChange{start: start, end: end, startLine: int(c.Range.Start.Line), endLine: int(c.Range.End.Line), text: c.Text}
 					if hashes != nil && !updateLineHashes(hashes, before, buf, change) {
 						s.log.Warn("line hashes out of step with the buffer: dropped", "uri", d.uri)
@@ -198,8 +202,9 @@ func (s *Server) didChange(ctx context.Context, p *didChangeParams) (any, error)
 	seq, _ := ctx.Value(messageKey{}).(uint64)
 	s.docs.recordEcho(seq, d)
 	s.docs.signal()
-	if rel, err := s.relPath(*d); err == nil && (len(s.review.inFile(rel)) > 0 || s.hasAnswers(rel)) {
-		// Pending hunks move with the user's edits, or turn into conflicts.
+	if rel, err := s.relPath(*d); err == nil && (s.review.follow(rel, steps, enc) || s.hasAnswers(rel)) {
+		// Pending hunks moved with the user's edits, or turned into
+		// conflicts: published again only then.
 		s.goBackground("republish pending", func(ctx context.Context) { s.publishDiagnostics(ctx, rel) })
 	}
 	return nil, nil

@@ -3,8 +3,8 @@ package lsp
 import (
 	"context"
 	"fmt"
-	"slices"
-	"sync"
+	"path/filepath"
+	"strings"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -25,108 +25,9 @@ const (
 // edits.Hunk (its lines, with as little context as made it unique), so it
 // is found again in whatever the buffer holds when the user acts: edits
 // elsewhere in the file move it, an edit to its own lines makes it a
-// conflict, which cannot be accepted.
-
-// A pendingHunk is one change waiting for review.
-type pendingHunk struct {
-	id   int
-	path string // relative to the root
-	hunk edits.Hunk
-	// create and remove mark a whole new or deleted file.
-	create, remove bool
-	content        string // a created file's content
-}
-
-// review is the set of pending hunks.
-type review struct {
-	mu      sync.Mutex
-	pending []*pendingHunk
-	next    int
-}
-
-func (r *review) add(h *pendingHunk) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.next++
-	h.id = r.next
-	r.pending = append(r.pending, h)
-}
-
-// take removes and returns the hunks a selector names.
-func (r *review) take(sel reviewArgs, fileOf relPathFunc) []*pendingHunk {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var taken []*pendingHunk
-	kept := r.pending[:0]
-	for _, h := range r.pending {
-		if sel.matches(h, fileOf) {
-			taken = append(taken, h)
-		} else {
-			kept = append(kept, h)
-		}
-	}
-	r.pending = kept
-	return taken
-}
-
-// peek returns the hunks a selector names, leaving them pending.
-func (r *review) peek(sel reviewArgs, fileOf relPathFunc) []*pendingHunk {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []*pendingHunk
-	for _, h := range r.pending {
-		if sel.matches(h, fileOf) {
-			out = append(out, h)
-		}
-	}
-	return out
-}
-
-// relPathFunc gives a document's path relative to the workspace root
-// (Server.relPathOfURI).
-type relPathFunc func(protocol.DocumentURI) (string, error)
-
-func (a reviewArgs) matches(h *pendingHunk, fileOf relPathFunc) bool {
-	if a.All || a.Hunk == h.id {
-		return true
-	}
-	if a.URI == "" {
-		return false
-	}
-	rel, err := fileOf(a.URI)
-	return err == nil && rel == h.path
-}
-
-func (r *review) putBack(hs []*pendingHunk) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.pending = append(r.pending, hs...)
-	slices.SortFunc(r.pending, func(a, b *pendingHunk) int { return a.id - b.id })
-}
-
-func (r *review) inFile(path string) []*pendingHunk {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []*pendingHunk
-	for _, h := range r.pending {
-		if h.path == path {
-			out = append(out, h)
-		}
-	}
-	return out
-}
-
-func (r *review) files() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []string
-	for _, h := range r.pending {
-		if !slices.Contains(out, h.path) {
-			out = append(out, h.path)
-		}
-	}
-	return out
-}
+// conflict, which cannot be accepted. The store (review_store.go) keeps
+// where each hunk lies and moves it with each didChange, so code actions
+// and diagnostics do not resolve hunks against the whole document.
 
 // queue turns a changeset into pending hunks and shows them.
 func (s *Server) queue(ctx context.Context, changes []*edits.FileChange) int {
@@ -252,23 +153,25 @@ func (s *Server) resolveReview(ctx context.Context, accept bool, a reviewArgs) {
 }
 
 // reviewActions are the accept/reject code actions for pending hunks in a
-// range of a document.
+// range of a document: the hunks are looked up in the store's line index,
+// so a request costs the hunks near the range, not the document.
 func (s *Server) reviewActions(d document, r protocol.Range) []protocol.CodeAction {
 	rel, err := s.relPath(d)
-	if err != nil {
+	if err != nil || !s.review.has(rel) {
 		return nil
 	}
-	pending := s.review.inFile(rel)
-	if len(pending) == 0 {
-		return nil
-	}
-	s.mu.Lock()
-	enc := s.encoding
-	s.mu.Unlock()
-	lo, _ := d.buf.Offset(int(r.Start.Line), 0, enc)
-	hi, _ := d.buf.Offset(int(r.End.Line)+1, 0, enc)
-	if int(r.End.Line)+1 >= d.buf.Lines() {
-		hi = d.buf.Len()
+	first, last := int(r.Start.Line), int(r.End.Line)
+	pending, ok := s.review.overlapping(rel, d.buf, first, last)
+	if !ok {
+		// The store does not follow this buffer (opened since the hunks
+		// were queued, or a copy older than a keystroke): place them on
+		// the buffer as it is now, once.
+		pending = pending[:0]
+		for _, h := range s.placedHunks(s.ctx, rel) {
+			if !h.inText() || h.placed && !h.conflict && meets(h.rng, first, last) {
+				pending = append(pending, h)
+			}
+		}
 	}
 	var actions []protocol.CodeAction
 	add := func(title, command string, arg any) {
@@ -276,12 +179,6 @@ func (s *Server) reviewActions(d document, r protocol.Range) []protocol.CodeActi
 			Command: &protocol.Command{Title: title, Command: command, Arguments: []any{arg}}})
 	}
 	for _, h := range pending {
-		if !h.create && !h.remove {
-			es, err := edits.ResolveHunks(d.text(), []edits.Hunk{h.hunk})
-			if err != nil || es[0].End < lo || es[0].Start > hi {
-				continue
-			}
-		}
 		add(fmt.Sprintf("Accept agent edit %d", h.id), cmdReviewAccept, reviewArgs{Hunk: h.id})
 		add(fmt.Sprintf("Reject agent edit %d", h.id), cmdReviewReject, reviewArgs{Hunk: h.id})
 	}
@@ -291,4 +188,67 @@ func (s *Server) reviewActions(d document, r protocol.Range) []protocol.CodeActi
 	add("Accept all agent edits", cmdReviewAccept, reviewArgs{All: true})
 	add("Reject all agent edits", cmdReviewReject, reviewArgs{All: true})
 	return actions
+}
+
+// placedHunks returns a file's pending hunks, by id, where they lie in the
+// file as the editor has it now. When the store follows the open buffer
+// that is a copy; otherwise the hunks are placed on its whole text (or the
+// file on disk) and, for a buffer, kept, so the store follows it from then
+// on.
+func (s *Server) placedHunks(ctx context.Context, rel string) []placedHunk {
+	s.mu.Lock()
+	root, enc := s.root, s.encoding
+	s.mu.Unlock()
+	name := cleanFile(filepath.Join(root, filepath.FromSlash(rel)))
+	for attempt := 0; ; attempt++ {
+		d, open := s.docs.byFile(name)
+		if open {
+			if hs, ok := s.review.placedOn(rel, d.buf); ok {
+				return hs
+			}
+		}
+		todo, full := s.review.toPlace(rel, d.buf)
+		if !open {
+			text, _, _, _ := edittool.DiskSource{Root: root}.Read(ctx, rel)
+			return s.review.withPlacements(rel, placeAll(edits.NewBuffer(text), todo, enc))
+		}
+		got := placeAll(d.buf, todo, enc)
+		// Refused only when a keystroke moved the store on meanwhile:
+		// then the placing starts again from the buffer after it.
+		if s.review.install(rel, d.buf, full, got) || attempt == 2 {
+			if hs, ok := s.review.placedOn(rel, d.buf); ok {
+				return hs
+			}
+			return s.review.withPlacements(rel, got)
+		}
+	}
+}
+
+// pendingDiagnostics are Hint diagnostics on a file's pending review
+// hunks, where they lie now, and Warnings on those whose lines the user
+// changed.
+func (s *Server) pendingDiagnostics(ctx context.Context, path string) []protocol.Diagnostic {
+	if !s.review.has(path) {
+		return nil
+	}
+	var diags []protocol.Diagnostic
+	for _, h := range s.placedHunks(ctx, path) {
+		d := protocol.Diagnostic{Severity: protocol.DiagnosticSeverityHint, Source: "agentls", Code: pendingCode}
+		switch {
+		case h.create:
+			d.Message = fmt.Sprintf("agent edit %d (pending): create this file (%d lines)", h.id, strings.Count(strings.TrimSuffix(h.content, "\n"), "\n")+1)
+		case h.remove:
+			d.Message = fmt.Sprintf("agent edit %d (pending): delete this file", h.id)
+		case !h.placed:
+			continue // queued while this was read: its own publish shows it
+		case h.conflict:
+			d.Severity = protocol.DiagnosticSeverityWarning
+			d.Message = fmt.Sprintf("agent edit %d (pending) conflicts with your changes: reject it, or undo your change to accept it", h.id)
+		default:
+			d.Range = h.rng
+			d.Message = fmt.Sprintf("agent edit %d (pending): %s", h.id, describe(h.hunk))
+		}
+		diags = append(diags, d)
+	}
+	return diags
 }
