@@ -343,17 +343,18 @@ func LoggedMessage(words ...string) Expectation {
 type DiagnosticFilter struct {
 	description string
 	keep        func(path string, d protocol.Diagnostic) bool
+	path        string // ForFile's: only that file's diagnostics are looked at
 }
 
 // ForFile keeps the diagnostics published for path (relative to the
 // root, slash-separated).
 func ForFile(path string) DiagnosticFilter {
-	return DiagnosticFilter{"in " + path, func(p string, _ protocol.Diagnostic) bool { return p == path }}
+	return DiagnosticFilter{description: "in " + path, keep: func(p string, _ protocol.Diagnostic) bool { return p == path }, path: path}
 }
 
 // WithCode keeps the diagnostics with the code ("pending-edit").
 func WithCode(code string) DiagnosticFilter {
-	return DiagnosticFilter{fmt.Sprintf("with code %q", code), func(_ string, d protocol.Diagnostic) bool {
+	return DiagnosticFilter{description: fmt.Sprintf("with code %q", code), keep: func(_ string, d protocol.Diagnostic) bool {
 		return d.Code != nil && fmt.Sprint(d.Code) == code
 	}}
 }
@@ -361,22 +362,22 @@ func WithCode(code string) DiagnosticFilter {
 // WithMessage keeps the diagnostics whose message contains every one of
 // words.
 func WithMessage(words ...string) DiagnosticFilter {
-	return DiagnosticFilter{"with " + quoteAll(words), func(_ string, d protocol.Diagnostic) bool { return containsAll(d.Message, words) }}
+	return DiagnosticFilter{description: "with " + quoteAll(words), keep: func(_ string, d protocol.Diagnostic) bool { return containsAll(d.Message, words) }}
 }
 
 // WithSource keeps the diagnostics from source ("agentls: go vet").
 func WithSource(source string) DiagnosticFilter {
-	return DiagnosticFilter{fmt.Sprintf("from %q", source), func(_ string, d protocol.Diagnostic) bool { return d.Source == source }}
+	return DiagnosticFilter{description: fmt.Sprintf("from %q", source), keep: func(_ string, d protocol.Diagnostic) bool { return d.Source == source }}
 }
 
 // AtLine keeps the diagnostics that start on line (0-based, as in LSP).
 func AtLine(line uint32) DiagnosticFilter {
-	return DiagnosticFilter{fmt.Sprintf("at line %d (0-based)", line), func(_ string, d protocol.Diagnostic) bool { return d.Range.Start.Line == line }}
+	return DiagnosticFilter{description: fmt.Sprintf("at line %d (0-based)", line), keep: func(_ string, d protocol.Diagnostic) bool { return d.Range.Start.Line == line }}
 }
 
 // WithSeverity keeps the diagnostics of a severity.
 func WithSeverity(s protocol.DiagnosticSeverity) DiagnosticFilter {
-	return DiagnosticFilter{"of severity " + s.String(), func(_ string, d protocol.Diagnostic) bool { return d.Severity == s }}
+	return DiagnosticFilter{description: "of severity " + s.String(), keep: func(_ string, d protocol.Diagnostic) bool { return d.Severity == s }}
 }
 
 func describeFilters(fs []DiagnosticFilter) string {
@@ -391,12 +392,23 @@ func describeFilters(fs []DiagnosticFilter) string {
 // filter.
 func (e *Editor) matchingLocked(fs []DiagnosticFilter) int {
 	n := 0
-	for path, ds := range e.seen.diags {
+	count := func(path string, ds []protocol.Diagnostic) {
 		for _, d := range ds {
 			if !slices.ContainsFunc(fs, func(f DiagnosticFilter) bool { return !f.keep(path, d) }) {
 				n++
 			}
 		}
+	}
+	// A check runs after every event: with ForFile, look at that file
+	// only, not every file the session published for.
+	for _, f := range fs {
+		if f.path != "" {
+			count(f.path, e.seen.diags[f.path])
+			return n
+		}
+	}
+	for path, ds := range e.seen.diags {
+		count(path, ds)
 	}
 	return n
 }

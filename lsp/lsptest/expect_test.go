@@ -200,3 +200,28 @@ func TestAwait(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkCheck measures one check of a typical Await (a message, a
+// diagnostic, a progress end) against what a long session has seen: the
+// check runs after every event, so it scans n events each time.
+func BenchmarkCheck(b *testing.B) {
+	for _, n := range []int{10, 1000, 100000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			var s seen
+			s.diags = map[string][]protocol.Diagnostic{}
+			for i := range n {
+				s.messages = append(s.messages, message(protocol.MessageTypeInfo, fmt.Sprintf("agentls: applied %d edits in a.go", i)))
+				s.progress = append(s.progress, ProgressEvent{Token: fmt.Sprint(i), Kind: "begin", Title: "agentls: apply reply"})
+				s.diags[fmt.Sprintf("f%d.go", i)] = []protocol.Diagnostic{{Code: "pending-edit", Message: "agent edit"}}
+			}
+			e := &Editor{Root: b.TempDir(), buffers: map[string]*buffer{}, seen: s}
+			exps := []Expectation{ShownMessage("undone"), Diagnostics(ForFile("a.go"), WithCode("pending-edit")), CompletedWork("agentls: agent turn 1")}
+			b.ResetTimer()
+			for range b.N {
+				if failures, _ := e.checkLocked(exps); len(failures) != 3 {
+					b.Fatalf("%d failures", len(failures))
+				}
+			}
+		})
+	}
+}
