@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -82,7 +81,7 @@ type turnPlan struct {
 // its id at once. It fails at once when no model is configured.
 func (s *Server) startTurn(plan turnPlan) (int, error) {
 	set := s.currentSettings()
-	model, err := agent.NewModel(agent.ModelConfig{Model: set.Model, BaseURL: set.BaseURL, APIKeyEnv: set.APIKeyEnv, TaggedThinking: set.TaggedThinking()}, os.Getenv)
+	model, err := agent.NewModel(agent.ModelConfig{Model: set.Model, BaseURL: set.BaseURL, APIKeyEnv: set.APIKeyEnv, TaggedThinking: set.TaggedThinking()}, s.getenv)
 	if err != nil {
 		return 0, err
 	}
@@ -106,7 +105,7 @@ func (s *Server) startTurn(plan turnPlan) (int, error) {
 		bound := agent.BindTools(reg, ws, s.shellHost)
 		turn := &agent.Turn{Model: model, Registry: bound, Format: format, Limits: agent.Limits{MaxSteps: set.MaxSteps},
 			Runner: agent.Runner{Registry: bound}}
-		if f, err := agent.OpenLog(os.Getenv, req.Root, id, time.Now()); err != nil {
+		if f, err := agent.OpenLog(s.getenv, req.Root, id, time.Now()); err != nil {
 			s.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agentls: agent turn %d is not logged: %v", id, err))
 		} else {
 			defer f.Close()
@@ -236,7 +235,7 @@ func (w *editorWorkspace) Output(stream string, p []byte) { w.s.output.write(str
 // buffers' line hashes on.
 var _ edittool.HashSource = (*editorWorkspace)(nil)
 
-func (w *editorWorkspace) PrivateDirs() []string { return settings.PrivateDirs(os.Getenv) }
+func (w *editorWorkspace) PrivateDirs() []string { return settings.PrivateDirs(w.s.getenv) }
 
 func (w *editorWorkspace) Propose(ctx context.Context, compute func(context.Context, *edittool.Batch) error) (string, error) {
 	var computeErr error

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
@@ -171,7 +170,7 @@ func (s *Server) applyReply(ctx context.Context, t *task, turn int, reply string
 		if err == nil && !approved {
 			// A pasted reply is a model's words too: its edits to files
 			// that configure what runs are put to the user first.
-			err = b.ConfirmProtected(ctx, confirmer{s: s, who: "the reply"}, settings.PrivateDirs(os.Getenv)...)
+			err = b.ConfirmProtected(ctx, confirmer{s: s, who: "the reply"}, settings.PrivateDirs(s.getenv)...)
 			approved = err == nil
 		}
 		return res.Edits, err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -26,9 +25,6 @@ type settingsLayers struct {
 	files      settings.Loaded
 	editorKeys map[string]json.RawMessage
 }
-
-// defaultSettings are the settings before initialize.
-func defaultSettings() serverSettings { return settings.Defaults(os.Getenv) }
 
 // fromEditor is how the editor's settings are taken: the user's own
 // choice, so every key applies.
@@ -72,7 +68,7 @@ func (s *Server) rememberEditorKeys(raw json.RawMessage) {
 // and lays the editor's settings over them. s.mu is held. It returns the
 // files' problems (the editor's were reported when it sent them).
 func (s *Server) loadFiles() settings.Loaded {
-	s.layers.files = settings.Load(os.Getenv, s.root)
+	s.layers.files = settings.Load(s.getenv, s.root)
 	next := s.layers.files.Settings
 	if len(s.layers.editorKeys) > 0 {
 		raw, _ := json.Marshal(s.layers.editorKeys)

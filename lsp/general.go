@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 
@@ -49,7 +48,7 @@ func (s *Server) initialize(_ context.Context, p *initializeParams) (any, error)
 	s.pendingProblems = append(s.pendingProblems, settingsMessages(s.loadFiles(), root)...)
 	// The undo history of earlier sessions, kept in the state folder.
 	if root != "" {
-		if d, err := openJournalDisk(os.Getenv, root); err != nil {
+		if d, err := openJournalDisk(s.getenv, root); err != nil {
 			s.pendingProblems = append(s.pendingProblems, err.Error()+": the undo history is kept for this session only")
 		} else if p := s.journal.attach(d); p != "" {
 			s.pendingProblems = append(s.pendingProblems, p)

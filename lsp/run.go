@@ -47,7 +47,7 @@ func (s *Server) shellHost() (*shelltool.Host, error) {
 	}
 	set := s.settings
 	logDir := ""
-	if dir, err := agent.StateDir(os.Getenv, "runs", s.root); err == nil {
+	if dir, err := agent.StateDir(s.getenv, "runs", s.root); err == nil {
 		// One folder per server: two editors on one workspace keep their
 		// own logs.
 		logDir = filepath.Join(dir, fmt.Sprintf("%s-%d", time.Now().UTC().Format("20060102T150405Z"), os.Getpid()))
@@ -64,7 +64,7 @@ func (s *Server) shellHost() (*shelltool.Host, error) {
 		Finished:   s.commandFinished,
 		JobStarted: s.showJob,
 		BeforeRun:  s.syncDisk,
-		AlwaysFile: agent.KeptApprovals(os.Getenv, s.root),
+		AlwaysFile: agent.KeptApprovals(s.getenv, s.root),
 	})
 	if err != nil {
 		return nil, err

@@ -23,6 +23,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/settings"
 	"github.com/agentls/agentls/tools/shelltool"
 )
 
@@ -37,6 +38,19 @@ type Options struct {
 	// answered in time is kept as pending review, and the user and the
 	// model are told.
 	ApplyEditTimeout time.Duration
+	// Getenv is how the server reads its environment (settings' fallbacks
+	// such as AGENTLS_MODEL, the state and config folders, the model's
+	// key); nil means os.Getenv. Tests give each server its own, so they
+	// need no t.Setenv and can run in parallel.
+	Getenv func(string) string
+}
+
+// getenv reads the server's environment (Options.Getenv).
+func (s *Server) getenv(key string) string {
+	if s.opts.Getenv != nil {
+		return s.opts.Getenv(key)
+	}
+	return os.Getenv(key)
 }
 
 // defaultApplyEditTimeout is long enough for an editor that asks the user
@@ -147,7 +161,9 @@ func newServer(opts Options) *Server {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Server{opts: opts, log: log, docs: newDocuments(), inbound: newInbound(), tasks: map[string]*task{}, exited: make(chan struct{}), encoding: edits.UTF16, settings: defaultSettings()}
+	s := &Server{opts: opts, log: log, docs: newDocuments(), inbound: newInbound(), tasks: map[string]*task{}, exited: make(chan struct{}), encoding: edits.UTF16}
+	s.settings = settings.Defaults(s.getenv)
+	return s
 }
 
 // track counts the messages read but not yet handled, and numbers them

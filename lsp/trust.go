@@ -50,7 +50,7 @@ func (s *Server) trustCommand(_ context.Context, a trustArgs) (any, error) {
 	if a.SHA256 != "" && a.SHA256 != hash {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, fmt.Sprintf("%s changed since it was shown to you: nothing was trusted; read it again, then trust it", settings.WorkspaceFile))
 	}
-	if err := (settings.Trust{Getenv: os.Getenv}).Grant(root, data); err != nil {
+	if err := (settings.Trust{Getenv: s.getenv}).Grant(root, data); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
@@ -86,7 +86,7 @@ func (s *Server) trustActions(d document) []protocol.CodeAction {
 		return nil
 	}
 	keys := settings.SecurityKeysIn(data)
-	if len(keys) == 0 || (settings.Trust{Getenv: os.Getenv}).Trusted(root, data) {
+	if len(keys) == 0 || (settings.Trust{Getenv: s.getenv}).Trusted(root, data) {
 		return nil
 	}
 	title := fmt.Sprintf("%s (%s)", trustTitle, strings.Join(keys, ", "))
