@@ -9,7 +9,8 @@ import (
 
 // A Workspace is where a turn's read and edit tools run (agent.Workspace
 // is one): the files as the turn sees them, a way to apply a Batch, the
-// user to ask about protected files.
+// user to ask about protected files. One that is also a HashSource passes
+// its buffers' line hashes on to view_anchored and patch_anchored.
 type Workspace interface {
 	// Root is the workspace folder, absolute: a Batch checks paths
 	// against it.

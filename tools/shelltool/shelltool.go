@@ -4,7 +4,8 @@
 // says so, and run in the workspace's persistent shell, or as background
 // jobs for its `bg` lines; `jobs`, `output N`, `kill N` and `wait N` manage
 // the jobs. Python code and tmux verbs run in pseudo-terminal sessions.
-// Results come back as the gptme-shaped text the model reads.
+// Results come back as the gptme-shaped text the model reads. Runs binds
+// the tools' specs to a Host.
 //
 // It owns every process the tools start: Close kills them all.
 package shelltool
