@@ -61,7 +61,7 @@ type FileChange struct {
 // cursors there.
 func (c *FileChange) TextEdits() []TextEdit {
 	if es, ok := c.recordedEdits(); ok {
-		return es
+		return slices.Clone(es) // the caller's to change
 	}
 	return diffEdits(c.Base, c.Result)
 }
