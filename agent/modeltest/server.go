@@ -109,6 +109,7 @@ type Server struct {
 	srv      *httptest.Server
 	mu       sync.Mutex
 	script   []Reply
+	respond  func(Request) Reply // when set, answers every request instead of script
 	requests []Request
 }
 
@@ -149,7 +150,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if ok {
 		reply, s.script = s.script[0], s.script[1:]
 	}
+	respond := s.respond
 	s.mu.Unlock()
+	if respond != nil {
+		// Outside the lock: respond may take its time, and requests
+		// made meanwhile are still recorded.
+		reply, ok = respond(req), true
+	}
 	if !ok {
 		writeError(w, Reply{Status: http.StatusInternalServerError, Message: "modeltest: no reply scripted for this request", Type: "server_error"})
 		return
