@@ -1,7 +1,7 @@
 // End-to-end test of the extension in a real VS Code: code-server 4.100.3
 // (VS Code 1.100.3) driven through headless Chromium with playwright-core.
-// Not run in CI. Set it up once with e2e/setup.sh, build the .vsix (npm
-// run package), then:
+// CI runs it (.ci/run). By hand: set it up once with e2e/setup.sh, build
+// the .vsix (npm run package), then:
 //
 //   node e2e/run.mjs
 //
@@ -13,14 +13,16 @@
 // first: the disk has the edit), undoes the agent's edit, runs a job and
 // shows its output; answers approvals with the notification's "Run" and
 // "Skip" buttons; applies a reply pasted into an untitled document (one
-// undo reverts it); opens a chat, sends it, and sees the reply stream in;
-// finds "Agent: …" in the light bulb's menu on an AI! comment; in review
-// mode (set in .vscode/settings.json) sees the edit wait with an "Accept
-// agent edit" code action and accepts it with Review Accept…; and cancels
-// a turn from the status bar. About 45 s on 2 cores. Environment:
-// AGENTLS_E2E_PREFIX (where setup.sh installed, default
-// ~/.cache/agentls-e2e), CHROMIUM (default /usr/bin/chromium),
-// E2E_HEADED=1 to watch, E2E_KEEP=1 to keep the temporary folders.
+// undo reverts it); applies a Markdown reply with the code action "Apply
+// agent reply" and reverts it with "Undo agent turn N" (Source Action...);
+// opens a chat, sends it, and sees the reply stream in; finds "Agent: …"
+// in the light bulb's menu on an AI! comment; in review mode (set in
+// .vscode/settings.json) sees the edit wait with an "Accept agent edit"
+// code action and accepts it with Review Accept…; and cancels a turn from
+// the status bar. About 55 s on 2 cores. Environment: AGENTLS_E2E_PREFIX
+// (where setup.sh installed, default ~/.cache/agentls-e2e), CHROMIUM
+// (default /usr/bin/chromium), E2E_HEADED=1 to watch, E2E_KEEP=1 to keep
+// the temporary folders.
 
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -219,6 +221,44 @@ async function codeActionMenu(page, want) {
   return text;
 }
 
+// pickSourceAction opens VS Code's "Source Action..." menu at the cursor
+// (agentls's reply, undo and redo actions are of kind "source", which
+// the light bulb leaves out) and picks the first entry matching want (a
+// string or a RegExp), as a user clicks it; it returns the entry's text.
+async function pickSourceAction(page, want) {
+  const menu = page.locator('.action-widget').first();
+  const matches = (text) => (typeof want === 'string' ? text.includes(want) : want.test(text));
+  const rows = menu.locator('.monaco-list-row.action');
+  const labels = async () => rows.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+  // What the server offers can lag what the editor shows (an edit is
+  // recorded once the editor echoed it): open the menu again until the
+  // entry is there.
+  await until(`${want} in the Source Action menu`, async () => {
+    await palette(page, 'Source Action...');
+    const shown = await menu
+      .waitFor({ state: 'visible', timeout: 3000 })
+      .then(() => until('the menu\'s entries', async () => (await labels()).some(matches), 3000))
+      .catch(() => false);
+    if (!shown) {
+      await page.keyboard.press('Escape');
+    }
+    return shown;
+  }, 30000);
+  // By keyboard, as the menu takes it (it blocks the pointer while it
+  // opens): down to the entry, then Enter.
+  const focused = menu.locator('.monaco-list-row.action.focused');
+  for (let i = 0; !matches((await focused.getAttribute('aria-label')) ?? ''); i++) {
+    if (i > (await rows.count())) {
+      fail(`could not move to ${want} in the Source Action menu:\n${await menu.innerText()}`);
+    }
+    await page.keyboard.press('ArrowDown');
+  }
+  const title = await focused.getAttribute('aria-label');
+  await page.keyboard.press('Enter');
+  await menu.waitFor({ state: 'hidden', timeout: 5000 });
+  return title;
+}
+
 // agentlsLog is the text of the agentls output channel as VS Code logs
 // it to disk (user-data/logs/<session>/exthost*/output_logging_*/N-agentls.log):
 // the panel shows only the lines in view.
@@ -276,6 +316,11 @@ async function main() {
     const original = 'package p\n\n// Config holds settings.\ntype Config struct{}\n';
     writeFileSync(path.join(ws, 'a.go'), original);
     writeFileSync(path.join(ws, 'b.go'), 'package p\n\n// AI! add a String method to Config\nfunc f() {}\n');
+    // A reply pasted into a Markdown file, applied with its code action.
+    writeFileSync(
+      path.join(ws, 'reply.md'),
+      'The change:\n\n```patch a.go\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Picked struct{}\n>>>>>>> UPDATED\n```\n',
+    );
 
     const userData = path.join(tmp, 'user-data');
     const extensions = path.join(tmp, 'extensions');
@@ -426,6 +471,22 @@ async function main() {
     await page.keyboard.press('Control+z');
     await until('one undo to revert the applied reply', async () => (await editorText(page)).includes('type Config struct{}'));
     log('apply reply: from an untitled document into a.go; one undo reverted it');
+
+    // The same through code actions (Source Action...): in a Markdown
+    // reply "Apply agent reply (1 edit in 1 file)"; in a.go, "Undo agent
+    // turn N (1 file)" reverts that turn.
+    await openFile(page, 'reply.md');
+    await goToLine(page, 5);
+    await pickSourceAction(page, 'Apply agent reply (1 edit in 1 file)');
+    await openFile(page, 'a.go');
+    await until('the reply applied by its code action in a.go', async () => (await editorText(page)).includes('type Picked struct{}'));
+    await goToLine(page, 4);
+    const undone = await pickSourceAction(page, /^Undo agent turn \d+ \(1 file\)/);
+    await until(`"${undone}" to revert a.go`, async () => (await editorText(page)).includes('type Config struct{}'));
+    // The cursor leaves line 4, so that going back to it below asks for
+    // its code actions again (VS Code asks when the cursor moves).
+    await goToLine(page, 1);
+    log(`code actions: "Apply agent reply" applied reply.md, "${undone}" reverted it`);
 
     // Review mode, from the workspace's settings.json, for the review step
     // below: VS Code notices the file within a second or two, and the
