@@ -207,6 +207,20 @@ func resolveHunk(d *doc, h Hunk, num, of int, finalNewline bool) ([]replacement,
 		}
 		return resolvePieces(d, h, num, of)
 	}
+	if !d.split && len(h.Scope) == 0 && !h.AtEOF {
+		// Most loose matches are settled around the few lines that can
+		// hold the pivot, without splitting the text (local.go).
+		r, st := d.resolveLocal(h, num, of)
+		if st == localApplied {
+			return r, nil
+		}
+		if st == localNone && finalNewline && endsWithBlank(h.Original) {
+			if r, err := resolveFinalNewline(d, h, num, of); r != nil || !isNotFound(err) {
+				return r, err
+			}
+			finalNewline = false // read so already
+		}
+	}
 	ms, t := d.find(h.Original, h.Updated)
 	if len(ms) == 0 && finalNewline && endsWithBlank(h.Original) {
 		if r, err := resolveFinalNewline(d, h, num, of); r != nil || !isNotFound(err) {
@@ -387,14 +401,14 @@ func (d *doc) insert(h Hunk, num, of int) ([]replacement, error) {
 	pos := 0
 	if at >= 0 {
 		l := lines[at]
-		pos = l.end + len(l.eol)
-		if l.eol == "" {
+		pos = l.end + len(l.eol())
+		if l.eol() == "" {
 			b.WriteString(eol) // the last line had no line break
 		}
 	}
 	for i, u := range h.Updated {
 		b.WriteString(u)
-		if i < len(h.Updated)-1 || at < 0 || lines[at].eol != "" || at < len(lines)-1 {
+		if i < len(h.Updated)-1 || at < 0 || lines[at].eol() != "" || at < len(lines)-1 {
 			b.WriteString(eol)
 		}
 	}
@@ -421,8 +435,8 @@ func (d *doc) replace(m match, h Hunk, num, of int) ([]replacement, error) {
 	win := d.lines[m.first : m.first+m.n]
 	last := win[len(win)-1]
 	if len(h.Updated) == 0 {
-		start, end := win[0].start, last.end+len(last.eol)
-		if last.eol == "" && m.first > 0 {
+		start, end := win[0].start, last.end+len(last.eol())
+		if last.eol() == "" && m.first > 0 {
 			prev := d.lines[m.first-1]
 			start = prev.end // deleting the last lines: the new last line has no line ending either
 		}
@@ -436,8 +450,8 @@ func (d *doc) replace(m match, h Hunk, num, of int) ([]replacement, error) {
 		if oi, ok := keep[k]; ok {
 			w := win[oi]
 			b.WriteString(d.text[w.start:w.end])
-			if w.eol != "" {
-				lineEOL = w.eol
+			if w.eol() != "" {
+				lineEOL = w.eol()
 			}
 		} else if m.indent != nil && !isBlankLine(u) {
 			ind := leadingSpace(u)
@@ -454,7 +468,7 @@ func (d *doc) replace(m match, h Hunk, num, of int) ([]replacement, error) {
 			b.WriteString(lineEOL)
 		}
 	}
-	return []replacement{{win[0].start, last.end, b.String(), num, last.end + len(last.eol)}}, nil
+	return []replacement{{win[0].start, last.end, b.String(), num, last.end + len(last.eol())}}, nil
 }
 
 // contextPairs maps each UPDATED line that is an unchanged ORIGINAL line

@@ -67,6 +67,9 @@ type doc struct {
 	// rank is how frequent each byte is, for the exact fast path's search
 	// (byteRank).
 	rank *[256]int
+	// runHits are the lines holding a literal stretch of a pivot line,
+	// for the local path (linesHolding).
+	runHits map[string][]int
 }
 
 func newDoc(text string) *doc { return &doc{text: text} }
@@ -308,6 +311,31 @@ func (d *doc) scanRare(ns []rareNeedle, starts []int, budget *int) {
 	}
 }
 
+// indexRare returns the first index of key in text at or after from, or
+// -1: like strings.Index, but scanning for key's rarest byte in the text
+// (byteRank), whose hits are few, where strings.Index scans for its first.
+func (d *doc) indexRare(text string, from int, key string) int {
+	rank := d.byteRank()
+	j := 0
+	for i := 1; i < len(key); i++ {
+		if rank(key[i]) < rank(key[j]) {
+			j = i
+		}
+	}
+	c := key[j]
+	for p := from + j; p < len(text); p++ {
+		k := strings.IndexByte(text[p:], c)
+		if k < 0 {
+			return -1
+		}
+		p += k
+		if s := p - j; s+len(key) <= len(text) && text[s:s+len(key)] == key {
+			return s
+		}
+	}
+	return -1
+}
+
 // sampleText is the size from which byteRank counts bytes in a sample of
 // the text rather than guessing from source code in general: counting
 // costs about a nanosecond a byte, a small text's whole search less.
@@ -366,9 +394,9 @@ func (d *doc) window(start, n int) (*doc, match) {
 	first := 0
 	if start > 0 {
 		prev := strings.LastIndexByte(d.text[:start-1], '\n') + 1
-		l := line{start: prev, end: start - 1, eol: "\n"}
+		l := line{start: prev, end: start - 1, nl: lf}
 		if l.end > l.start && d.text[l.end-1] == '\r' {
-			l.end, l.eol = l.end-1, "\r\n"
+			l.end, l.nl = l.end-1, crlf
 		}
 		w.lines = append(w.lines, l)
 		first = 1
@@ -381,7 +409,7 @@ func (d *doc) window(start, n int) (*doc, match) {
 			end = len(d.text)
 			break
 		}
-		w.lines = append(w.lines, line{start: end, end: end + nl, eol: "\n"})
+		w.lines = append(w.lines, line{start: end, end: end + nl, nl: lf})
 		end += nl + 1
 	}
 	return w, match{first: first, n: n, tier: tierExact}
@@ -509,11 +537,10 @@ func (d *doc) candidatesByRun(want, run string, lo, hi int) []int {
 	var cands []int
 	lines := d.lines
 	for from := 0; from < len(d.text); {
-		k := strings.Index(d.text[from:], run)
-		if k < 0 {
+		at := d.indexRare(d.text, from, run)
+		if at < 0 {
 			break
 		}
-		at := from + k
 		// The line holding the hit: the last that starts at or before it.
 		i, _ := slices.BinarySearchFunc(lines, at, func(l line, at int) int {
 			if l.start > at {
@@ -522,7 +549,7 @@ func (d *doc) candidatesByRun(want, run string, lo, hi int) []int {
 			return -1
 		})
 		i--
-		from = lines[i].end + len(lines[i].eol) // one look per line
+		from = lines[i].end + len(lines[i].eol()) // one look per line
 		if from <= at {
 			from = at + 1
 		}

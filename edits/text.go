@@ -2,10 +2,33 @@ package edits
 
 import "strings"
 
-// A line of a text: its content and its line ending.
+// A line of a text: its content and its line ending. It holds no
+// pointer, so the lines of a large text are one allocation the garbage
+// collector does not scan.
 type line struct {
-	start, end int    // the content, without the line ending
-	eol        string // "\n", "\r\n", or "" for a last line without one
+	start, end int     // the content, without the line ending
+	nl         newline // its line ending
+}
+
+// newline is a line's ending.
+type newline uint8
+
+const (
+	noNewline newline = iota // the last line, without one
+	lf                       // "\n"
+	crlf                     // "\r\n"
+)
+
+// eol returns the line's ending: "\n", "\r\n", or "" for a last line
+// without one.
+func (l line) eol() string {
+	switch l.nl {
+	case lf:
+		return "\n"
+	case crlf:
+		return "\r\n"
+	}
+	return ""
 }
 
 // splitLines splits s into lines at "\n" only (never at a lone "\r" or
@@ -20,12 +43,12 @@ func splitLines(s string) []line {
 			break
 		}
 		end := start + i
-		eol := "\n"
+		nl := lf
 		if end > start && s[end-1] == '\r' {
 			end--
-			eol = "\r\n"
+			nl = crlf
 		}
-		lines = append(lines, line{start: start, end: end, eol: eol})
+		lines = append(lines, line{start: start, end: end, nl: nl})
 		start += i + 1
 	}
 	return lines
@@ -49,16 +72,16 @@ func splitContent(s string) []string {
 // dominantEOL returns the line ending most of the lines use ("\n" when
 // there is none).
 func dominantEOL(lines []line) string {
-	crlf, lf := 0, 0
+	crlfs, lfs := 0, 0
 	for _, l := range lines {
-		switch l.eol {
-		case "\r\n":
-			crlf++
-		case "\n":
-			lf++
+		switch l.nl {
+		case crlf:
+			crlfs++
+		case lf:
+			lfs++
 		}
 	}
-	if crlf > lf {
+	if crlfs > lfs {
 		return "\r\n"
 	}
 	return "\n"
