@@ -22,7 +22,9 @@ func TestLocalPathAgrees(t *testing.T) {
 	perturb := []func([]string) []string{
 		func(o []string) []string { return o },
 		func(o []string) []string { return mapLines(o, func(l string) string { return l + "  " }) },
-		func(o []string) []string { return mapLines(o, func(l string) string { return strings.ReplaceAll(l, "\t", "    ") }) },
+		func(o []string) []string {
+			return mapLines(o, func(l string) string { return strings.ReplaceAll(l, "\t", "    ") })
+		},
 		func(o []string) []string { return mapLines(o, func(l string) string { return "\t" + l }) },
 		func(o []string) []string {
 			return mapLines(o, func(l string) string {
@@ -33,7 +35,9 @@ func TestLocalPathAgrees(t *testing.T) {
 			})
 		},
 		func(o []string) []string { return append(o, "") },
-		func(o []string) []string { return mapLines(o, func(l string) string { return strings.ReplaceAll(l, "\"v\"", "\u201cv\u201d") }) },
+		func(o []string) []string {
+			return mapLines(o, func(l string) string { return strings.ReplaceAll(l, "\"v\"", "\u201cv\u201d") })
+		},
 	}
 	settled := 0
 	for k := range 400 {
