@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
+	"github.com/agentls/agentls/anchored"
 	"github.com/agentls/agentls/tools/edittool"
 )
 
@@ -23,20 +25,22 @@ import (
 //
 // "typed" first changes the buffer by a keystroke, as a user does while
 // the agent works: the patch then reads a new version of the buffer, whose
-// text is joined once (a copy of the document).
+// text is joined once (a copy of the document). "anchored" makes the same
+// change with patch_anchored on a buffer whose line hashes are kept, a
+// change made without its edits, which is diffed.
 func BenchmarkPatchOpenBuffer(b *testing.B) {
 	for _, size := range []int{10 << 10, 1 << 20, 10 << 20} {
-		for _, typed := range []bool{false, true} {
+		for _, mode := range []string{"", "typed", "anchored"} {
 			name := benchSizeLabel(size)
-			if typed {
-				name += "/typed"
+			if mode != "" {
+				name += "/" + mode
 			}
-			b.Run(name, func(b *testing.B) { benchmarkPatchOpenBuffer(b, size, typed) })
+			b.Run(name, func(b *testing.B) { benchmarkPatchOpenBuffer(b, size, mode) })
 		}
 	}
 }
 
-func benchmarkPatchOpenBuffer(b *testing.B, size int, typed bool) {
+func benchmarkPatchOpenBuffer(b *testing.B, size int, mode string) {
 	ctx := context.Background()
 	root := b.TempDir()
 	text := benchSource(size)
@@ -59,12 +63,24 @@ func benchmarkPatchOpenBuffer(b *testing.B, size int, typed bool) {
 	upd := strings.Replace(orig, "\t\treturn fmt", "\t\treturn wrap(fmt", 1)
 	patch := "<<<<<<< ORIGINAL\n" + orig + "=======\n" + upd + ">>>>>>> UPDATED\n"
 	wantLine := uint32(mid + 3)
+	var ops string
+	if mode == "anchored" {
+		if src.LineHashes("big.go", 1) == nil {
+			b.Fatal("no line hashes kept")
+		}
+		view, err := anchored.View(text, int(wantLine)+1, int(wantLine)+1, anchored.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		newLine, _ := json.Marshal(strings.TrimSuffix(strings.SplitAfter(upd, "\n")[2], "\n"))
+		ops = `[{"anchor": "` + view[0].Anchor + `", "op": "replace", "text": ` + string(newLine) + `}]`
+	}
 
 	v := int32(1)
 	keystroke := protocol.Position{Line: 0}
 	b.SetBytes(int64(size))
 	for b.Loop() {
-		if typed {
+		if mode == "typed" {
 			// Type a character on the first line, then delete it, so the
 			// document keeps its size; either way it is a new version.
 			v++
@@ -78,7 +94,13 @@ func benchmarkPatchOpenBuffer(b *testing.B, size int, typed bool) {
 			})
 		}
 		batch := &edittool.Batch{Root: s.root, Source: src}
-		if _, err := batch.Patch(ctx, "big.go", patch); err != nil {
+		var err error
+		if mode == "anchored" {
+			_, err = batch.PatchAnchored(ctx, "big.go", ops)
+		} else {
+			_, err = batch.Patch(ctx, "big.go", patch)
+		}
+		if err != nil {
 			b.Fatal(err)
 		}
 		we, err := s.workspaceEditFor(&batch.Changes)
