@@ -297,3 +297,34 @@ func BenchmarkTextEditsDiff(b *testing.B) {
 		}
 	}
 }
+
+// FuzzPositions checks TextPositions and Buffer.Positions against a
+// Mapper on any text, at every offset.
+func FuzzPositions(f *testing.F) {
+	for _, text := range positionTexts() {
+		f.Add(text)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		m := NewMapper(text)
+		offsets := make([]int, len(text)+1)
+		for i := range offsets {
+			offsets[i] = i
+		}
+		for _, enc := range []Encoding{UTF16, UTF8, UTF32} {
+			got, err := TextPositions(text, offsets, enc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fromBuffer, err := NewBuffer(text).Positions(offsets, enc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for off := range offsets {
+				line, char, _ := m.Position(off, enc)
+				if want := (Position{line, char}); got[off] != want || fromBuffer[off] != want {
+					t.Fatalf("offset %d of %q (%v): TextPositions %v, Buffer.Positions %v, Mapper %v", off, text, enc, got[off], fromBuffer[off], want)
+				}
+			}
+		}
+	})
+}
