@@ -34,9 +34,11 @@ func (s *Server) workspaceEditFor(cs *edits.Changeset) (workspaceEdit, error) {
 		if err != nil {
 			return workspaceEdit{}, err
 		}
-		textEdits, err := lspEdits(c, doc, open, enc)
-		if err != nil {
-			return workspaceEdit{}, fmt.Errorf("%s: %w", c.Path, err)
+		var textEdits []protocol.TextEdit
+		if c.Action != edits.Delete { // a deleted file needs no edits
+			if textEdits, err = lspEdits(c, doc, open, enc); err != nil {
+				return workspaceEdit{}, fmt.Errorf("%s: %w", c.Path, err)
+			}
 		}
 		if !useDocumentChanges {
 			if c.Action != edits.Modify {
