@@ -246,7 +246,7 @@ func (s *Server) pendingDiagnostics(ctx context.Context, path string) []protocol
 			d.Message = fmt.Sprintf("agent edit %d (pending) conflicts with your changes: reject it, or undo your change to accept it", h.id)
 		default:
 			d.Range = h.rng
-			d.Message = fmt.Sprintf("agent edit %d (pending): %s", h.id, describe(h.hunk))
+			d.Message = h.summary
 		}
 		diags = append(diags, d)
 	}

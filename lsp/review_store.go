@@ -2,8 +2,10 @@ package lsp
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"go.lsp.dev/protocol"
@@ -34,6 +36,9 @@ type pendingHunk struct {
 	// create and remove mark a whole new or deleted file.
 	create, remove bool
 	content        string // a created file's content
+	// summary is its diagnostic's message, made once: the diagnostics of
+	// every hunk of a file are published again when lines move.
+	summary string
 }
 
 // A placement is where a pending hunk lies in a file's text.
@@ -85,6 +90,9 @@ func (r *review) add(h *pendingHunk) {
 	defer r.mu.Unlock()
 	r.next++
 	h.id = r.next
+	if h.inText() {
+		h.summary = fmt.Sprintf("agent edit %d (pending): %s", h.id, describe(h.hunk))
+	}
 	fr := r.fileLocked(h.path)
 	fr.entries = append(fr.entries, &placedHunk{pendingHunk: h})
 	fr.unplaced++
@@ -367,32 +375,98 @@ type reviewStep struct {
 type lineStep struct{ first, last, delta int }
 
 // lineSteps returns what a step did to the lines. A change of the whole
-// text is diffed against the text before: editors that send whole texts
-// pay that for every keystroke anyway.
-func (st reviewStep) lineSteps() []lineStep {
+// text is diffed against the text before (editors that send whole texts
+// pay a copy of it for every keystroke anyway), unless the two differ in
+// more than wholeDiffBudget bytes (a file reloaded, reformatted): then ok
+// is false, and the hunks are placed again on the new text.
+func (st reviewStep) lineSteps() (steps []lineStep, ok bool) {
 	if !st.whole {
-		return []lineStep{{st.first, st.last, st.after.Lines() - st.before.Lines()}}
+		return []lineStep{{st.first, st.last, st.after.Lines() - st.before.Lines()}}, true
 	}
 	bt, at := st.before.Text(), st.after.Text()
-	es := edits.MinimalEdits(bt, at)
-	if len(es) == 0 {
-		return nil
+	// Only the lines between the common prefix and suffix are diffed.
+	p, sfx := commonLines(bt, at)
+	if max(len(bt), len(at))-p-sfx > wholeDiffBudget {
+		return nil, false
 	}
-	bm, am := edits.NewMapper(bt), edits.NewMapper(at)
-	steps := make([]lineStep, len(es))
+	es := edits.MinimalEdits(bt[p:len(bt)-sfx], at[p:len(at)-sfx])
+	for i := range es {
+		es[i].Start += p
+		es[i].End += p
+	}
+	before, after := newLineCounter(bt), newLineCounter(at)
+	steps = make([]lineStep, len(es))
 	shift := 0 // where the text after has edit i: its offset in bt plus shift
 	for i, e := range es {
-		first, _, _ := bm.Position(e.Start, edits.UTF8)
-		last, _, _ := bm.Position(e.End, edits.UTF8)
-		newFirst, _, _ := am.Position(e.Start+shift, edits.UTF8)
-		newLast, _, _ := am.Position(e.Start+shift+len(e.New), edits.UTF8)
+		first, last := before.lineOf(e.Start), before.lineOf(e.End)
+		newFirst, newLast := after.lineOf(e.Start+shift), after.lineOf(e.Start+shift+len(e.New))
 		steps[i] = lineStep{first, last, (newLast - newFirst) - (last - first)}
 		shift += len(e.New) - (e.End - e.Start)
 	}
 	// Last edit first: the lines of each are then as the text before has
 	// them, which is how the steps of one didChange follow each other.
 	slices.Reverse(steps)
-	return steps
+	return steps, true
+}
+
+// wholeDiffBudget bounds the part of a whole-text change that is diffed
+// to follow the hunks: a line diff of two large different texts costs far
+// more than placing the hunks again.
+const wholeDiffBudget = 256 << 10
+
+// commonLines returns the length of the whole lines two texts start
+// with and of the text they end with (not overlapping it). It compares in
+// blocks first: a keystroke sent as the whole text leaves all but one
+// line as it was. The edits found between them need not be whole lines:
+// their lines are counted in the whole texts.
+func commonLines(a, b string) (prefix, suffix int) {
+	const block = 4 << 10
+	n := min(len(a), len(b))
+	for prefix+block <= n && a[prefix:prefix+block] == b[prefix:prefix+block] {
+		prefix += block
+	}
+	for prefix < n && a[prefix] == b[prefix] {
+		prefix++
+	}
+	prefix = strings.LastIndexByte(a[:prefix], '\n') + 1
+	n -= prefix
+	for suffix+block <= n && a[len(a)-suffix-block:len(a)-suffix] == b[len(b)-suffix-block:len(b)-suffix] {
+		suffix += block
+	}
+	for suffix < n && a[len(a)-1-suffix] == b[len(b)-1-suffix] {
+		suffix++
+	}
+	return prefix, suffix
+}
+
+// A lineCounter gives the lines of offsets in a text, asked for in
+// increasing order, counting line breaks from the last one asked; a text
+// with a carriage return (a lone "\r" ends a line too) is indexed instead.
+type lineCounter struct {
+	text      string
+	off, line int
+	withCR    *edits.Mapper
+}
+
+func newLineCounter(text string) *lineCounter {
+	c := &lineCounter{text: text}
+	if strings.IndexByte(text, '\r') >= 0 {
+		c.withCR = edits.NewMapper(text)
+	}
+	return c
+}
+
+func (c *lineCounter) lineOf(off int) int {
+	if c.withCR != nil {
+		line, _, _ := c.withCR.Position(off, edits.UTF8)
+		return line
+	}
+	if off < c.off {
+		c.off, c.line = 0, 0
+	}
+	c.line += strings.Count(c.text[c.off:off], "\n")
+	c.off = off
+	return c.line
 }
 
 // A lineSpan is lines first..last.
@@ -431,7 +505,12 @@ func (r *review) follow(path string, steps []reviewStep, enc edits.Encoding) (ch
 	after := steps[len(steps)-1].after
 	var lines []lineStep
 	for _, st := range steps {
-		lines = append(lines, st.lineSteps()...)
+		ls, ok := st.lineSteps()
+		if !ok {
+			fr.on = nil
+			return true
+		}
+		lines = append(lines, ls...)
 	}
 	// The changed lines, as the text after has them: a conflict can only
 	// be mended there.

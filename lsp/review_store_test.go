@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -80,12 +81,14 @@ func withChanges(text string, lines, hunks int) string {
 // BenchmarkDidChangeReview measures one keystroke in a document with 100
 // pending review hunks, in documents of growing size, including the
 // diagnostics it republishes (the background work is waited for): a
-// character userChange and deleted on a line between hunks ("char"), and a
-// line break userChange and deleted above every hunk, which moves them all
-// ("newline"). Neither should grow with the document.
+// character typed and deleted on a line between hunks ("char"), and a
+// line break typed and deleted above every hunk, which moves them all
+// ("newline"). Neither should grow with the document. "whole-text" is the
+// character sent as the whole new text (editors without incremental
+// sync): that costs the document's size, in the copy and the diff.
 func BenchmarkDidChangeReview(b *testing.B) {
 	const hunks = 100
-	for _, kind := range []string{"char", "newline"} {
+	for _, kind := range []string{"char", "newline", "whole-text"} {
 		for _, lines := range []int{1_000, 10_000, 50_000} {
 			b.Run(fmt.Sprintf("%s/%dlines", kind, lines), func(b *testing.B) {
 				text := numbered(lines)
@@ -101,12 +104,19 @@ func BenchmarkDidChangeReview(b *testing.B) {
 				if kind == "newline" {
 					key, remove.End = "\n", at(2, 0)
 				}
+				typedText := strings.Replace(text, "\n\n", "\nx\n", 1)
 				v := int32(1)
 				for b.Loop() {
 					v++
 					change := contentChange{Range: &insert, Text: key}
 					if v%2 == 1 {
 						change = contentChange{Range: &remove}
+					}
+					if kind == "whole-text" {
+						change = contentChange{Text: typedText}
+						if v%2 == 1 {
+							change.Text = text
+						}
 					}
 					s.didChange(context.Background(), &didChangeParams{
 						TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: v},
@@ -217,6 +227,12 @@ func TestReviewFollow(t *testing.T) {
 		// notWhole: the store's answer differs from resolving on the whole
 		// text, on purpose (the case says why).
 		notWhole bool
+		// crlf: the file's lines end with "\r\n" (the changes' texts say
+		// "\n", made "\r\n" too).
+		crlf bool
+		// lost: the store lets go of the buffer; the hunks are placed on
+		// it again when next read.
+		lost bool
 	}{
 		{name: "a character userChange on a line above moves nothing",
 			edits: [][]userChange{{{from: at(1, 0), to: at(1, 0), text: "x"}}},
@@ -285,10 +301,26 @@ func TestReviewFollow(t *testing.T) {
 			edits:     [][]userChange{{{whole: true, text: "// header\n" + base}}},
 			want:      []where{{4, 4, false}, {8, 8, false}},
 			republish: true},
+		{name: "a whole-text change with lines added at the top and between the hunks",
+			edits:     [][]userChange{{{whole: true, text: "// h\n" + strings.Replace(base, "func c", "// c\nfunc c", 1)}}},
+			want:      []where{{4, 4, false}, {9, 9, false}},
+			republish: true},
 		{name: "a whole-text change destroying a hunk's line",
 			edits:     [][]userChange{{{whole: true, text: strings.Replace(base, "var y = 2", "var y = 3", 1)}}},
 			want:      []where{{3, 3, false}, {conflict: true}},
 			republish: true},
+		{name: "a line break above, in a CRLF file",
+			edits:     [][]userChange{{{from: at(0, 9), to: at(0, 9), text: "\n"}}},
+			want:      []where{{4, 4, false}, {8, 8, false}},
+			republish: true, crlf: true},
+		{name: "a whole-text change in a CRLF file",
+			edits:     [][]userChange{{{whole: true, text: "// header\n" + base}}},
+			want:      []where{{4, 4, false}, {8, 8, false}},
+			republish: true, crlf: true},
+		{name: "a whole-text change too large to diff: placed again on the new text",
+			edits:     [][]userChange{{{whole: true, text: strings.Repeat("// a long header line to make the change large\n", 10_000) + base}}},
+			want:      []where{{10_003, 10_003, false}, {10_007, 10_007, false}},
+			republish: true, lost: true},
 		{name: "everything deleted",
 			edits:     [][]userChange{{{from: at(0, 0), to: at(9, 0), text: ""}}},
 			want:      []where{{conflict: true}, {conflict: true}},
@@ -303,17 +335,29 @@ func TestReviewFollow(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			enc := edits.UTF16
-			buf := edits.NewBuffer(base)
-			r := storeOn(t, buf, agent, enc)
+			eol := func(s string) string { return s }
+			if tt.crlf {
+				eol = func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
+			}
+			buf := edits.NewBuffer(eol(base))
+			r := storeOn(t, buf, eol(agent), enc)
 			var republish bool
 			for _, change := range tt.edits {
+				for i := range change {
+					change[i].text = eol(change[i].text)
+				}
 				var steps []reviewStep
 				buf, steps = applyTyped(t, buf, change, enc)
 				republish = r.follow("a.go", steps, enc)
 			}
 			got, ok := r.placedOn("a.go", buf)
-			if !ok {
-				t.Fatal("the store does not follow the buffer after the changes")
+			if ok == tt.lost {
+				t.Fatalf("the store follows the buffer after the changes: %v, want %v", ok, !tt.lost)
+			}
+			if tt.lost {
+				todo, full := r.toPlace("a.go", buf)
+				r.install("a.go", buf, full, placeAll(buf, todo, enc))
+				got, _ = r.placedOn("a.go", buf)
 			}
 			if w := wheres(t, got); !slices.Equal(w, tt.want) {
 				t.Errorf("hunks at %v, want %v\ntext:\n%s", w, tt.want, buf.Text())
@@ -492,4 +536,103 @@ func TestReviewKeystrokes(t *testing.T) {
 
 func hasAction(actions []protocol.CodeAction, title string) bool {
 	return slices.ContainsFunc(actions, func(a protocol.CodeAction) bool { return a.Title == title })
+}
+
+// BenchmarkReviewActions measures the review code actions for a range of
+// a few lines in the server alone (no pipe, no JSON), with 100 pending
+// hunks, in documents of growing size: the line index answers in a binary
+// search, so it should not grow with the document. It reports the p99
+// latency too.
+func BenchmarkReviewActions(b *testing.B) {
+	const hunks = 100
+	for _, lines := range []int{1_000, 10_000, 50_000} {
+		b.Run(fmt.Sprintf("%dlines", lines), func(b *testing.B) {
+			text := numbered(lines)
+			s, _, u := reviewServer(b, text)
+			s.queue(context.Background(), []*edits.FileChange{{Path: "big.go", Base: text, Result: withChanges(text, lines, hunks)}})
+			s.wg.Wait()
+			d, _ := s.docs.get(u)
+			middle := 2 + hunks/2*lines/hunks + lines/(2*hunks) // the line of the middle hunk
+			r := protocol.Range{Start: at(middle-2, 0), End: at(middle+2, 0)}
+			if n := len(s.reviewActions(d, r)); n != 2+5 {
+				b.Fatalf("%d review actions, want accept and reject for one hunk and 5 for the file and all", n)
+			}
+			lat := make([]time.Duration, 0, 1024)
+			for b.Loop() {
+				start := time.Now()
+				s.reviewActions(d, r)
+				lat = append(lat, time.Since(start))
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds()), "p99-ns")
+		})
+	}
+}
+
+// TestReviewConcurrent: keystrokes, code actions on copies of the
+// document older than them, republishing and a hunk taken and put back
+// (an accept that failed) all at once keep the store in step with the
+// buffer: afterwards it holds what resolving every hunk on the whole text
+// gives (run with -race).
+func TestReviewConcurrent(t *testing.T) {
+	const lines, hunks, keystrokes = 2_000, 20, 200
+	text := numbered(lines)
+	s, _, u := reviewServer(t, text)
+	s.queue(context.Background(), []*edits.FileChange{{Path: "big.go", Base: text, Result: withChanges(text, lines, hunks)}})
+	s.wg.Wait()
+	done := make(chan struct{})
+	var readers sync.WaitGroup
+	readers.Add(2)
+	go func() {
+		defer readers.Done()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			d, _ := s.docs.get(u)
+			s.reviewActions(d, protocol.Range{Start: at(lines/2, 0), End: at(lines/2+40, 0)})
+			s.pendingDiagnostics(context.Background(), "big.go")
+		}
+	}()
+	go func() {
+		defer readers.Done()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			s.review.putBack(s.review.take(reviewArgs{Hunk: 3}, s.relPathOfURI))
+		}
+	}()
+	for v := int32(2); v < 2+keystrokes; v++ {
+		change := contentChange{Range: &protocol.Range{Start: at(1, 0), End: at(1, 0)}, Text: "\n"}
+		if v%2 == 1 {
+			change = contentChange{Range: &protocol.Range{Start: at(int(v)%lines, 0), End: at(int(v)%lines, 0)}, Text: "// typed\n"}
+		}
+		s.didChange(context.Background(), &didChangeParams{
+			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: v},
+			ContentChanges: []contentChange{change},
+		})
+	}
+	close(done)
+	readers.Wait()
+	s.wg.Wait()
+	d, _ := s.docs.get(u)
+	got := s.placedHunks(context.Background(), "big.go")
+	if len(got) != hunks {
+		t.Fatalf("%d hunks pending, want %d", len(got), hunks)
+	}
+	var all []*pendingHunk
+	for _, h := range got {
+		all = append(all, h.pendingHunk)
+	}
+	whole := placeAll(d.buf, all, s.encoding)
+	for _, h := range got {
+		if whole[h.pendingHunk] != h.placement {
+			t.Errorf("edit %d: the store has %+v, the whole text %+v", h.id, h.placement, whole[h.pendingHunk])
+		}
+	}
 }
