@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -130,7 +131,7 @@ func (s *ToolSpec) Schema() FunctionSchema {
 	if s.Instructions != "" {
 		desc += "\n\n" + s.Instructions
 	}
-	return FunctionSchema{Name: s.Name, Description: desc, Parameters: params}
+	return FunctionSchema{Name: cmp.Or(s.NativeName, s.Name), Description: desc, Parameters: params}
 }
 
 // formatIntro tells the model how to call tools in each format.

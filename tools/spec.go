@@ -15,6 +15,11 @@ type ToolSpec struct {
 	// Name is what the model calls the tool by in the xml and tool formats,
 	// and in the allowlist.
 	Name string
+	// NativeName, when set, is the name in native tool definitions, for a
+	// Name the model APIs refuse (they take ^[a-zA-Z0-9_-]{1,64}$; an MCP
+	// tool's is <server>.<tool>). It must also be one of BlockTypes, which
+	// is how a native call by it is looked up.
+	NativeName string
 	// BlockTypes are the fenced-block types that call the tool in markdown
 	// (```save path). The first is the one shown to the model.
 	BlockTypes []string
