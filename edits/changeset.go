@@ -55,10 +55,9 @@ type FileChange struct {
 // TextEdits returns minimal edits that turn Base into Result, sorted and
 // not overlapping: the ones recorded when the change was made, if Base
 // and Result are still the texts they were made for, else those of a diff
-// of the two (MinimalEdits' edits, found comparing the texts a block at a
-// time up to the lines that differ, which are diffed). Lines
-// the change does not touch are in no edit, so an editor keeps its
-// cursors there.
+// of the two (MinimalEdits' edits, with the common prefix and suffix found
+// a block of bytes at a time). Lines the change does not touch are in no
+// edit, so an editor keeps its cursors there.
 func (c *FileChange) TextEdits() []TextEdit {
 	if es, ok := c.recordedEdits(); ok {
 		return slices.Clone(es) // the caller's to change
@@ -145,11 +144,9 @@ func (cs *Changeset) Write(p, base string, existed bool, version int32, result s
 // (the change is then diffed when sent); nil means none are known.
 func (cs *Changeset) WriteEdits(p, base string, existed bool, version int32, result string, es []TextEdit) {
 	if c := cs.find(p); c != nil {
-		before, earlier := c.Result, []TextEdit(nil)
-		known := false
-		if es != nil && editsFit(before, result, es) {
-			earlier, known = c.recordedEdits()
-		}
+		before := c.Result
+		earlier, known := c.recordedEdits()
+		known = known && es != nil && editsFit(before, result, es)
 		c.Result = result
 		if c.Action == Delete {
 			c.Action = Modify
