@@ -21,46 +21,6 @@ func (s slot) line() int { return int(uint32(s)) - 1 }
 
 type memberOf struct{ line, group int32 }
 
-// A counter counts 64-bit values in an open-addressed table, kept between
-// uses: widening counts the digests of the repeated lines at each radius.
-type counter struct {
-	slots []counted
-	shift uint
-}
-
-type counted struct {
-	v uint64
-	n int32 // 0 marks an empty slot
-}
-
-func (c *counter) reset(n int) {
-	size := 16
-	for size < 2*n {
-		size <<= 1
-	}
-	c.slots = resize(c.slots, size)
-	clear(c.slots)
-	c.shift = uint(64 - bits.TrailingZeros(uint(size)))
-}
-
-// find returns v's slot: where it is, or where it goes.
-func (c *counter) find(v uint64) *counted {
-	mask := len(c.slots) - 1
-	h := int((v * 0x9e3779b97f4a7c15) >> c.shift)
-	for c.slots[h].n != 0 && c.slots[h].v != v {
-		h = (h + 1) & mask
-	}
-	return &c.slots[h]
-}
-
-func (c *counter) add(v uint64) {
-	s := c.find(v)
-	s.v = v
-	s.n++
-}
-
-func (c *counter) count(v uint64) int32 { return c.find(v).n }
-
 // scan builds the key index: one probe per line. Lines whose key another
 // line has too are gathered into groups, each in line order.
 func (t *Table) scan() {

@@ -1,0 +1,105 @@
+package anchored
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// goLike returns n lines of generated Go: functions of a few templated
+// bodies, so that "}", blank lines, "return nil" and whole bodies repeat,
+// some alike across more than 17 lines (ordinals).
+func goLike(n int) string {
+	var b strings.Builder
+	for i, lines := 0, 0; lines < n; i++ {
+		body := []string{"\tif err != nil {", "\t\treturn err", "\t}", "\treturn nil"}
+		switch i % 5 {
+		case 0:
+			body = append([]string{fmt.Sprintf("\tx := step(%d)", i%97)}, body...)
+		case 1:
+			body = append(body[:3:3], "", "\tfor range 3 {", "\t}", "\treturn nil")
+		case 2:
+			body = []string{"\treturn nil"}
+		}
+		fmt.Fprintf(&b, "func f%d() error {\n%s\n}\n\n", i%3000, strings.Join(body, "\n"))
+		lines += len(body) + 3
+	}
+	return b.String()
+}
+
+// referenceRadii widens the naive way: at each radius, the digests of the
+// lines still shared counted in a map.
+func referenceRadii(ix *Index, shared []int) map[int]int {
+	radius := map[int]int{}
+	for r := 2; r <= maxRadius && len(shared) > 0; r++ {
+		count := map[uint64]int{}
+		tops := map[int]uint64{}
+		for _, l := range shared {
+			d := ix.digestR(l, r)
+			tops[l] = d[0]
+			count[d[0]]++
+			radius[l] = r
+		}
+		var next []int
+		for _, l := range shared {
+			if count[tops[l]] > 1 {
+				next = append(next, l)
+			}
+		}
+		shared = next
+	}
+	return radius
+}
+
+// TestWidenLinear checks widening by bitset and buckets against the naive
+// way on repetitive Go large enough for many buckets, and that every line
+// shown is named by its anchor alone.
+func TestWidenLinear(t *testing.T) {
+	for _, n := range []int{200, 40_000} {
+		text := goLike(n)
+		var ls lineSet
+		ix := &Index{}
+		ix.load(&ls, text, Options{})
+		var tb Table
+		ix.build(&tb, ls.content)
+		// The lines shared at radius 1, as the first scan saw them.
+		var r1 Table
+		r1.width, r1.shift = tb.width, tb.shift
+		r1.tops = make([]uint64, len(ix.hashes))
+		ix.radiusOneDigests(&r1)
+		r1.scan()
+		var shared []int
+		for g := range r1.groups() {
+			r1.runs(r1.group(g), func(run []int32) {
+				if len(run) > 1 {
+					for _, l := range run {
+						shared = append(shared, int(l))
+					}
+				}
+			})
+		}
+		want := referenceRadii(ix, shared)
+		if len(want) == 0 {
+			t.Fatalf("%d lines: nothing to widen", n)
+		}
+		for l := range ix.hashes {
+			if got := int(tb.radius(l)); got != max(1, want[l]) {
+				t.Fatalf("%d lines: line %d (%q) widened to radius %d, want %d", n, l+1, ls.content(l), got, max(1, want[l]))
+			}
+		}
+		view, err := View(text, 0, 0, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]int{}
+		for _, v := range view {
+			if prev, ok := seen[v.Anchor]; ok {
+				t.Fatalf("%d lines: lines %d and %d share the anchor %s", n, prev, v.Line, v.Anchor)
+			}
+			seen[v.Anchor] = v.Line
+			if got := tb.lookup(v.Anchor); got != v.Line-1 {
+				t.Fatalf("%d lines: anchor %s of line %d names line %d", n, v.Anchor, v.Line, got+1)
+			}
+		}
+	}
+}
