@@ -265,6 +265,13 @@ func (d *doc) scanRare(ns []rareNeedle, starts []int, budget *int) {
 			chosen = append(chosen, c)
 		}
 	}
+	if len(ns) == 1 && ns[0].found < 2 {
+		d.scanOne(&ns[0], budget)
+		if ns[0].found == 1 {
+			starts[ns[0].hunk] = ns[0].start
+		}
+		return
+	}
 	byByte := make([][]*rareNeedle, len(chosen))
 	for i := range ns {
 		if n := &ns[i]; n.found < 2 {
@@ -334,6 +341,32 @@ func (d *doc) indexRare(text string, from int, key string) int {
 		}
 	}
 	return -1
+}
+
+// scanOne is scanRare for one needle: strings.Index of up to 32 bytes from
+// its rarest byte, which scans for that byte while its hits are few and
+// compares 32 bytes at a time once they are not (a byte every function of
+// a file has, where only the function's name tells it apart).
+func (d *doc) scanOne(n *rareNeedle, budget *int) {
+	key := n.needle[n.at:min(len(n.needle), n.at+32)]
+	for from := 0; ; {
+		k := strings.Index(d.text[from:], key)
+		if k < 0 {
+			return
+		}
+		p := from + k
+		from = p + 1
+		if *budget -= len(n.needle); *budget < 0 {
+			n.found = 2
+			return
+		}
+		if s := p - n.at; d.alignedAt(s, n.needle) {
+			if n.found++; n.found > 1 {
+				return
+			}
+			n.start = s
+		}
+	}
 }
 
 // sampleText is the size from which byteRank counts bytes in a sample of
