@@ -109,6 +109,26 @@ func TestTextEditsFromHunks(t *testing.T) {
 			patch: conflictPatch("}\n}\n", "}\n}\n}\n"),
 			open:  true,
 		},
+		// Where a line equal to its neighbour is added, the diff of the
+		// whole file puts it after that neighbour (an insertion of "y\n"
+		// at 2:0); the hunk's edit goes where the hunk matched, after "x".
+		// These fail if a tool stops recording its edits (and the change
+		// is diffed instead).
+		{
+			name: "the edit lands where the hunk matched", text: "x\ny\nz\n",
+			patch: conflictPatch("x\n", "x\ny\n"), open: true,
+			want: []protocol.TextEdit{{Range: lspRange(0, 1, 0, 1), NewText: "\ny"}},
+		},
+		{
+			name: "the edit lands where the hunk matched, apply_patch", text: "x\ny\nz\n", tool: "apply_patch", open: true,
+			patch: "*** Begin Patch\n*** Update File: f.go\n@@\n x\n+y\n*** End Patch\n",
+			want:  []protocol.TextEdit{{Range: lspRange(0, 1, 0, 1), NewText: "\ny"}},
+		},
+		{
+			name: "the edit lands where the hunk matched, patched twice", text: "x\ny\nz\n", tool: "patch_many", open: true,
+			patch: "=== PATH: f.go ===\n" + conflictPatch("x\n", "x\ny\n") + "=== PATH: f.go ===\n" + conflictPatch("z\n", "Z\n"),
+			want:  []protocol.TextEdit{{Range: lspRange(0, 1, 0, 1), NewText: "\ny"}, {Range: lspRange(2, 0, 2, 1), NewText: "Z"}},
+		},
 		{
 			name: "deleted lines", text: "keep\ndrop1\ndrop2\nkeep too\n",
 			patch: conflictPatch("keep\ndrop1\ndrop2\nkeep too\n", "keep\nkeep too\n"),
