@@ -77,6 +77,26 @@ func (c *FileChange) recordedEdits() ([]TextEdit, bool) {
 	return nil, false
 }
 
+// unchanged reports whether Result is Base. Comparing two texts of the
+// same length (a patch that changes "1" to "2") reads them up to the
+// change, half of a large file on average; recorded edits say where the
+// texts can differ, and only that stretch is compared.
+func (c *FileChange) unchanged() bool {
+	if len(c.Result) != len(c.Base) {
+		return false
+	}
+	if es, ok := c.recordedEdits(); ok {
+		if len(es) == 0 {
+			return true
+		}
+		// The same length: the edits' growth adds up to nothing, so the
+		// texts agree before the first edit and after the last.
+		from, to := es[0].Start, es[len(es)-1].End
+		return c.Result[from:to] == c.Base[from:to]
+	}
+	return c.Result == c.Base
+}
+
 // record keeps es as the edits from Base to Result, if they fit them;
 // nil forgets the edits recorded.
 func (c *FileChange) record(es []TextEdit) {
@@ -186,7 +206,7 @@ func (cs *Changeset) Remove(p, base string, version int32) {
 func (cs *Changeset) Effective() []*FileChange {
 	var out []*FileChange
 	for _, c := range cs.Changes {
-		if c.Action == Modify && c.Result == c.Base {
+		if c.Action == Modify && c.unchanged() {
 			continue
 		}
 		out = append(out, c)

@@ -328,3 +328,28 @@ func FuzzPositions(f *testing.F) {
 		}
 	})
 }
+
+// TestEffectiveWithRecordedEdits: a change whose recorded edits make the
+// text it started from (edits that cancel out) is no change; one of the
+// same length that changes a byte is.
+func TestEffectiveWithRecordedEdits(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		base, result string
+		es           []TextEdit
+		effective    bool
+	}{
+		{"edits that cancel out", "aa\n", "aa\n", []TextEdit{{0, 1, ""}, {2, 2, "a"}}, false},
+		{"the same length, one byte changed", "x := 1\n", "x := 2\n", []TextEdit{{5, 6, "2"}}, true},
+		{"longer", "x\n", "xy\n", []TextEdit{{1, 1, "y"}}, true},
+		{"no edits", "x\n", "x\n", []TextEdit{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var cs Changeset
+			cs.WriteEdits("f", tc.base, true, 1, tc.result, tc.es)
+			if got := len(cs.Effective()) == 1; got != tc.effective {
+				t.Errorf("effective: %v, want %v", got, tc.effective)
+			}
+		})
+	}
+}
