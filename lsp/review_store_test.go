@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/edits"
 )
@@ -45,15 +47,25 @@ func (c *publishCounter) count() int {
 	return c.published
 }
 
-// reviewServer is a server with a workspace at /w holding one open
-// document, big.go, with text, and a client that counts what is
-// published.
+// reviewServer is a server initialized on a temporary workspace holding
+// one open document, big.go, with text (not on disk), and a client that
+// counts what is published.
 func reviewServer(t testing.TB, text string) (*Server, *publishCounter, protocol.DocumentURI) {
 	t.Helper()
-	s := newServer(Options{})
+	home := t.TempDir() // the settings and state folders
+	s := newServer(Options{Getenv: func(key string) string {
+		if key == "HOME" || key == "XDG_CONFIG_HOME" || key == "XDG_STATE_HOME" {
+			return home
+		}
+		return ""
+	}})
 	conn := &publishCounter{}
-	s.conn, s.ctx, s.root = conn, context.Background(), "/w"
-	u := protocol.DocumentURI("file:///w/big.go")
+	s.conn, s.ctx = conn, context.Background()
+	root := cleanFile(t.TempDir())
+	if _, err := s.initialize(context.Background(), &initializeParams{RootURI: protocol.DocumentURI(uri.File(root))}); err != nil {
+		t.Fatal(err)
+	}
+	u := protocol.DocumentURI(uri.File(filepath.Join(root, "big.go")))
 	s.didOpen(context.Background(), &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1, Text: text}})
 	return s, conn, u
 }
@@ -629,7 +641,7 @@ func TestReviewConcurrent(t *testing.T) {
 	for _, h := range got {
 		all = append(all, h.pendingHunk)
 	}
-	whole := placeAll(d.buf, all, s.encoding)
+	whole := placeAll(d.buf, all, edits.UTF16) // the encoding without the client asking for another
 	for _, h := range got {
 		if whole[h.pendingHunk] != h.placement {
 			t.Errorf("edit %d: the store has %+v, the whole text %+v", h.id, h.placement, whole[h.pendingHunk])
