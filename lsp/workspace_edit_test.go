@@ -130,6 +130,11 @@ func TestTextEditsFromHunks(t *testing.T) {
 			want:  []protocol.TextEdit{{Range: lspRange(0, 1, 0, 1), NewText: "\ny"}, {Range: lspRange(2, 0, 2, 1), NewText: "Z"}},
 		},
 		{
+			name: "a byte-order mark", text: "\ufefffirst\nsecond\n", enc: edits.UTF16,
+			patch: conflictPatch("first\n", "First\n"), open: true, sameAsDiff: true,
+			want: []protocol.TextEdit{{Range: lspRange(0, 1, 0, 2), NewText: "F"}},
+		},
+		{
 			name: "deleted lines", text: "keep\ndrop1\ndrop2\nkeep too\n",
 			patch: conflictPatch("keep\ndrop1\ndrop2\nkeep too\n", "keep\nkeep too\n"),
 			open:  true, sameAsDiff: true,
