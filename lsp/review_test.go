@@ -189,3 +189,38 @@ func awaitDiff(t *testing.T, e *lsptest.Editor, n int) string {
 	}
 	return string(b)
 }
+
+// TestReviewFollowsKeystrokes: typed as editors send keystrokes (one
+// incremental change each), a line break above a pending hunk moves its
+// diagnostic and its code actions down; a character typed in its line
+// makes it a conflict, with no accept action on it, which accepting all
+// refuses; restoring the line mends it.
+func TestReviewFollowsKeystrokes(t *testing.T) {
+	root := writeFiles(t, files)
+	e := lsptest.StartWith(t, root, lsptest.VSCode(), map[string]any{"applyMode": "review"}, nil)
+	e.OpenFile("a.go", "go")
+	e.ExecuteCommand("agentls.applyReply", map[string]any{"text": "```patch a.go\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n```\n"})
+	e.Await(lsptest.Diagnostics(lsptest.ForFile("a.go"), lsptest.WithCode("pending-edit"), lsptest.AtLine(3)))
+
+	e.TypeAt("a.go", 0, 9, "\n")
+	e.Await(lsptest.Diagnostics(lsptest.ForFile("a.go"), lsptest.WithCode("pending-edit"), lsptest.AtLine(4)))
+	at4 := protocol.Range{Start: protocol.Position{Line: 4}, End: protocol.Position{Line: 4}}
+	if findAction(e.CodeActions("a.go", at4), "Accept agent edit 1") == nil {
+		t.Error("no accept action on the hunk's new line")
+	}
+
+	e.TypeAt("a.go", 4, 0, "x")
+	e.Await(lsptest.Diagnostics(lsptest.ForFile("a.go"), lsptest.WithCode("pending-edit"), lsptest.WithSeverity(protocol.DiagnosticSeverityWarning), lsptest.WithMessage("conflicts")))
+	if findAction(e.CodeActions("a.go", at4), "Accept agent edit 1") != nil {
+		t.Error("an accept action on a hunk whose line the user changed")
+	}
+	before := e.Buffer("a.go")
+	e.ExecuteCommand("agentls.review.accept", map[string]any{"all": true})
+	e.Await(lsptest.ShownMessage("cannot accept"))
+	if e.Buffer("a.go") != before {
+		t.Error("a conflicting hunk was applied")
+	}
+
+	e.Type("a.go", "package p\n\n\n// Config holds settings.\ntype Config struct{}\n")
+	e.Await(lsptest.Diagnostics(lsptest.ForFile("a.go"), lsptest.WithCode("pending-edit"), lsptest.WithSeverity(protocol.DiagnosticSeverityHint), lsptest.AtLine(4)))
+}
