@@ -208,7 +208,13 @@ func (e *Editor) reportLocked() string {
 		fmt.Fprintf(&b, "  documents shown: %v\n", s.shown)
 	}
 	if len(s.logs) > 0 {
-		fmt.Fprintf(&b, "  log: %d lines, the last: %s\n", len(s.logs), clip(s.logs[len(s.logs)-1]))
+		// The output channel's last lines say what the server was doing
+		// when the test gave up (a turn's tool calls, a job's output).
+		const last = 8
+		fmt.Fprintf(&b, "  log: %d lines, the last %d:\n", len(s.logs), min(last, len(s.logs)))
+		for _, l := range s.logs[max(0, len(s.logs)-last):] {
+			fmt.Fprintf(&b, "    %s\n", clip(l))
+		}
 	}
 	section("buffers", len(e.buffers))
 	for _, path := range sortedKeys(e.buffers) {
@@ -243,6 +249,15 @@ func containsAll(s string, words []string) bool {
 		}
 	}
 	return true
+}
+
+// clipEnd is clip keeping the end: what a streamed document has come to.
+func clipEnd(s string) string {
+	const max = 300
+	if len(s) > max {
+		s = fmt.Sprintf("(%d bytes) …", len(s)) + s[len(s)-max:]
+	}
+	return strings.ReplaceAll(s, "\n", `\n`)
 }
 
 func quoteAll(words []string) string {
@@ -305,6 +320,25 @@ func NoShownMessage(words ...string) Expectation {
 	return Expectation{description: "no shown message with " + quoteAll(words), check: func(e *Editor) (verdict, string) {
 		for _, m := range e.seen.messages {
 			if containsAll(m.Message, words) {
+				return unmeetable, "shown: " + clip(m.Message)
+			}
+		}
+		return met, ""
+	}}
+}
+
+// NoShownMessageOfType is NoShownMessage for messages of one type; with
+// no words, no message of the type at all: NoShownMessageOfType(
+// protocol.MessageTypeError) beside what a long run waits for makes its
+// first error fail the test at once, naming it.
+func NoShownMessageOfType(typ protocol.MessageType, words ...string) Expectation {
+	desc := fmt.Sprintf("no shown %s message", typ)
+	if len(words) > 0 {
+		desc += " with " + quoteAll(words)
+	}
+	return Expectation{description: desc, check: func(e *Editor) (verdict, string) {
+		for _, m := range e.seen.messages {
+			if m.Type == typ && containsAll(m.Message, words) {
 				return unmeetable, "shown: " + clip(m.Message)
 			}
 		}
@@ -435,6 +469,17 @@ func NoDiagnostics(filters ...DiagnosticFilter) Expectation {
 	}}
 }
 
+// DiagnosticsCount is met while exactly n diagnostics last published pass
+// every filter: a file's one pending hunk, not two.
+func DiagnosticsCount(n int, filters ...DiagnosticFilter) Expectation {
+	return Expectation{description: fmt.Sprintf("%d diagnostics %s", n, describeFilters(filters)), check: func(e *Editor) (verdict, string) {
+		if k := e.matchingLocked(filters); k != n {
+			return unmet, fmt.Sprintf("%d shown", k)
+		}
+		return met, ""
+	}}
+}
+
 // StartedWork is met once a work-done progress titled title has begun.
 func StartedWork(title string) Expectation {
 	return Expectation{description: fmt.Sprintf("progress %q begun", title), check: func(e *Editor) (verdict, string) {
@@ -560,6 +605,56 @@ func BufferContent(path, want string) Expectation {
 			return unmet, "not open"
 		case b.text != want:
 			return unmet, fmt.Sprintf("it holds %q", clip(b.text))
+		}
+		return met, ""
+	}}
+}
+
+// BufferContaining is met once the open buffer of path contains every
+// one of texts: the part of a document a test is about (a chat's last
+// exchange), not all of it.
+func BufferContaining(path string, texts ...string) Expectation {
+	return bufferText(path, "containing "+quoteAll(texts), func(text string) bool { return containsAll(text, texts) })
+}
+
+// BufferNotContaining is met while the open buffer of path contains none
+// of texts (a marker rewritten, a line removed). A buffer can change
+// back, so unlike NoShownMessage it never fails at once.
+func BufferNotContaining(path string, texts ...string) Expectation {
+	return bufferText(path, "without "+quoteAll(texts), func(text string) bool {
+		return !slices.ContainsFunc(texts, func(t string) bool { return strings.Contains(text, t) })
+	})
+}
+
+// BufferEndingWith is met once the open buffer of path ends with suffix
+// (a reply streamed to its end).
+func BufferEndingWith(path, suffix string) Expectation {
+	return bufferText(path, fmt.Sprintf("ending with %q", clip(suffix)), func(text string) bool { return strings.HasSuffix(text, suffix) })
+}
+
+func bufferText(path, what string, ok func(text string) bool) Expectation {
+	return Expectation{description: fmt.Sprintf("the buffer %s %s", path, what), check: func(e *Editor) (verdict, string) {
+		b, open := e.buffers[path]
+		switch {
+		case !open:
+			return unmet, "not open"
+		case !ok(b.text):
+			return unmet, fmt.Sprintf("it holds %q", clipEnd(b.text))
+		}
+		return met, ""
+	}}
+}
+
+// FileContaining is met once the file path on disk contains every one of
+// texts (read as FileContent reads it: when an event comes).
+func FileContaining(path string, texts ...string) Expectation {
+	return Expectation{description: fmt.Sprintf("the file %s containing %s", path, quoteAll(texts)), check: func(e *Editor) (verdict, string) {
+		data, err := os.ReadFile(filepath.Join(e.Root, filepath.FromSlash(path)))
+		switch {
+		case err != nil:
+			return unmet, err.Error()
+		case !containsAll(string(data), texts):
+			return unmet, fmt.Sprintf("it holds %q", clipEnd(string(data)))
 		}
 		return met, ""
 	}}

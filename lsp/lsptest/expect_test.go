@@ -86,6 +86,25 @@ func TestExpectations(t *testing.T) {
 		{"another text", seen{}, BufferContent("a.go", "package b\n"), unmet},
 		{"a buffer not open", seen{}, BufferContent("b.go", ""), unmet},
 		{"a file not written", seen{}, FileContent("a.go", "package a\n"), unmet},
+		{"a file containing", seen{}, FileContaining("a.go", "package"), unmet},
+		{"the buffer containing both", seen{}, BufferContaining("a.go", "package", "a\n"), met},
+		{"the buffer containing one of two", seen{}, BufferContaining("a.go", "package", "func"), unmet},
+		{"a buffer not open contains nothing", seen{}, BufferContaining("b.go", ""), unmet},
+		{"the buffer without", seen{}, BufferNotContaining("a.go", "func", "import"), met},
+		{"the buffer with one of them", seen{}, BufferNotContaining("a.go", "func", "package"), unmet},
+		{"the buffer's end", seen{}, BufferEndingWith("a.go", "a\n"), met},
+		{"the buffer's start is no end", seen{}, BufferEndingWith("a.go", "package"), unmet},
+		{"one diagnostic of two", seen{diags: map[string][]protocol.Diagnostic{"a.go": {{Code: "pending-edit"}, {Code: "pending-edit"}}}},
+			DiagnosticsCount(1, ForFile("a.go"), WithCode("pending-edit")), unmet},
+		{"two diagnostics, one elsewhere", seen{diags: map[string][]protocol.Diagnostic{"a.go": {{Code: "pending-edit"}}, "b.go": {{Code: "pending-edit"}}}},
+			DiagnosticsCount(1, ForFile("a.go"), WithCode("pending-edit")), met},
+		{"no diagnostics counted", seen{}, DiagnosticsCount(0, ForFile("a.go")), met},
+		{"no error while a warning", seen{messages: []protocol.ShowMessageParams{message(protocol.MessageTypeWarning, "agentls: the editor skipped a.go")}},
+			NoShownMessageOfType(protocol.MessageTypeError), met},
+		{"no error once one", seen{messages: []protocol.ShowMessageParams{message(protocol.MessageTypeError, "agentls: nothing applied")}},
+			NoShownMessageOfType(protocol.MessageTypeError), unmeetable},
+		{"no error with other words", seen{messages: []protocol.ShowMessageParams{message(protocol.MessageTypeError, "agentls: nothing applied")}},
+			NoShownMessageOfType(protocol.MessageTypeError, "refused"), met},
 		{"no file", seen{}, NoFile("c.go"), met},
 		{"any of two hopeless", seen{messages: []protocol.ShowMessageParams{message(protocol.MessageTypeInfo, "x y")}},
 			AnyOf(NoShownMessage("x"), NoShownMessage("y")), unmeetable},
@@ -118,6 +137,9 @@ func TestShownDocumentAndFile(t *testing.T) {
 		if v, why := x.check(e); v != met {
 			t.Errorf("%s: %d (%s)", x, v, why)
 		}
+	}
+	if v, why := FileContaining("c.go", "package", "c").check(e); v != met {
+		t.Errorf("FileContaining: %d (%s)", v, why)
 	}
 	if v, _ := NoFile("c.go").check(e); v != unmet {
 		t.Errorf("NoFile of a file that exists: %d", v)
