@@ -290,6 +290,23 @@ func resolveFinalNewline(d *doc, h Hunk, num, of int) ([]replacement, error) {
 	if endsWithBlank(h.Updated) {
 		h.Updated = h.Updated[:len(h.Updated)-1]
 	}
+	// This reading is a loose one, and as at the loose tiers an edit made
+	// already beats it: when UPDATED is in the file exactly around where
+	// the shorter ORIGINAL is (a line added after ORIGINAL, already
+	// there), applying would add it twice (editbench's S4 did).
+	if len(h.Updated) > len(h.Original) && !allBlank(h.Updated) {
+		if us := d.exactOnly(h.Updated); len(us) > 0 {
+			if ms, t := d.find(h.Original, nil); t == tierExact {
+				for _, u := range us {
+					for _, m := range ms {
+						if m.first >= u.first && m.first+m.n <= u.first+u.n {
+							return nil, &HunkError{Hunk: num, Of: of, Reason: fmt.Sprintf("already applied: the UPDATED lines are already at line %s, around the ORIGINAL lines (read without the blank line before the divider); nothing to do for this hunk", lineRange(u.first+1, u.first+u.n))}
+						}
+					}
+				}
+			}
+		}
+	}
 	return resolveHunk(d, h, num, of, false)
 }
 

@@ -120,3 +120,28 @@ func TestCandidatesByRun(t *testing.T) {
 		}
 	}
 }
+
+// TestFinalNewlineReadingAlreadyApplied: a hunk that adds a line after
+// ORIGINAL, ORIGINAL ending with a blank line (gptme's final newline),
+// sent again after it was applied, must not add the line a second time:
+// without the blank line ORIGINAL is still in the file, but so is UPDATED
+// around it (editbench's S4 found flag/example_test.go edited twice).
+func TestFinalNewlineReadingAlreadyApplied(t *testing.T) {
+	applied := "// Copyright\n// header\n\npackage flag_test\nadded()\n\nimport (\n\t\"fmt\"\n)\n"
+	h := Hunk{
+		Original: []string{"// header", "", "package flag_test", ""},
+		Updated:  []string{"// header", "", "package flag_test", "added()", ""},
+	}
+	out, err := ApplyHunks(applied, []Hunk{h})
+	if err == nil {
+		t.Fatalf("applied again:\n%s", out)
+	}
+	if !strings.Contains(err.Error(), "already applied") {
+		t.Errorf("err = %v, want an already-applied refusal", err)
+	}
+	// Before the edit, the same hunk applies (the final-newline reading).
+	before := strings.Replace(applied, "added()\n", "", 1)
+	if got, err := ApplyHunks(before, []Hunk{h}); err != nil || got != applied {
+		t.Errorf("on the file before the edit: %q, %v", got, err)
+	}
+}
