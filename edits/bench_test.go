@@ -25,7 +25,9 @@ func middleHunk(f string, k int) Hunk {
 		i = k * 8 % (len(lines) - 8)
 		i -= i % 8
 	}
-	orig := lines[i+1 : i+5]
+	// A copy: a slice of lines would keep the whole file's lines alive,
+	// and the garbage collector would scan them during the benchmark.
+	orig := append([]string{}, lines[i+1:i+5]...)
 	upd := append([]string{}, orig...)
 	upd[2] = strings.Replace(upd[2], "return", "return wrap(", 1) + ")"
 	return Hunk{Original: orig, Updated: upd}
