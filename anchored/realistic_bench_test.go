@@ -1,0 +1,54 @@
+package anchored
+
+import (
+	"testing"
+)
+
+// goLikeTexts are goLike's generated Go of about 10 KB, 100 KB, 1 MB and
+// 10 MB: the repeated lines of real code ("}", blank lines, "return
+// nil", whole bodies), which widen, where benchText's lines are all
+// different.
+func goLikeTexts() []string {
+	var texts []string
+	for _, n := range []int{500, 5_000, 50_000, 500_000} {
+		texts = append(texts, goLike(n))
+	}
+	return texts
+}
+
+// BenchmarkRenderGoLike is view_anchored's one-shot render of a whole
+// file (RenderText, as the CLI and a first view do) on code with repeated
+// lines: bytes per second should hold from 10 KB to 10 MB (the widening of
+// repeated lines is what grew with the file).
+func BenchmarkRenderGoLike(b *testing.B) {
+	bySizeAllocs(b, goLikeTexts(), func(text string) func() error {
+		return func() error {
+			_, err := RenderText(text, 0, 0, Options{})
+			return err
+		}
+	})
+}
+
+// BenchmarkApplyGoLike is patch_anchored's apply of 8 guarded line edits
+// spread over the file (Apply with the line hashes computed afresh, the
+// CLI's path) on code with repeated lines.
+func BenchmarkApplyGoLike(b *testing.B) {
+	bySizeAllocs(b, goLikeTexts(), func(text string) func() error {
+		v, _ := View(text, 0, 0, Options{})
+		var ops []Op
+		for k := range 8 {
+			l := v[(k*len(v))/8]
+			ops = append(ops, Op{Anchor: l.Anchor, Op: "replace", Text: str(l.Text + " // x"), Expected: str(l.Text)})
+		}
+		return func() error {
+			_, err := Apply(text, ops, Options{})
+			return err
+		}
+	})
+}
+
+// bySizeAllocs is bySize reporting allocations.
+func bySizeAllocs(b *testing.B, texts []string, setup func(text string) func() error) {
+	b.ReportAllocs()
+	bySize(b, "", texts, setup)
+}
