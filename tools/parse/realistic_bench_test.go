@@ -1,0 +1,117 @@
+package parse
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// realisticReply returns a Markdown reply of about size bytes that looks
+// like a model's: paragraphs and bullet lists of varying length with
+// inline code, shell blocks, patch blocks of generated Go (its repeated
+// "}", blank lines and "return nil"), save blocks of whole functions,
+// nested fences in a markdown block, and code examples that are not tool
+// calls, drawn from a seeded generator so that no two blocks are alike.
+// (benchReply repeats one unit, which a parser can be fast on by luck.)
+func realisticReply(size int) string {
+	r := rand.New(rand.NewPCG(uint64(size), 17))
+	words := strings.Fields("the a this we it file function test change value error result config path handler request parser block line code output buffer stream patch edit tool reply should will now then also because so but and with into from for in on to when after returns checks adds keeps fixes reads writes runs")
+	goFunc := func(i int) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "func handle%d(ctx context.Context, req *Request) error {\n", i)
+		for k := range 2 + r.IntN(6) {
+			switch r.IntN(4) {
+			case 0:
+				fmt.Fprintf(&b, "\tif err := step%d(ctx); err != nil {\n\t\treturn fmt.Errorf(\"step %d: %%w\", err)\n\t}\n", k, k)
+			case 1:
+				b.WriteString("\tfor _, item := range req.Items {\n\t\tif item == nil {\n\t\t\tcontinue\n\t\t}\n\t}\n")
+			case 2:
+				b.WriteString("\n")
+			default:
+				fmt.Fprintf(&b, "\tn := len(req.Items) + %d\n", k)
+			}
+		}
+		b.WriteString("\treturn nil\n}\n")
+		return b.String()
+	}
+	sentence := func() string {
+		n := 6 + r.IntN(11)
+		ws := make([]string, n)
+		for i := range ws {
+			ws[i] = words[r.IntN(len(words))]
+			if r.IntN(12) == 0 {
+				ws[i] = "`" + ws[i] + "`"
+			}
+		}
+		return strings.Join(ws, " ") + "."
+	}
+	var b strings.Builder
+	for i := 0; b.Len() < size; i++ {
+		for range 1 + r.IntN(3) {
+			if r.IntN(4) == 0 {
+				for range 2 + r.IntN(4) {
+					b.WriteString("- " + sentence() + "\n")
+				}
+			} else {
+				for range 2 + r.IntN(4) {
+					b.WriteString(sentence() + " ")
+				}
+				b.WriteString("\n")
+			}
+			b.WriteString("\n")
+		}
+		switch k := r.IntN(100); {
+		case k < 30:
+			fmt.Fprintf(&b, "```shell\ngo test ./internal/pkg%d/...\ngit diff --stat\n```\n", i)
+		case k < 50:
+			f := goFunc(i)
+			upd := strings.Replace(f, "return nil", "return wrap(nil)", 1)
+			fmt.Fprintf(&b, "```patch internal/h%d.go\n<<<<<<< ORIGINAL\n%s=======\n%s>>>>>>> UPDATED\n```\n", i, f, upd)
+		case k < 75:
+			fmt.Fprintf(&b, "```save internal/h%d.go\npackage internal\n\n%s\n%s```\n", i, goFunc(i), goFunc(i+1))
+		case k < 85:
+			fmt.Fprintf(&b, "````markdown\n# Notes %d\n\n%s\n\n```go\n%s```\n\n%s\n````\n", i, sentence(), goFunc(i), sentence())
+		default:
+			fmt.Fprintf(&b, "```go\n%s```\n", goFunc(i))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// BenchmarkParseRealistic is the agent's reply parser (ToolUses for a
+// whole reply, as agentls parse and the code actions read one; NewParser
+// fed 16-byte chunks, as a model's stream arrives in the agent loop) on
+// Markdown replies that look like a model's, 1 KB to 10 MB: bytes per
+// second should not fall as the reply grows, whole or streamed.
+func BenchmarkParseRealistic(b *testing.B) {
+	opts := Options{Lookup: testLookup}
+	for _, size := range benchSizes {
+		reply := realisticReply(size)
+		b.Run(fmt.Sprintf("whole/%s", sizeName(size)), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(reply)))
+			for b.Loop() {
+				if len(ToolUses(reply, opts)) == 0 {
+					b.Fatal("no tool uses")
+				}
+			}
+		})
+		data := []byte(reply)
+		b.Run(fmt.Sprintf("chunk16/%s", sizeName(size)), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				p := NewParser(opts)
+				for i := 0; i < len(data); i += 16 {
+					p.Write(data[i:min(i+16, len(data))])
+				}
+				p.Finish()
+				if len(p.ToolUses()) == 0 {
+					b.Fatal("no tool uses")
+				}
+			}
+		})
+	}
+}
