@@ -17,10 +17,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/builtin"
 	"github.com/agentls/agentls/tools/edittool"
+	"github.com/agentls/agentls/tools/mcp"
 	"github.com/agentls/agentls/tools/policy"
 	"github.com/agentls/agentls/tools/shell"
 	"github.com/agentls/agentls/tools/shelltool"
@@ -62,6 +64,23 @@ type Settings struct {
 	// "tagged" (every thinking section opens with its tag, or the server
 	// sends reasoning apart: a call runs as soon as it is complete).
 	Thinking string `json:"thinking"`
+	// MCPServers are the user's MCP servers, by name: each a command run
+	// over stdio or a streamable HTTP URL (tools/mcp).
+	MCPServers map[string]mcp.ServerConfig `json:"mcpServers"`
+	// ToolAllowlist are globs on <server>.<tool>: MCP tools that run
+	// without asking.
+	ToolAllowlist []string `json:"toolAllowlist"`
+	// MCPTimeout bounds each MCP call, in seconds.
+	MCPTimeout int `json:"mcpTimeout"`
+	// MCPReadOnly are servers whose tools annotated read-only run without
+	// asking.
+	MCPReadOnly []string `json:"mcpReadOnly"`
+}
+
+// MCP returns what the settings say about MCP servers, as tools/mcp
+// takes it.
+func (s Settings) MCP() mcp.Config {
+	return mcp.Config{Servers: s.MCPServers, Allowlist: s.ToolAllowlist, ReadOnly: s.MCPReadOnly, Timeout: time.Duration(s.MCPTimeout) * time.Second}
 }
 
 // TurnTools is the allowlist an agent turn selects its tools with: the
@@ -111,6 +130,7 @@ func Defaults(getenv func(string) string) Settings {
 		ApplyEditTimeout: 60,
 		MaxSteps:         30,
 		Thinking:         "auto",
+		MCPTimeout:       int(mcp.DefaultTimeout / time.Second),
 	}
 }
 
@@ -141,7 +161,13 @@ var keys = []key{
 	{name: "toolFormat", set: field(func(s *Settings) *string { return &s.ToolFormat }, oneOf("markdown", "xml", "tool"))},
 	{name: "tools", risk: "it says which tools the agent may use",
 		set: field(func(s *Settings) *[]string { return &s.Tools }, func(v []string) error {
-			_, _, err := builtin.Registry().Select(v)
+			// <server>.<tool> entries name MCP tools, known once their
+			// server runs (mcp.Manager.SelectTurn checks them).
+			builtins := slices.DeleteFunc(slices.Clone(v), func(e string) bool { _, ok := mcp.EntryServer(e); return ok })
+			if len(builtins) == 0 {
+				return nil
+			}
+			_, _, err := builtin.Registry().Select(builtins)
 			return err
 		})},
 	{name: "applyMode", set: field(func(s *Settings) *string { return &s.ApplyMode }, oneOf("apply", "review"))},
@@ -171,6 +197,21 @@ var keys = []key{
 	{name: "saveDocuments", set: field(func(s *Settings) *bool { return &s.SaveDocuments }, nil)},
 	{name: "thinking", risk: "it can let a call drafted inside the model's thinking run",
 		set: field(func(s *Settings) *string { return &s.Thinking }, oneOf("auto", "tagged"))},
+	{name: "mcpServers", risk: "it starts the programs it names, and connects to the servers it names, with their tools offered to the agent",
+		set: field(func(s *Settings) *map[string]mcp.ServerConfig { return &s.MCPServers }, mcp.CheckServers)},
+	{name: "toolAllowlist", risk: "it lets MCP tools run without asking you",
+		set: field(func(s *Settings) *[]string { return &s.ToolAllowlist }, mcp.CheckAllowlist)},
+	{name: "mcpTimeout", risk: "it says how long an MCP tool may run",
+		set: field(func(s *Settings) *int { return &s.MCPTimeout }, positive("seconds"))},
+	{name: "mcpReadOnly", risk: "it lets the MCP tools a server calls read-only run without asking you",
+		set: field(func(s *Settings) *[]string { return &s.MCPReadOnly }, func(v []string) error {
+			for _, name := range v {
+				if err := mcp.CheckServerName(name); err != nil {
+					return err
+				}
+			}
+			return nil
+		})},
 }
 
 // Keys returns the names of every setting, in documented order.

@@ -1,0 +1,97 @@
+package mcp
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentls/agentls/tools/proc"
+)
+
+// A stdioServer is the process of a command server and the transport
+// over its stdin and stdout.
+type stdioServer struct {
+	proc      *proc.Process
+	transport sdk.Transport
+}
+
+// startStdio starts c's command in dir under guard (a session of its own,
+// killed with everything in it should agentls die), its stderr read line
+// by line into logLine. The SDK's CommandTransport is not used: it waits
+// for its command itself, and only kills the one process, not what the
+// server started (npx's node, a shell's children).
+func startStdio(guard *proc.Guard, dir string, c ServerConfig, logLine func(string)) (*stdioServer, error) {
+	cmd := exec.Command(c.Command, c.Args...)
+	cmd.Dir = dir
+	cmd.Env = os.Environ()
+	for k, v := range c.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	p, err := guard.Start(cmd, nil)
+	// The child has its own copies of its ends.
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		errR.Close()
+		return nil, fmt.Errorf("start %s: %w", c.Command, err)
+	}
+	go func() {
+		defer errR.Close()
+		sc := bufio.NewScanner(errR)
+		sc.Buffer(make([]byte, 0, 4096), 1<<20)
+		for sc.Scan() {
+			logLine(sc.Text())
+		}
+	}()
+	return &stdioServer{proc: p, transport: &sdk.IOTransport{Reader: outR, Writer: inW}}, nil
+}
+
+// stopGrace is how long a stdio server has to exit once its stdin is
+// closed (MCP's way to ask it to) before its session is killed.
+const stopGrace = 2 * time.Second
+
+// stop waits for the process to exit after its stdin was closed, up to
+// stopGrace, then kills its session and reaps it: nothing it started is
+// left. It returns how the process ended.
+func (s *stdioServer) stop() string {
+	select {
+	case <-s.proc.Exited():
+	case <-time.After(stopGrace):
+	}
+	s.proc.Kill()
+	s.proc.Reap()
+	return describeExit(s.proc.ExitStatus())
+}
+
+func describeExit(st proc.ExitStatus) string {
+	if st.Code < 0 {
+		return "killed by " + st.Signal.String()
+	}
+	return fmt.Sprintf("exit status %d", st.Code)
+}

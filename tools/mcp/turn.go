@@ -1,0 +1,127 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"slices"
+	"sync"
+
+	"github.com/agentls/agentls/tools"
+)
+
+// SelectTurn returns a turn's registry: base's tools and the tools of
+// the MCP servers the allowlist offers, selected by allow as
+// tools.Registry.Select does, the MCP tools bound to run in turn; and
+// warnings for the user.
+//
+// explicit says allow is the user's tools setting: then a server is
+// offered when an entry names it (<server>.* or <server>.<tool>), and a
+// configured server none names is warned about once. Otherwise (the
+// default tools) every configured server is offered, all its tools.
+// A server offered that does not start, or an entry that matches none of
+// its tools, is a warning, not the turn's end: the turn goes on without.
+// Servers start here, the first time a turn offers them.
+func (m *Manager) SelectTurn(ctx context.Context, cfg Config, base *tools.Registry, allow []string, explicit bool, turn Turn) (*tools.Registry, []string, error) {
+	if m == nil {
+		return base.Select(allow)
+	}
+	m.configure(cfg)
+	names := slices.Sorted(func(yield func(string) bool) {
+		for name := range cfg.Servers {
+			if !yield(name) {
+				return
+			}
+		}
+	})
+	allow = slices.Clone(allow)
+	var warnings []string
+	var offered []string
+	for _, name := range names {
+		switch {
+		case !explicit:
+			offered = append(offered, name)
+			allow = append(allow, name+".*")
+		case slices.ContainsFunc(allow, func(e string) bool { s, ok := EntryServer(e); return ok && s == name }):
+			offered = append(offered, name)
+		default:
+			if m.warnOnce(name) {
+				warnings = append(warnings, fmt.Sprintf("MCP server %s: the tools setting leaves all its tools out; add %q to it to offer them", name, name+".*"))
+			}
+		}
+	}
+	// Servers start at once, each within the timeout.
+	conns := make([]*conn, len(offered))
+	errs := make([]error, len(offered))
+	var wg sync.WaitGroup
+	for i, name := range offered {
+		s, _ := m.server(name)
+		wg.Go(func() { conns[i], errs[i] = s.ensure(ctx) })
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	specs := base.All()
+	natives := map[string]bool{}
+	for i, name := range offered {
+		keep := func(e string) bool { s, ok := EntryServer(e); return !ok || s != name }
+		if errs[i] != nil {
+			warnings = append(warnings, fmt.Sprintf("%v; its tools are left out of this turn", errs[i]))
+			allow = slices.DeleteFunc(allow, func(e string) bool { return !keep(e) })
+			continue
+		}
+		s, _ := m.server(name)
+		c := conns[i]
+		var names []string
+		for j, spec := range c.specs {
+			bound := *spec
+			bound.BlockTypes = slices.Clone(spec.BlockTypes)
+			// Native names of two servers may fold together (my-fs, my_fs).
+			for k := 2; natives[bound.NativeName]; k++ {
+				bound.NativeName = nativeName(name, c.kept[j].Name, fmt.Sprintf("_%d", k))
+				bound.BlockTypes[1] = bound.NativeName
+			}
+			natives[bound.NativeName] = true
+			bound.Run = m.runFunc(s, c.kept[j], &bound, turn)
+			specs = append(specs, &bound)
+			names = append(names, bound.Name)
+		}
+		allow = slices.DeleteFunc(allow, func(e string) bool {
+			if keep(e) {
+				return false
+			}
+			if slices.ContainsFunc(names, func(n string) bool { ok, _ := path.Match(e, n); return ok }) {
+				return false
+			}
+			if explicit {
+				warnings = append(warnings, fmt.Sprintf("tool allowlist: %q matches no tool of MCP server %s (it has %d); left out", e, name, len(names)))
+			}
+			return true
+		})
+	}
+	reg, err := tools.NewRegistry(specs...)
+	if err != nil {
+		return nil, warnings, err
+	}
+	if explicit && len(allow) == 0 {
+		// Every entry named a tool that is not here: none, not the
+		// defaults an empty allowlist means.
+		empty, err := tools.NewRegistry()
+		return empty, warnings, err
+	}
+	sel, more, err := reg.Select(allow)
+	return sel, append(warnings, more...), err
+}
+
+// warnOnce reports whether the left-out warning for a server is still to
+// be given.
+func (m *Manager) warnOnce(name string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.warned[name] {
+		return false
+	}
+	m.warned[name] = true
+	return true
+}
