@@ -8,16 +8,23 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"net"
 	"os"
+	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 
 	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/modeltest"
 	"github.com/agentls/agentls/anchored"
+	"github.com/agentls/agentls/settings"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/builtin"
 	"github.com/agentls/agentls/tools/policy"
@@ -37,15 +44,42 @@ func demoWorkspace() map[string]string {
 func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	keep := fs.Bool("keep", false, "keep the demo's workspace and the job's full output (their paths are printed)")
-	if code, ok := parseFlags(fs, args, "usage: agentls demo [--keep]\n\n"+
+	editor := fs.Bool("editor", false, "serve the demo model for an editor until Ctrl-C, with a demo workspace set up to use it")
+	dir := fs.String("dir", "", "with --editor: the demo workspace, a new or empty `folder` (default: a fresh one in the temporary folder)")
+	listen := fs.String("listen", "127.0.0.1:0", "with --editor: the demo model's `address`, on this machine (port 0: a free one)")
+	if code, ok := parseFlags(fs, args, "usage: agentls demo [--keep]\n       agentls demo --editor [--dir DIR] [--listen ADDR]\n\n"+
 		"Runs a scripted agent turn against a temporary workspace with a fake model\n"+
 		"(no key, no network): a two-file patch_many, an anchored edit, `go test` as a\n"+
 		"background job whose failure becomes diagnostics, then an undo, printing each\n"+
-		"step.", stderr); !ok {
+		"step.\n\n"+
+		"With --editor it serves that fake model instead, as an OpenAI-compatible\n"+
+		"server on 127.0.0.1, for your editor: it writes a demo workspace whose\n"+
+		".agentls/settings.json points agentls at it, prints what to open and try in\n"+
+		"Neovim, VS Code, Helix and Emacs, and runs until Ctrl-C.", stderr); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {
 		return usageError(fs, stderr, "unexpected argument %q (demo takes no arguments)", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch {
+	case *editor && *keep:
+		return usageError(fs, stderr, "--keep is for the terminal demo: --editor always keeps its workspace")
+	case !*editor && (set["dir"] || set["listen"]):
+		return usageError(fs, stderr, "--dir and --listen go with --editor (agentls demo --editor --dir DIR)")
+	}
+	if *editor {
+		// main stops on Ctrl-C; a service manager or `kill` sends SIGTERM,
+		// which must stop the model as cleanly.
+		ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
+		defer stop()
+		err := demoEditor(ctx, demoEditorOptions{dir: *dir, listen: *listen, chunkDelay: demoChunkDelay}, stdout, os.Getenv)
+		if err != nil {
+			fmt.Fprintf(stderr, "agentls demo: %v\n", err)
+			return exitFailed
+		}
+		return exitOK
 	}
 	if err := demo(ctx, stdout, *keep, os.Getenv); err != nil {
 		fmt.Fprintf(stderr, "agentls demo: %v\n", err)
@@ -261,4 +295,175 @@ func (b *blockWriter) write(p []byte) {
 	if b.err == nil && len(p) > 0 {
 		_, b.err = b.w.Write(p)
 	}
+}
+
+// demoChunkDelay paces the editor demo's replies, so that a reply is
+// seen streaming into a chat; tests run without it.
+const demoChunkDelay = 10 * time.Millisecond
+
+// demoKeyEnv is the variable the editor demo names as apiKeyEnv: one
+// that holds nothing, so no real key of the user's (OPENAI_API_KEY) is
+// sent, even to the demo model.
+const demoKeyEnv = "AGENTLS_DEMO_KEY"
+
+type demoEditorOptions struct {
+	dir        string // the workspace ("" for a fresh one)
+	listen     string // the model's address
+	chunkDelay time.Duration
+}
+
+// demoEditor serves the demo model for an editor until ctx ends: it
+// listens (on this machine only), writes the demo workspace with an
+// .agentls/settings.json naming the model, trusts that file (the user
+// asked for it by running the demo; the grant is revoked when the demo
+// stops, so the file's baseUrl no longer applies once nothing listens
+// there), prints what to paste, open and try, and waits. Bad options
+// change nothing: the address is checked and taken, and the folder
+// checked, before anything is written.
+func demoEditor(ctx context.Context, opts demoEditorOptions, stdout io.Writer, getenv func(string) string) error {
+	if err := checkLoopback(opts.listen); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", opts.listen)
+	if err != nil {
+		return fmt.Errorf("--listen %s: %w (give another port, or 127.0.0.1:0 for a free one)", opts.listen, err)
+	}
+	root, err := demoEditorDir(opts.dir)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	srv := modeltest.Serve(ln, demoModel{delay: opts.chunkDelay}.reply)
+	defer srv.Close()
+	files := demoEditorFiles()
+	files["TRY.md"] = demoTry()
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+			return fmt.Errorf("demo workspace: %w", err)
+		}
+	}
+	// A .git makes the folder a project for every editor (the Neovim
+	// plugin's root marker, Emacs's project.el), so one server serves its
+	// files and its chat; and `git diff` shows what the agent changed.
+	if git, err := exec.LookPath("git"); err == nil {
+		exec.CommandContext(ctx, git, "init", "-q", root).Run()
+	}
+	set, err := json.Marshal(struct {
+		Model     string `json:"model"`
+		BaseURL   string `json:"baseUrl"`
+		APIKeyEnv string `json:"apiKeyEnv"`
+	}{"demo", srv.URL, demoKeyEnv})
+	if err != nil {
+		return err
+	}
+	set = append(set, '\n')
+	if err := os.MkdirAll(filepath.Join(root, ".agentls"), 0o755); err != nil {
+		return fmt.Errorf("demo workspace: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(settings.WorkspaceFile)), set, 0o644); err != nil {
+		return fmt.Errorf("demo workspace: %w", err)
+	}
+	trust := settings.Trust{Getenv: getenv}
+	if err := trust.Grant(root, set); err != nil {
+		return fmt.Errorf("trust the demo's settings: %w", err)
+	}
+	defer trust.Revoke(root)
+
+	fmt.Fprintf(stdout, "agentls demo --editor: the demo model is at %s (a script: no key, no network).\n\n", srv.URL)
+	fmt.Fprintf(stdout, "The demo workspace: %s\n", root)
+	fmt.Fprintf(stdout, "  config.go (an AI! comment), main.go, app_test.go (a test that fails), TRY.md, and\n")
+	fmt.Fprintf(stdout, "  %s, which points agentls at the demo model:\n\n    %s\n", settings.WorkspaceFile, set)
+	fmt.Fprintf(stdout, "  agentls trusts that file while the demo runs, so an editor opened on the folder needs\n"+
+		"  nothing more: use it with every editor (Neovim, VS Code, Helix, Emacs). Your editor's own\n"+
+		"  agentls settings come first: take out a baseUrl you set there (a model name is fine).\n\n")
+	fmt.Fprintf(stdout, "Or, to use the demo model elsewhere (agentls ask, or an editor started from that shell\n"+
+		"on another folder), paste in a shell:\n\n"+
+		"    export OPENAI_BASE_URL=%s AGENTLS_MODEL=demo\n\n", srv.URL)
+	fmt.Fprintf(stdout, "Open it, with agentls set up as the README's \"Use it in your editor\" says:\n\n"+
+		"    cd %s && nvim config.go    # or: hx config.go, code ., emacs TRY.md\n\n", shellQuote(root))
+	fmt.Fprint(stdout, demoTryList)
+	fmt.Fprintf(stdout, "\nCtrl-C stops the demo model; the workspace stays.\n")
+
+	<-ctx.Done()
+	srv.Close()
+	fmt.Fprintf(stdout, "\nThe demo model stopped. The workspace stays in %s (its settings are no longer trusted); rm -r it when done.\n", root)
+	return nil
+}
+
+// checkLoopback refuses an address off this machine: the demo model is
+// for the user's own editor, and the code it is sent must not leave it.
+func checkLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--listen %s: %w (give HOST:PORT, such as 127.0.0.1:7070)", addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("--listen %s: the demo model listens on this machine only: give 127.0.0.1:PORT (or localhost:PORT)", addr)
+	}
+	return nil
+}
+
+// demoEditorDir returns the demo workspace: dir, which must be new or
+// empty (the demo writes config.go and the rest, and would overwrite a
+// project's), or a fresh folder in the temporary folder. Not in the state
+// folder: an agent's edits there are refused (settings.PrivateDirs).
+func demoEditorDir(dir string) (string, error) {
+	if dir == "" {
+		root, err := os.MkdirTemp("", "agentls-demo-")
+		if err != nil {
+			return "", fmt.Errorf("demo workspace: %w", err)
+		}
+		return filepath.EvalSymlinks(root)
+	}
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", fmt.Errorf("--dir %s: %w", dir, err)
+		}
+	case err != nil:
+		return "", fmt.Errorf("--dir %s: %w (give a new or empty folder)", dir, err)
+	case len(entries) > 0:
+		return "", fmt.Errorf("--dir %s is not empty: give a new or empty folder (the demo writes config.go, main.go and more there), or leave out --dir for a fresh one", dir)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("--dir %s: %w", dir, err)
+	}
+	return filepath.EvalSymlinks(abs)
+}
+
+// shellQuote quotes a path for the line the user pastes, when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:@") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// demoTryList is what to try, per editor (the README's names for each).
+const demoTryList = `Then try, in your editor:
+  Neovim   on the AI! line of config.go, :lua vim.lsp.buf.code_action() and pick
+           "Agent: rename Config to Settings"; select lines and :AgentAsk explain this;
+           :AgentAsk run the tests (a choice list asks you to approve); :AgentChat, write
+           under "## You", then :AgentChat again to send; :AgentUndo undoes a turn
+  VS Code  the light bulb on the AI! line; "Agent: Ask…" with "run the tests" (approve in
+           the notification); "Agent: Open Chat…", then "Agent: Send Chat"; "Agent: Undo"
+  Helix    space a on the AI! line; space A o opens the chat (space a there: "Send to
+           agent"); :lsp-workspace-command agentls.ask {"prompt": "run the tests"}, then
+           space A y approves; space A u undoes
+  Emacs    agentls serves the Markdown files: open TRY.md, C-c a x on its AI! line;
+           C-c a a with "run the tests", C-c a y approves; C-c a o opens the chat and,
+           in it, sends; C-c a u undoes
+
+What the demo model does: the AI! comment or a selection in config.go renames Config
+to Settings; "run the tests" runs go test ./... once you approve it, and its failure
+becomes a diagnostic in app_test.go whose code action "Agent: fix" fixes it; a chat
+message gets a reply and an edit; anything else, a reply saying what it can do.
+`
+
+// demoTry is the workspace's TRY.md: what to try, where the editor shows
+// it, with an AI! comment for editors that serve only Markdown (Emacs).
+func demoTry() string {
+	return "# Try agentls\n\n<!-- AI! rename Config to Settings -->\n\n```\n" + demoTryList + "```\n"
 }
