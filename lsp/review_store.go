@@ -39,6 +39,17 @@ type pendingHunk struct {
 	// summary is its diagnostic's message, made once: the diagnostics of
 	// every hunk of a file are published again when lines move.
 	summary string
+	// taken is where it lay, and on which buffer, when it was taken out
+	// of the store (under review.mu): an accept that fails puts it back
+	// there rather than resolving it on the whole text again, where a
+	// copy of its lines the user pasted would make it ambiguous.
+	taken takenPlacement
+}
+
+// A takenPlacement is a hunk's placement on the buffer it was made on.
+type takenPlacement struct {
+	placement
+	on *edits.Buffer
 }
 
 // A placement is where a pending hunk lies in a file's text.
@@ -153,10 +164,14 @@ func (r *review) take(a reviewArgs, fileOf relPathFunc) []*pendingHunk {
 		kept := fr.entries[:0]
 		for _, e := range fr.entries {
 			if sel.matches(e.pendingHunk) {
+				e.taken = takenPlacement{e.placement, fr.on}
 				taken = append(taken, e.pendingHunk)
 			} else {
 				kept = append(kept, e)
 			}
+		}
+		if len(kept) == len(fr.entries) {
+			continue
 		}
 		clear(fr.entries[len(kept):])
 		fr.entries = kept
@@ -189,16 +204,30 @@ func (r *review) peek(a reviewArgs, fileOf relPathFunc) []*pendingHunk {
 
 func byID(a, b *pendingHunk) int { return a.id - b.id }
 
-// putBack returns taken hunks to the store, to be placed again: the
-// buffer may have changed while they were out.
+// putBack returns taken hunks to the store: where they lay when taken if
+// the store still follows that buffer (or, their file's hunks all taken,
+// it followed none since), else to be placed again: the buffer changed
+// while they were out.
 func (r *review) putBack(hs []*pendingHunk) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	touched := map[*fileReview]bool{}
 	for _, h := range hs {
 		fr := r.fileLocked(h.path)
-		fr.entries = append(fr.entries, &placedHunk{pendingHunk: h})
-		fr.unplaced++
+		if len(fr.entries) == 0 && fr.on == nil {
+			fr.on = h.taken.on
+		}
+		e := &placedHunk{pendingHunk: h}
+		if h.taken.on != nil && h.taken.on == fr.on {
+			e.placement = h.taken.placement
+		}
+		h.taken = takenPlacement{}
+		fr.entries = append(fr.entries, e)
+		touched[fr] = true
+	}
+	for fr := range touched {
 		slices.SortFunc(fr.entries, func(a, b *placedHunk) int { return byID(a.pendingHunk, b.pendingHunk) })
+		fr.reindex()
 	}
 }
 

@@ -648,3 +648,42 @@ func TestReviewConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestReviewPutBack: hunks taken out for an accept that failed come back
+// where they lay when the store still follows that buffer, even when they
+// were all the file had; after a keystroke they are placed again.
+func TestReviewPutBack(t *testing.T) {
+	base := "package p\n\nvar x = 1\nvar y = 2\n"
+	agent := "package p\n\nvar x = 10\nvar y = 20\n"
+	tests := []struct {
+		name      string
+		take      reviewArgs
+		keystroke bool // a didChange while they are out
+		placed    bool
+	}{
+		{"one hunk, the buffer unchanged", reviewArgs{Hunk: 1}, false, true},
+		{"all the file's hunks, the buffer unchanged", reviewArgs{All: true}, false, true},
+		{"one hunk, a keystroke meanwhile", reviewArgs{Hunk: 1}, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			buf := edits.NewBuffer(base)
+			r := storeOn(t, buf, agent, edits.UTF16)
+			before, _ := r.placedOn("a.go", buf)
+			taken := r.take(tt.take, func(protocol.DocumentURI) (string, error) { return "a.go", nil })
+			if tt.keystroke {
+				var steps []reviewStep
+				buf, steps = applyTyped(t, buf, []userChange{{from: at(0, 0), to: at(0, 0), text: "// x\n"}}, edits.UTF16)
+				r.follow("a.go", steps, edits.UTF16)
+			}
+			r.putBack(taken)
+			got, ok := r.placedOn("a.go", buf)
+			if ok != tt.placed {
+				t.Fatalf("every hunk placed on the buffer after putBack: %v, want %v", ok, tt.placed)
+			}
+			if ok && !slices.Equal(got, before) {
+				t.Errorf("put back at %v, taken from %v", got, before)
+			}
+		})
+	}
+}

@@ -224,3 +224,31 @@ func TestReviewFollowsKeystrokes(t *testing.T) {
 	e.Type("a.go", "package p\n\n\n// Config holds settings.\ntype Config struct{}\n")
 	e.Await(lsptest.Diagnostics(lsptest.ForFile("a.go"), lsptest.WithCode("pending-edit"), lsptest.WithSeverity(protocol.DiagnosticSeverityHint), lsptest.AtLine(4)))
 }
+
+// TestReviewAcceptAmbiguous: the user pastes a copy of a pending hunk's
+// line elsewhere. The hunk stays where it is (the store follows it), but
+// accepting it fails: against the whole file its line is no longer
+// unique. The failed accept must put it back where it was, still
+// pending, not make it a conflict (resolved on the whole file again it
+// was one, and stayed one after the copy was deleted); once the copy is
+// gone, accepting it works.
+func TestReviewAcceptAmbiguous(t *testing.T) {
+	root := writeFiles(t, files)
+	e := lsptest.StartWith(t, root, lsptest.VSCode(), map[string]any{"applyMode": "review"}, nil)
+	e.OpenFile("a.go", "go")
+	e.ExecuteCommand("agentls.applyReply", map[string]any{"text": "```patch a.go\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n```\n"})
+	e.Await(lsptest.Diagnostics(lsptest.ForFile("a.go"), lsptest.WithCode("pending-edit"), lsptest.AtLine(3)))
+
+	e.TypeAt("a.go", 1, 0, "type Config struct{}\n")
+	e.ExecuteCommand("agentls.review.accept", map[string]any{"hunk": 1})
+	e.Await(lsptest.ShownMessage("cannot accept"))
+	e.Await(lsptest.Diagnostics(lsptest.ForFile("a.go"), lsptest.WithCode("pending-edit"), lsptest.WithSeverity(protocol.DiagnosticSeverityHint), lsptest.AtLine(4)))
+
+	e.Type("a.go", files["a.go"])
+	e.Await(lsptest.Diagnostics(lsptest.ForFile("a.go"), lsptest.WithCode("pending-edit"), lsptest.WithSeverity(protocol.DiagnosticSeverityHint), lsptest.AtLine(3)))
+	e.ExecuteCommand("agentls.review.accept", map[string]any{"hunk": 1})
+	e.Await(lsptest.ShownMessage("agentls: accepted 1 edit"))
+	if got := e.Buffer("a.go"); got != "package p\n\n// Config holds settings.\ntype Settings struct{}\n" {
+		t.Errorf("a.go = %q", got)
+	}
+}
