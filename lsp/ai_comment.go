@@ -55,9 +55,7 @@ func (s *Server) aiCommentActions(d document, r protocol.Range) []protocol.CodeA
 // clamped to the document) and their text: a slice of the buffer, never
 // the whole document.
 func (s *Server) rangeLines(d document, r protocol.Range) (first, last int, text string, ok bool) {
-	s.mu.Lock()
-	enc := s.encoding
-	s.mu.Unlock()
+	enc := s.session().encoding
 	first, last = int(r.Start.Line), int(r.End.Line)
 	lines := d.buf.Lines()
 	if first >= lines {

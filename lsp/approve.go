@@ -119,9 +119,7 @@ func (s *Server) confirm(ctx context.Context, who, path string, line int, q appr
 	if ap.path != "" {
 		s.publishDiagnostics(ctx, ap.path)
 	}
-	s.mu.Lock()
-	buttons := s.caps.Window.ShowMessage != nil
-	s.mu.Unlock()
+	buttons := s.session().caps.Window.ShowMessage != nil
 	askCtx, stopAsking := context.WithCancel(ctx)
 	defer stopAsking()
 	if buttons {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -137,9 +138,7 @@ func (s *Server) newTurn() int { return s.journal.newTurn() }
 // agentRequest gathers what the editor knows around a request: the open
 // files and the selection.
 func (s *Server) agentRequest(a askArgs) (agent.Request, error) {
-	s.mu.Lock()
-	root := s.root
-	s.mu.Unlock()
+	root := s.session().root
 	req := agent.Request{Prompt: a.Prompt, Root: root}
 	for _, d := range s.docs.all() {
 		if rel, err := s.relPath(d); err == nil {
@@ -204,11 +203,7 @@ type editorWorkspace struct {
 	homeLine int
 }
 
-func (w *editorWorkspace) Root() string {
-	w.s.mu.Lock()
-	defer w.s.mu.Unlock()
-	return w.s.root
-}
+func (w *editorWorkspace) Root() string { return w.s.session().root }
 
 func (w *editorWorkspace) source() editorSource {
 	return editorSource{s: w.s, disk: edittool.DiskSource{Root: w.Root()}}
@@ -301,40 +296,52 @@ func (s *Server) fixActions(d document, ds []protocol.Diagnostic) []protocol.Cod
 // addAnswer shows a question's answer as an Information diagnostic on the
 // AI? comment's line; it stays while that line still asks.
 func (s *Server) addAnswer(ctx context.Context, path string, line int, answer string) {
-	s.mu.Lock()
-	if s.answers == nil {
-		s.answers = map[string][]protocol.Diagnostic{}
-	}
-	s.answers[path] = append(s.answers[path], protocol.Diagnostic{
+	s.answers.add(path, protocol.Diagnostic{
 		Range:    protocol.Range{Start: protocol.Position{Line: uint32(line)}, End: protocol.Position{Line: uint32(line + 1)}},
 		Severity: protocol.DiagnosticSeverityInformation, Source: "agentls", Code: "answer", Message: answer,
 	})
-	s.mu.Unlock()
 	s.publishDiagnostics(ctx, path)
 }
 
-// liveAnswers returns a file's answers whose AI? line is still there.
-func (s *Server) liveAnswers(path, text string) []protocol.Diagnostic {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.answers[path]) == 0 {
+// answers are the answers to AI? questions, as diagnostics by file. Its
+// methods take its lock and call no other store.
+type answers struct {
+	mu     sync.Mutex
+	byPath map[string][]protocol.Diagnostic
+}
+
+func (a *answers) add(path string, d protocol.Diagnostic) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.byPath == nil {
+		a.byPath = map[string][]protocol.Diagnostic{}
+	}
+	a.byPath[path] = append(a.byPath[path], d)
+}
+
+// live returns a file's answers whose AI? line is still there in text,
+// and forgets the others.
+func (a *answers) live(path, text string) []protocol.Diagnostic {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.byPath[path]) == 0 {
 		return nil
 	}
 	lines := strings.Split(text, "\n")
-	kept := s.answers[path][:0]
-	for _, d := range s.answers[path] {
+	kept := a.byPath[path][:0]
+	for _, d := range a.byPath[path] {
 		if l := int(d.Range.Start.Line); l < len(lines) && strings.Contains(lines[l], "AI?") {
 			kept = append(kept, d)
 		}
 	}
-	s.answers[path] = kept
+	a.byPath[path] = kept
 	return append([]protocol.Diagnostic(nil), kept...)
 }
 
-func (s *Server) hasAnswers(path string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.answers[path]) > 0
+func (a *answers) has(path string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.byPath[path]) > 0
 }
 
 // clip shortens s to at most n bytes, at a character boundary, marking

@@ -68,9 +68,7 @@ func (s *Server) chatOpenCommand(_ context.Context, a chatOpenArgs) (any, error)
 	if !chatNameRE.MatchString(name) {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("chat name %q: use letters, digits, '.', '_' and '-'", a.Name))
 	}
-	s.mu.Lock()
-	root := s.root
-	s.mu.Unlock()
+	root := s.session().root
 	if root == "" {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "no workspace folder: open a folder first")
 	}
@@ -157,9 +155,7 @@ func (s *Server) chatSendCommand(_ context.Context, a chatSendArgs) (any, error)
 
 // chatText is a chat document's text: the open buffer, else the file.
 func (s *Server) chatText(rel string) (string, error) {
-	s.mu.Lock()
-	root := s.root
-	s.mu.Unlock()
+	root := s.session().root
 	file := cleanFile(filepath.Join(root, filepath.FromSlash(rel)))
 	if d, ok := s.docs.byFile(file); ok {
 		return d.text(), nil
@@ -258,9 +254,7 @@ func (w *chatWriter) finish(ctx context.Context, err error) {
 // next message sent from the document leaves it out (agent.ParseChat). A
 // turn not started from a chat has no marker, and nothing is changed.
 func (s *Server) rewindChat(ctx context.Context, turn int, undone bool) {
-	s.mu.Lock()
-	root := s.root
-	s.mu.Unlock()
+	root := s.session().root
 	names, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(chatFolder), "*.md"))
 	for _, name := range names {
 		rel := chatFolder + "/" + filepath.Base(name)
@@ -314,9 +308,7 @@ func (w *chatWriter) replaceTail(ctx context.Context, shown, want string) {
 func (w *chatWriter) edit(ctx context.Context, change func(cur string) string) {
 	ctx = context.WithoutCancel(ctx) // a cancelled turn still ends its reply
 	s := w.s
-	s.mu.Lock()
-	root := s.root
-	s.mu.Unlock()
+	root := s.session().root
 	file := cleanFile(filepath.Join(root, filepath.FromSlash(w.rel)))
 	if _, open := s.docs.byFile(file); !open {
 		data, err := os.ReadFile(file)

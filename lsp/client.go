@@ -134,9 +134,7 @@ type showDocumentResult struct {
 // showDocument asks the editor to open a file, where it can; it reports
 // whether the editor did.
 func (s *Server) showDocument(ctx context.Context, file string) bool {
-	s.mu.Lock()
-	supported := s.caps.Window.ShowDocument.Support
-	s.mu.Unlock()
+	supported := s.session().caps.Window.ShowDocument.Support
 	if !supported {
 		return false
 	}

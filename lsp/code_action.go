@@ -113,9 +113,7 @@ func (s *Server) replyAround(d document, r protocol.Range) (string, applyReplyAr
 	if d.language != "markdown" && !strings.Contains(doc, "```") {
 		return "", applyReplyArgs{} // code with no fence holds no block: nothing to parse
 	}
-	s.mu.Lock()
-	enc := s.encoding
-	s.mu.Unlock()
+	enc := s.session().encoding
 	start, errStart := d.buf.Offset(int(r.Start.Line), int(r.Start.Character), enc)
 	end, errEnd := d.buf.Offset(int(r.End.Line), int(r.End.Character), enc)
 	if errStart != nil || errEnd != nil {

@@ -145,9 +145,7 @@ func (s *Server) replyText(a applyReplyArgs) (string, error) {
 }
 
 func (s *Server) rangeText(d document, r protocol.Range) (string, error) {
-	s.mu.Lock()
-	enc := s.encoding
-	s.mu.Unlock()
+	enc := s.session().encoding
 	start, err := d.buf.Offset(int(r.Start.Line), int(r.Start.Character), enc)
 	if err != nil {
 		return "", err
@@ -195,9 +193,7 @@ type outcome struct {
 // kept as pending review so nothing is lost. An applied change is
 // journalled under turn (label says what for).
 func (s *Server) propose(ctx context.Context, t *task, turn int, what, label string, compute func(context.Context, *edittool.Batch) (int, error)) outcome {
-	s.mu.Lock()
-	root := s.root
-	s.mu.Unlock()
+	root := s.session().root
 	fail := func(sev protocol.MessageType, format string, args ...any) outcome {
 		return outcome{severity: sev, message: fmt.Sprintf(format, args...)}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"go.lsp.dev/protocol"
 
@@ -30,52 +31,76 @@ type settingsLayers struct {
 // choice, so every key applies.
 func fromEditor(from string) settings.Source { return settings.Source{Name: from, Trusted: true} }
 
-// configure applies the editor's raw settings at once and reports their
-// problems to the user in the background.
-func (s *Server) configure(raw json.RawMessage, from string) {
-	s.mu.Lock()
-	next, problems := s.settings.Apply(raw, fromEditor(from))
-	s.settings = next
-	s.rememberEditorKeys(raw)
-	s.mu.Unlock()
-	s.configureHost()
-	s.reportSettings(problems)
+// A settingsStore holds the settings in force and the layers they were
+// made from. Its methods take its lock and call no other store.
+type settingsStore struct {
+	mu      sync.Mutex
+	current serverSettings
+	layers  settingsLayers
 }
 
-// rememberEditorKeys keeps what the editor set, so the settings can be
-// made again over reloaded files (after the user trusts the workspace's).
-// Later values of a key replace earlier ones. s.mu is held.
-func (s *Server) rememberEditorKeys(raw json.RawMessage) {
+func newSettingsStore(getenv func(string) string) *settingsStore {
+	return &settingsStore{current: settings.Defaults(getenv)}
+}
+
+// get returns the settings in force (a copy: Settings is a value).
+func (st *settingsStore) get() serverSettings {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.current
+}
+
+// applyEditor lays the editor's raw settings over the current ones and
+// keeps its keys, so the settings can be made again over reloaded files
+// (after the user trusts the workspace's). Later values of a key replace
+// earlier ones.
+func (st *settingsStore) applyEditor(raw json.RawMessage, from string) []settings.Problem {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	next, problems := st.current.Apply(raw, fromEditor(from))
+	st.current = next
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(raw, &fields) != nil {
-		return
+		return problems
 	}
 	if inner, ok := fields["agentls"]; ok && len(fields) == 1 {
 		fields = nil
 		if json.Unmarshal(inner, &fields) != nil {
-			return
+			return problems
 		}
 	}
-	if s.layers.editorKeys == nil {
-		s.layers.editorKeys = map[string]json.RawMessage{}
+	if st.layers.editorKeys == nil {
+		st.layers.editorKeys = map[string]json.RawMessage{}
 	}
 	for k, v := range fields {
-		s.layers.editorKeys[k] = v
+		st.layers.editorKeys[k] = v
 	}
+	return problems
 }
 
-// loadFiles reads the settings files (the user's and the workspace's)
-// and lays the editor's settings over them. s.mu is held. It returns the
-// files' problems (the editor's were reported when it sent them).
-func (s *Server) loadFiles() settings.Loaded {
-	s.layers.files = settings.Load(s.getenv, s.root)
-	next := s.layers.files.Settings
-	if len(s.layers.editorKeys) > 0 {
-		raw, _ := json.Marshal(s.layers.editorKeys)
+// reload reads the settings files (the user's and the workspace's of
+// root) and lays the editor's settings over them. It returns the files'
+// problems (the editor's were reported when it sent them).
+func (st *settingsStore) reload(getenv func(string) string, root string) settings.Loaded {
+	files := settings.Load(getenv, root)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.layers.files = files
+	next := files.Settings
+	if len(st.layers.editorKeys) > 0 {
+		raw, _ := json.Marshal(st.layers.editorKeys)
 		next, _ = next.Apply(raw, fromEditor("editor"))
 	}
-	s.settings = next
-	return s.layers.files
+	st.current = next
+	return files
+}
+
+// configure applies the editor's raw settings at once and reports their
+// problems to the user in the background.
+func (s *Server) configure(raw json.RawMessage, from string) {
+	problems := s.settings.applyEditor(raw, from)
+	s.configureHost()
+	s.reportSettings(problems)
 }
 
 // settingsMessages are the words for the user about the settings files:
@@ -107,11 +132,7 @@ func (s *Server) reportSettings(problems []settings.Problem) {
 	})
 }
 
-func (s *Server) currentSettings() serverSettings {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.settings
-}
+func (s *Server) currentSettings() serverSettings { return s.settings.get() }
 
 type didChangeConfigurationParams struct {
 	Settings json.RawMessage `json:"settings"`
@@ -130,9 +151,7 @@ func (s *Server) didChangeConfiguration(ctx context.Context, p *didChangeConfigu
 
 // pullConfiguration asks a client that supports it for section "agentls".
 func (s *Server) pullConfiguration(ctx context.Context) {
-	s.mu.Lock()
-	supported := s.caps.Workspace.Configuration
-	s.mu.Unlock()
+	supported := s.session().caps.Workspace.Configuration
 	if !supported {
 		return
 	}

@@ -16,16 +16,14 @@ import (
 // questions, the approvals waiting on it, and the problems the last run of
 // each command found in it.
 func (s *Server) publishDiagnostics(ctx context.Context, path string) {
-	s.mu.Lock()
-	root := s.root
-	s.mu.Unlock()
+	root := s.session().root
 	src := editorSource{s: s, disk: edittool.DiskSource{Root: root}}
 	diags := []protocol.Diagnostic{}
 	diags = append(diags, s.pendingDiagnostics(ctx, path)...)
-	if s.hasAnswers(path) {
+	if s.answers.has(path) {
 		// Only the answers need the text: a buffer's is joined to read it.
 		text, _, _, _ := src.Read(ctx, path)
-		diags = append(diags, s.liveAnswers(path, text)...)
+		diags = append(diags, s.answers.live(path, text)...)
 	}
 	diags = append(diags, s.approvalDiagnostics(path)...)
 	diags = append(diags, s.commandDiagnostics(path)...)

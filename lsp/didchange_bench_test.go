@@ -37,15 +37,15 @@ func BenchmarkDidChangeServer(b *testing.B) {
 
 func benchmarkDidChange(b *testing.B, lines int, hashed bool) {
 	s := newServer(Options{})
-	s.root = cleanFile(b.TempDir())
+	root := testSession(s, cleanFile(b.TempDir())).root
 	text := strings.Repeat("func f() int { return 42 }\n", lines)
-	u := protocol.DocumentURI(uri.File(filepath.Join(s.root, "big.go")))
+	u := protocol.DocumentURI(uri.File(filepath.Join(root, "big.go")))
 	s.didOpen(context.Background(), &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1, Text: text}})
 	opened, _ := s.docs.get(u)
 	if _, err := s.relPath(opened); err != nil {
 		b.Fatalf("the document is no file of the workspace: %v", err)
 	}
-	if hashed && (editorSource{s: s, disk: edittool.DiskSource{Root: s.root}}).LineHashes("big.go", 1) == nil {
+	if hashed && (editorSource{s: s, disk: edittool.DiskSource{Root: root}}).LineHashes("big.go", 1) == nil {
 		b.Fatal("no line hashes")
 	}
 	pos := protocol.Position{Line: uint32(lines / 2)}
@@ -98,8 +98,7 @@ func BenchmarkWorkspaceEdit(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			s := newServer(Options{})
-			s.root = cleanFile(b.TempDir())
-			s.caps.Workspace.WorkspaceEdit.DocumentChanges = true
+			testSession(s, cleanFile(b.TempDir()))
 			var cs edits.Changeset
 			if recorded {
 				cs.WriteEdits("big.go", before.String(), true, edits.NotOpen, after.String(), made)

@@ -153,9 +153,7 @@ func (s *Server) didClose(_ context.Context, p *protocol.DidCloseTextDocumentPar
 // increase is logged and the change ignored: it is a client bug, and
 // applying it could corrupt the buffer's text.
 func (s *Server) didChange(ctx context.Context, p *didChangeParams) (any, error) {
-	s.mu.Lock()
-	enc := s.encoding
-	s.mu.Unlock()
+	enc := s.session().encoding
 	s.docs.mu.Lock()
 	defer s.docs.mu.Unlock()
 	d, ok := s.docs.byURI[p.TextDocument.URI]
@@ -202,7 +200,7 @@ func (s *Server) didChange(ctx context.Context, p *didChangeParams) (any, error)
 	seq, _ := ctx.Value(messageKey{}).(uint64)
 	s.docs.recordEcho(seq, d)
 	s.docs.signal()
-	if rel, err := s.relPath(*d); err == nil && (s.review.follow(rel, steps, enc) || s.hasAnswers(rel)) {
+	if rel, err := s.relPath(*d); err == nil && (s.review.follow(rel, steps, enc) || s.answers.has(rel)) {
 		// Pending hunks moved with the user's edits, or turned into
 		// conflicts: published again only then.
 		s.goBackground("republish pending", func(ctx context.Context) { s.publishDiagnostics(ctx, rel) })
@@ -246,12 +244,13 @@ func (s *Server) relPath(d document) (string, error) {
 	if d.path == "" {
 		return "", fmt.Errorf("%s is not a file on disk (an untitled or virtual buffer): agentls works on the workspace's files; save it into the workspace first", d.uri)
 	}
-	if s.root == "" {
+	root := s.session().root
+	if root == "" {
 		return "", fmt.Errorf("%s: there is no workspace folder; open a folder in the editor", d.path)
 	}
-	rel, err := filepath.Rel(s.root, d.path)
+	rel, err := filepath.Rel(root, d.path)
 	if err != nil || strings.HasPrefix(rel, "..") {
-		return "", fmt.Errorf("%s is outside the workspace %s", d.path, s.root)
+		return "", fmt.Errorf("%s is outside the workspace %s", d.path, root)
 	}
 	return filepath.ToSlash(rel), nil
 }

@@ -18,8 +18,6 @@ func (s *Server) initialize(_ context.Context, p *initializeParams) (any, error)
 	if s.state != stateNew {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "initialize was already received")
 	}
-	s.caps = p.Capabilities
-	s.quirks = quirksOf(p.ClientInfo.Name)
 	root := ""
 	switch {
 	case p.RootURI != "":
@@ -32,20 +30,21 @@ func (s *Server) initialize(_ context.Context, p *initializeParams) (any, error)
 			root = real
 		}
 	}
-	s.root = root
+	sess := &session{root: root, caps: p.Capabilities, quirks: quirksOf(p.ClientInfo.Name), encoding: edits.UTF16}
 	// UTF-8 positions when the client offers them: no conversion at all.
 	encoding := "utf-16"
-	s.encoding = edits.UTF16
 	if slices.Contains(p.Capabilities.General.PositionEncodings, "utf-8") {
-		encoding, s.encoding = "utf-8", edits.UTF8
+		encoding, sess.encoding = "utf-8", edits.UTF8
 	}
+	s.sess.Store(sess)
+	s.root, s.caps, s.quirks, s.encoding = sess.root, sess.caps, sess.quirks, sess.encoding // until the last readers move to s.session()
 	s.state = stateInitializing
 	// The settings files first (the user's, then the workspace's, whose
 	// security-relevant keys count only once the user trusted it), then
 	// the editor's, which override them. Problems are reported once
 	// initialized (a message before the initialize reply would break the
 	// handshake).
-	s.pendingProblems = append(s.pendingProblems, settingsMessages(s.loadFiles(), root)...)
+	s.pendingProblems = append(s.pendingProblems, settingsMessages(s.settings.reload(s.getenv, root), root)...)
 	// The undo history of earlier sessions, kept in the state folder.
 	if root != "" {
 		if d, err := openJournalDisk(s.getenv, root); err != nil {
@@ -55,10 +54,7 @@ func (s *Server) initialize(_ context.Context, p *initializeParams) (any, error)
 		}
 	}
 	if len(p.InitOptions) > 0 {
-		next, problems := s.settings.Apply(p.InitOptions, fromEditor("initializationOptions"))
-		s.settings = next
-		s.rememberEditorKeys(p.InitOptions)
-		for _, p := range problems {
+		for _, p := range s.settings.applyEditor(p.InitOptions, "initializationOptions") {
 			s.pendingProblems = append(s.pendingProblems, p.String())
 		}
 	}
@@ -80,7 +76,7 @@ func (s *Server) initialize(_ context.Context, p *initializeParams) (any, error)
 
 // fileURI returns the URI of a workspace path.
 func (s *Server) fileURI(rel string) protocol.DocumentURI {
-	return protocol.DocumentURI(uri.File(filepath.Join(s.root, filepath.FromSlash(rel))))
+	return protocol.DocumentURI(uri.File(filepath.Join(s.session().root, filepath.FromSlash(rel))))
 }
 
 // quirks are what particular editors need beyond the spec.

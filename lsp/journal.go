@@ -490,9 +490,7 @@ type undoPlan struct {
 // buffers and the disk as they are now.
 func (s *Server) planUndo(ctx context.Context, es []*entry, undo bool) (undoPlan, error) {
 	verb := map[bool]string{true: "undo", false: "redo"}[undo]
-	s.mu.Lock()
-	root := s.root
-	s.mu.Unlock()
+	root := s.session().root
 	src := editorSource{s: s, disk: edittool.DiskSource{Root: root}}
 	var p undoPlan
 	for _, f := range turnFiles(es) {

@@ -49,11 +49,10 @@ func benchmarkPatchOpenBuffer(b *testing.B, size int, mode string) {
 		b.Fatal(err)
 	}
 	s := newServer(Options{})
-	s.root = cleanFile(root)
-	s.caps.Workspace.WorkspaceEdit.DocumentChanges = true
+	root = testSession(s, cleanFile(root)).root
 	u := protocol.DocumentURI(uri.File(name))
 	s.didOpen(ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1, Text: text}})
-	src := editorSource{s: s, disk: edittool.DiskSource{Root: s.root}}
+	src := editorSource{s: s, disk: edittool.DiskSource{Root: root}}
 
 	// The function in the middle of the file gets a wrapped return.
 	lines := strings.SplitAfter(text, "\n")
@@ -93,7 +92,7 @@ func benchmarkPatchOpenBuffer(b *testing.B, size int, mode string) {
 				ContentChanges: []contentChange{change},
 			})
 		}
-		batch := &edittool.Batch{Root: s.root, Source: src}
+		batch := &edittool.Batch{Root: root, Source: src}
 		var err error
 		if mode == "anchored" {
 			_, err = batch.PatchAnchored(ctx, "big.go", ops)

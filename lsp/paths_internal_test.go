@@ -44,8 +44,7 @@ func TestWorkspaceEditRechecksPaths(t *testing.T) {
 			os.WriteFile(filepath.Join(root, "other", "b.txt"), []byte("b\n"), 0o644)
 			os.WriteFile(filepath.Join(root, "a.txt"), []byte("a\n"), 0o644)
 			s := newServer(Options{})
-			s.root = root
-			s.caps.Workspace.WorkspaceEdit.DocumentChanges = true
+			testSession(s, root)
 			var cs edits.Changeset
 			cs.Write("a.txt", "a\n", true, edits.NotOpen, "A\n")
 			cs.Write("dir/b.txt", "b\n", true, edits.NotOpen, "B\n")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"go.lsp.dev/protocol"
 )
@@ -43,18 +44,10 @@ func (s *Server) goTurnTask(turn int, title string, fn func(ctx context.Context,
 	s.goBackground(title, func(ctx context.Context) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		s.mu.Lock()
-		s.nextTask++
-		id := fmt.Sprintf("agentls-%d", s.nextTask)
 		t := &task{s: s, turn: turn, cancel: cancel}
-		s.tasks[id] = t
-		progress := s.caps.Window.WorkDoneProgress
-		s.mu.Unlock()
-		done := func() {
-			s.mu.Lock()
-			delete(s.tasks, id)
-			s.mu.Unlock()
-		}
+		id := s.tasks.add(t)
+		progress := s.session().caps.Window.WorkDoneProgress
+		done := func() { s.tasks.remove(id) }
 		defer done() // if fn panics
 		if progress {
 			// Not cancellable itself: a task cancelled meanwhile still
@@ -93,13 +86,40 @@ func (t *task) notify(ctx context.Context, value any) {
 	}
 }
 
-// cancelTasks cancels the task with a token, or running a turn, or every
-// task when both are zero. It reports how many it cancelled.
-func (s *Server) cancelTasks(token string, turn int) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// tasks are the running tasks, by progress token. Its methods take its
+// lock and call no other store.
+type tasks struct {
+	mu   sync.Mutex
+	next int
+	byID map[string]*task
+}
+
+// add registers a running task and returns its token.
+func (ts *tasks) add(t *task) string {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ts.next++
+	id := fmt.Sprintf("agentls-%d", ts.next)
+	if ts.byID == nil {
+		ts.byID = map[string]*task{}
+	}
+	ts.byID[id] = t
+	return id
+}
+
+func (ts *tasks) remove(id string) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	delete(ts.byID, id)
+}
+
+// cancel cancels the task with a token, or running a turn, or every task
+// when both are zero. It reports how many it cancelled.
+func (ts *tasks) cancel(token string, turn int) int {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
 	n := 0
-	for id, t := range s.tasks {
+	for id, t := range ts.byID {
 		if (token == "" && turn == 0) || token == id || (turn != 0 && t.turn == turn) {
 			t.cancel()
 			n++
@@ -114,7 +134,7 @@ func (s *Server) workDoneProgressCancel(_ context.Context, p *struct {
 }) (any, error) {
 	var token string
 	if json.Unmarshal(p.Token, &token) == nil && token != "" {
-		s.cancelTasks(token, 0)
+		s.tasks.cancel(token, 0)
 	}
 	return nil, nil
 }
@@ -127,7 +147,7 @@ type cancelArgs struct {
 
 // cancelCommand is agentls.cancel {turn?, token?}: cancel one task or all.
 func (s *Server) cancelCommand(_ context.Context, a cancelArgs) (any, error) {
-	n := s.cancelTasks(a.Token, a.Turn)
+	n := s.tasks.cancel(a.Token, a.Turn)
 	if n == 0 {
 		s.goBackground("cancel", func(ctx context.Context) {
 			s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: nothing to cancel")

@@ -37,17 +37,18 @@ const (
 
 // shellHost returns the workspace's host, made on first use.
 func (s *Server) shellHost() (*shelltool.Host, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.hostMu.Lock()
+	defer s.hostMu.Unlock()
 	if s.host != nil {
 		return s.host, nil
 	}
-	if s.root == "" {
+	root := s.session().root
+	if root == "" {
 		return nil, fmt.Errorf("no workspace folder: open a folder so commands have a directory to run in")
 	}
-	set := s.settings
+	set := s.currentSettings()
 	logDir := ""
-	if dir, err := agent.StateDir(s.getenv, "runs", s.root); err == nil {
+	if dir, err := agent.StateDir(s.getenv, "runs", root); err == nil {
 		// One folder per server: two editors on one workspace keep their
 		// own logs.
 		logDir = filepath.Join(dir, fmt.Sprintf("%s-%d", time.Now().UTC().Format("20060102T150405Z"), os.Getpid()))
@@ -55,7 +56,7 @@ func (s *Server) shellHost() (*shelltool.Host, error) {
 		s.log.Warn("command logs are not kept", "err", err)
 	}
 	h, err := shelltool.New(shelltool.Options{
-		Root:       s.root,
+		Root:       root,
 		LogDir:     logDir,
 		Timeout:    time.Duration(set.ShellTimeout) * time.Second,
 		Policy:     policy.Config{Allow: set.CommandAllowlist, Deny: set.CommandDenylist},
@@ -64,7 +65,7 @@ func (s *Server) shellHost() (*shelltool.Host, error) {
 		Finished:   s.commandFinished,
 		JobStarted: s.showJob,
 		BeforeRun:  s.syncDisk,
-		AlwaysFile: agent.KeptApprovals(s.getenv, s.root),
+		AlwaysFile: agent.KeptApprovals(s.getenv, root),
 	})
 	if err != nil {
 		return nil, err
@@ -75,9 +76,10 @@ func (s *Server) shellHost() (*shelltool.Host, error) {
 
 // configureHost brings a running host in step with new settings.
 func (s *Server) configureHost() {
-	s.mu.Lock()
-	h, set := s.host, s.settings
-	s.mu.Unlock()
+	s.hostMu.Lock()
+	h := s.host
+	s.hostMu.Unlock()
+	set := s.currentSettings()
 	if h == nil {
 		return
 	}
@@ -89,10 +91,10 @@ func (s *Server) configureHost() {
 
 // closeHost kills every process the tools started.
 func (s *Server) closeHost() {
-	s.mu.Lock()
+	s.hostMu.Lock()
 	h := s.host
 	s.host = nil
-	s.mu.Unlock()
+	s.hostMu.Unlock()
 	if h != nil {
 		if err := h.Close(); err != nil {
 			s.log.Warn("stopping commands and jobs", "err", err)
@@ -116,9 +118,7 @@ func (c confirmer) Confirm(ctx context.Context, q approval.Question) (approval.A
 // replacing those of its last run, and tells the user how it went.
 func (s *Server) commandFinished(f shelltool.Finished) {
 	ctx := s.ctx
-	s.mu.Lock()
-	root, set := s.root, s.settings
-	s.mu.Unlock()
+	root, set := s.session().root, s.currentSettings()
 	diags, err := diagnose.Parse(f.Command, f.Output, diagnose.Options{Dir: f.Dir, Formats: set.ErrorFormats, Root: root})
 	if err != nil {
 		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: agentls.errorFormats: %v", err)
@@ -194,9 +194,7 @@ func (s *Server) lineRange(m *edits.Mapper, line, col int) protocol.Range {
 	if col > 0 {
 		from = min(start+col-1, end)
 	}
-	s.mu.Lock()
-	enc := s.encoding
-	s.mu.Unlock()
+	enc := s.session().encoding
 	sl, sc, _ := m.Position(from, enc)
 	el, ec, _ := m.Position(end, enc)
 	return protocol.Range{Start: protocol.Position{Line: uint32(sl), Character: uint32(sc)}, End: protocol.Position{Line: uint32(el), Character: uint32(ec)}}

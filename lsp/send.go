@@ -216,9 +216,8 @@ const unheardBufferWait = 5 * time.Second
 // the buffers as they are.
 func (s *Server) confirmEcho(ctx context.Context, w *echoWatch, after uint64, label string, changes []*edits.FileChange) (made, skipped []*edits.FileChange) {
 	s.inbound.wait(ctx, after, echoWait)
-	s.mu.Lock()
-	skips, root := s.quirks.skipsNewerBuffers, s.root
-	s.mu.Unlock()
+	sess := s.session()
+	skips, root := sess.quirks.skipsNewerBuffers, sess.root
 	if !skips {
 		s.docs.waitVersionsPast(ctx, s.openVersions(changes), false, time.Second)
 		return changes, nil
@@ -275,9 +274,7 @@ func (s *Server) confirmEcho(ctx context.Context, w *echoWatch, after uint64, la
 // without sending it a third time.
 func (s *Server) confirmEchoOnce(ctx context.Context, w *echoWatch, after uint64, changes []*edits.FileChange) (made, skipped []*edits.FileChange) {
 	s.inbound.wait(ctx, after, echoWait)
-	s.mu.Lock()
-	root := s.root
-	s.mu.Unlock()
+	root := s.session().root
 	for _, c := range changes {
 		file := cleanFile(filepath.Join(root, filepath.FromSlash(c.Path)))
 		st, ok := s.docs.echoAt(w, file, after)
@@ -329,9 +326,7 @@ func (s *Server) skippedChange(file, text string, c *edits.FileChange) (*edits.F
 // openVersions returns the versions of the buffers changes were computed
 // on, by file.
 func (s *Server) openVersions(changes []*edits.FileChange) map[string]int32 {
-	s.mu.Lock()
-	root := s.root
-	s.mu.Unlock()
+	root := s.session().root
 	out := map[string]int32{}
 	for _, c := range changes {
 		if c.Version != edits.NotOpen {

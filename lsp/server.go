@@ -17,13 +17,13 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/edits"
-	"github.com/agentls/agentls/settings"
 	"github.com/agentls/agentls/tools/shelltool"
 )
 
@@ -79,31 +79,37 @@ type Server struct {
 	conn jsonrpc2.Conn
 	ctx  context.Context // the connection's: cancelled when it ends
 
-	// Lifecycle and what initialize told us.
-	mu       sync.Mutex
-	state    serverState
-	root     string // the workspace root, absolute, symlinks resolved
+	sess atomic.Pointer[session] // what initialize settled: never changed (session.go)
+
+	// mu guards the lifecycle: the state, the settings problems found
+	// before initialized, the scratch folder. Nothing else is under it:
+	// each store below has its own lock (see "Locks" in session.go).
+	mu    sync.Mutex
+	state serverState
+	// pendingProblems are settings problems found before initialized.
+	pendingProblems []string
+	scratch         string // files made for the user to read, removed on exit
+
+	// The legacy copies of the session, until the last readers move to
+	// s.session(). Set once, in initialize.
+	root     string
 	caps     clientCapabilities
 	encoding edits.Encoding
 	quirks   quirks
-	settings serverSettings
-	layers   settingsLayers // what the settings were made from
-	replies  replyCounts    // edit calls in whole documents, by version
-	// pendingProblems are settings problems found before initialized.
-	pendingProblems []string
 
-	docs      *documents
-	journal   journal
-	review    review
-	scratch   string           // files made for the user to read, removed on exit
-	tasks     map[string]*task // running tasks by progress token
-	nextTask  int
-	answers   map[string][]protocol.Diagnostic // AI? answers by file
-	approvals approvals                        // commands waiting for the user
-	problems  commandProblems                  // diagnostics from commands and jobs
-	chats     chatsRunning                     // chat documents being answered
-	host      *shelltool.Host                  // the tools' processes; started on first use
-	output    *outputChannel                   // commands' output to the client's log
+	settings  *settingsStore  // the settings in force (config.go)
+	replies   replyCounts     // edit calls in whole documents, by version
+	docs      *documents      // the open buffers (documents.go)
+	journal   journal         // applied edits, for undo (journal.go)
+	review    review          // pending hunks in review mode (review_store.go)
+	tasks     tasks           // running tasks (progress.go)
+	answers   answers         // AI? answers (ask.go)
+	approvals approvals       // questions waiting for the user (approve.go)
+	problems  commandProblems // diagnostics from commands and jobs
+	chats     chatsRunning    // chat documents being answered (chat.go)
+	output    *outputChannel  // commands' output to the client's log
+	hostMu    sync.Mutex      // guards host
+	host      *shelltool.Host // the tools' processes; started on first use (run.go)
 	// unanswered are the workspace/applyEdit calls given up on, by id,
 	// so an answer that comes late is told to the user (client.go).
 	unanswered unansweredEdits
@@ -161,8 +167,8 @@ func newServer(opts Options) *Server {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{opts: opts, log: log, docs: newDocuments(), inbound: newInbound(), tasks: map[string]*task{}, exited: make(chan struct{}), encoding: edits.UTF16}
-	s.settings = settings.Defaults(s.getenv)
+	s := &Server{opts: opts, log: log, docs: newDocuments(), inbound: newInbound(), exited: make(chan struct{}), encoding: edits.UTF16}
+	s.settings = newSettingsStore(s.getenv)
 	return s
 }
 

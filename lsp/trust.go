@@ -33,9 +33,7 @@ type trustArgs struct {
 }
 
 func (s *Server) trustCommand(_ context.Context, a trustArgs) (any, error) {
-	s.mu.Lock()
-	root := s.root
-	s.mu.Unlock()
+	root := s.session().root
 	if root == "" {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "no workspace folder, so no workspace settings to trust")
 	}
@@ -53,9 +51,7 @@ func (s *Server) trustCommand(_ context.Context, a trustArgs) (any, error) {
 	if err := (settings.Trust{Getenv: s.getenv}).Grant(root, data); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	l := s.loadFiles()
-	s.mu.Unlock()
+	l := s.settings.reload(s.getenv, root)
 	s.configureHost()
 	s.log.Info("workspace settings trusted", "root", root, "sha256", hash)
 	keys := settings.SecurityKeysIn(data)
@@ -75,9 +71,7 @@ func (s *Server) trustCommand(_ context.Context, a trustArgs) (any, error) {
 // trustActions offers, in the workspace's settings file, to trust it when
 // it sets keys that need trust and is not trusted as it is on disk.
 func (s *Server) trustActions(d document) []protocol.CodeAction {
-	s.mu.Lock()
-	root := s.root
-	s.mu.Unlock()
+	root := s.session().root
 	if root == "" || d.path != filepath.Join(root, filepath.FromSlash(settings.WorkspaceFile)) {
 		return nil
 	}

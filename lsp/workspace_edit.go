@@ -23,9 +23,8 @@ import (
 // 0.7 applies documentChanges without announcing them, but announces
 // resource operations: either one means documentChanges work.
 func (s *Server) workspaceEditFor(cs *edits.Changeset) (workspaceEdit, error) {
-	s.mu.Lock()
-	caps, enc, root := s.caps, s.encoding, s.root
-	s.mu.Unlock()
+	sess := s.session()
+	caps, enc, root := sess.caps, sess.encoding, sess.root
 
 	useDocumentChanges := caps.Workspace.WorkspaceEdit.DocumentChanges || len(caps.Workspace.WorkspaceEdit.ResourceOperations) > 0
 	var we workspaceEdit
@@ -57,7 +56,7 @@ func (s *Server) workspaceEditFor(cs *edits.Changeset) (workspaceEdit, error) {
 		}
 		switch c.Action {
 		case edits.Create:
-			if s.quirks.createdFileToLine1 {
+			if sess.quirks.createdFileToLine1 {
 				textEdits = []protocol.TextEdit{{Range: protocol.Range{End: protocol.Position{Line: 1}}, NewText: c.Result}}
 			}
 			we.DocumentChanges = append(we.DocumentChanges,

@@ -181,7 +181,7 @@ func TestTextEditsFromHunks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			s, src := serverWithFile(t, tc.text, tc.enc, tc.open)
-			batch := &edittool.Batch{Root: s.root, Source: src}
+			batch := &edittool.Batch{Root: s.session().root, Source: src}
 			var err error
 			switch tc.tool {
 			case "", "patch":
@@ -219,7 +219,7 @@ func TestTextEditsAfterTheChangeMoved(t *testing.T) {
 	ctx := context.Background()
 	text := "alpha\nbeta\ngamma\n"
 	s, src := serverWithFile(t, text, edits.UTF16, true)
-	batch := &edittool.Batch{Root: s.root, Source: src}
+	batch := &edittool.Batch{Root: s.session().root, Source: src}
 	if _, err := batch.Patch(ctx, "f.go", conflictPatch("beta\n", "BETA\n")); err != nil {
 		t.Fatal(err)
 	}
@@ -242,13 +242,11 @@ func serverWithFile(t *testing.T, text string, enc edits.Encoding, open bool) (*
 		t.Fatal(err)
 	}
 	s := newServer(Options{})
-	s.root = cleanFile(root)
-	s.encoding = enc
-	s.caps.Workspace.WorkspaceEdit.DocumentChanges = true
+	testSession(s, cleanFile(root)).encoding = enc
 	if open {
 		s.didOpen(context.Background(), &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: protocol.DocumentURI(uri.File(name)), Version: 3, Text: text}})
 	}
-	return s, editorSource{s: s, disk: edittool.DiskSource{Root: s.root}}
+	return s, editorSource{s: s, disk: edittool.DiskSource{Root: s.session().root}}
 }
 
 // sentEdits builds the WorkspaceEdit of a changeset of one file and
