@@ -191,9 +191,10 @@ func TestTurnUndoAfterManualUndo(t *testing.T) {
 // the next session — every file, the created one included — and turn
 // numbers go on from where they were.
 func TestUndoAfterRestart(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	// The next session reads the undo history this one keeps.
+	state := lsptest.Env(map[string]string{"XDG_STATE_HOME": t.TempDir()})
 	root := writeFiles(t, files)
-	e := lsptest.Start(t, root, lsptest.VSCode())
+	e := lsptest.Start(t, root, lsptest.VSCode(), state)
 	e.OpenFile("a.go", "go")
 	var applied struct{ Turn int }
 	if err := e.Call("workspace/executeCommand", map[string]any{"command": "agentls.applyReply", "arguments": []any{map[string]any{"text": reply}}}, &applied); err != nil {
@@ -204,7 +205,7 @@ func TestUndoAfterRestart(t *testing.T) {
 	// The editor saved its buffer before it quit.
 	os.WriteFile(filepath.Join(root, "a.go"), []byte(strings.Replace(files["a.go"], "type Config", "type Settings", 1)), 0o644)
 
-	e2 := lsptest.Start(t, root, lsptest.VSCode())
+	e2 := lsptest.Start(t, root, lsptest.VSCode(), state)
 	e2.OpenFile("a.go", "go")
 	want := fmt.Sprintf("Undo agent turn %d (3 files)", applied.Turn)
 	found := false

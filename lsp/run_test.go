@@ -276,8 +276,8 @@ func waitGone(t *testing.T, pid int) {
 // TestWorkspaceSettings: a trusted .agentls/settings.json extends the
 // allowlist (the command runs unasked); a broken one is reported.
 func TestWorkspaceSettings(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	// The trust granted here is read by the server from its state folder.
+	env := map[string]string{"XDG_STATE_HOME": t.TempDir()}
 	srv := shellTurn("touch made")
 	defer srv.Close()
 	content := `{"commandAllowlist": ["touch"]}`
@@ -286,10 +286,10 @@ func TestWorkspaceSettings(t *testing.T) {
 		withSettings[k] = v
 	}
 	root := writeFiles(t, withSettings)
-	if err := (settings.Trust{Getenv: os.Getenv}).Grant(root, []byte(content)); err != nil {
+	if err := (settings.Trust{Getenv: func(key string) string { return env[key] }}).Grant(root, []byte(content)); err != nil {
 		t.Fatal(err)
 	}
-	e := lsptest.Start(t, root, lsptest.VSCode(), lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL}))
+	e := lsptest.Start(t, root, lsptest.VSCode(), lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL}), lsptest.Env(env))
 	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "make a file"})
 	e.Await(lsptest.ShownMessage("agent turn 1 done"), lsptest.FileContent("made", ""))
 	if asked := e.MessageRequests(); len(asked) != 0 {
@@ -374,14 +374,15 @@ func TestOutputLimits(t *testing.T) {
 // TestAlwaysKept: "Always" allows the command's pattern for the rest of
 // the session and in the next one on the same workspace.
 func TestAlwaysKept(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	// The next session reads the answers this one keeps.
+	state := lsptest.Env(map[string]string{"XDG_STATE_HOME": t.TempDir()})
 	root := writeFiles(t, files)
 	srv := modeltest.New(
 		modeltest.Text("```shell\nmkdir -p one\n```\n\n", 16), modeltest.Text("Done.", 16),
 		modeltest.Text("```shell\nmkdir -p two\n```\n\n", 16), modeltest.Text("Done.", 16),
 	)
 	defer srv.Close()
-	e := lsptest.Start(t, root, lsptest.VSCode(), lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL}), lsptest.Press("Always run `mkdir`"))
+	e := lsptest.Start(t, root, lsptest.VSCode(), lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL}), lsptest.Press("Always run `mkdir`"), state)
 	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "make one"})
 	e.Await(lsptest.ShownMessage("agent turn 1 done"))
 	if _, err := os.Stat(filepath.Join(root, "one")); err != nil {
@@ -389,7 +390,7 @@ func TestAlwaysKept(t *testing.T) {
 	}
 	e.Shutdown()
 
-	e2 := lsptest.Start(t, root, lsptest.VSCode(), lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL}))
+	e2 := lsptest.Start(t, root, lsptest.VSCode(), lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL}), state)
 	e2.ExecuteCommand("agentls.ask", map[string]any{"prompt": "make two"})
 	// Turn numbers go on across restarts (the undo journal keeps them).
 	e2.Await(lsptest.ShownMessage("agent turn 2 done"))

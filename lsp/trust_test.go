@@ -85,7 +85,9 @@ func TestTrustWorkspaceSettings(t *testing.T) {
 		withSettings[k] = v
 	}
 	root := writeFiles(t, withSettings)
-	e := lsptest.Start(t, root, lsptest.Helix(), lsptest.InitOptions(map[string]any{"model": "m"}))
+	// The next server reads the trust this one records.
+	state := lsptest.Env(map[string]string{"XDG_STATE_HOME": t.TempDir()})
+	e := lsptest.Start(t, root, lsptest.Helix(), lsptest.InitOptions(map[string]any{"model": "m"}), state)
 	e.OpenFile(settings.WorkspaceFile, "json")
 
 	if err := e.ExecuteCommand("agentls.trust", map[string]any{"sha256": settings.Hash([]byte(content + " "))}); err == nil || !strings.Contains(err.Error(), "changed since it was shown") {
@@ -118,7 +120,7 @@ func TestTrustWorkspaceSettings(t *testing.T) {
 	// The agent (or anyone) rewrites the file: the next server does not
 	// trust it.
 	os.WriteFile(filepath.Join(root, settings.WorkspaceFile), []byte(`{"commandAllowlist": ["touch", "curl"]}`), 0o644)
-	e2 := lsptest.Start(t, root, lsptest.Helix(), lsptest.InitOptions(map[string]any{"model": "m"}))
+	e2 := lsptest.Start(t, root, lsptest.Helix(), lsptest.InitOptions(map[string]any{"model": "m"}), state)
 	e2.Await(lsptest.ShownMessage("commandAllowlist", "ignored until you trust the file"))
 }
 

@@ -23,6 +23,11 @@ import (
 // opts (InitOptions, Settings, Press, RefuseEdits…). The server is shut
 // down when the test ends.
 //
+// The server reads its environment through lsp.Options.Getenv: the test
+// process's, with its own state, config and cache folders (XDG_*_HOME,
+// removed when the test ends) and Env's variables over it. So tests need
+// no t.Setenv for what only the server reads, and can run in parallel.
+//
 // The root and the profile are arguments, not options, because every
 // editor has exactly one of each and tests that run under every profile
 // loop over them.
@@ -38,6 +43,9 @@ func Start(t testing.TB, root string, profile Profile, opts ...Option) *Editor {
 	if real, err := filepath.EvalSymlinks(root); err == nil {
 		root = real
 	}
+	// Made before the server's shutdown is registered, so it is removed
+	// after the server has ended (cleanups run last first).
+	cfg.server.Getenv = cfg.serverEnv(t.TempDir())
 	serverEnd, clientEnd := net.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	e := &Editor{t: t, Root: root, profile: profile, cfg: cfg, changed: make(chan struct{}), buffers: map[string]*buffer{}, serverDone: make(chan error, 1)}

@@ -70,6 +70,10 @@ type Editor struct {
 	stop       func()
 }
 
+// Getenv reads the server's environment (its own folders, Env): where
+// its state folder is, say.
+func (e *Editor) Getenv(key string) string { return e.cfg.server.Getenv(key) }
+
 // Encoding is the position encoding the server chose.
 func (e *Editor) Encoding() edits.Encoding { return e.encoding }
 

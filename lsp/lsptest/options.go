@@ -2,6 +2,8 @@ package lsptest
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -31,6 +33,7 @@ type config struct {
 	savesDocuments bool
 	hooks          map[string]func(e *Editor, params json.RawMessage)
 	awaitTimeout   time.Duration
+	env            map[string]string // Env's, on top of the isolated folders
 }
 
 // InitOptions is the initializationOptions the editor sends in
@@ -112,6 +115,51 @@ func OnRequest(method string, fn func(e *Editor, params json.RawMessage)) Option
 // (DefaultAwaitTimeout unless given): longer for a test whose server runs
 // a build, shorter for a test of a failure.
 func AwaitTimeout(d time.Duration) Option { return func(c *config) { c.awaitTimeout = d } }
+
+// Env sets variables of the server's environment (lsp.Options.Getenv),
+// for a test that needs more than the isolated folders every server gets
+// (its own XDG_STATE_HOME, XDG_CONFIG_HOME and XDG_CACHE_HOME, fresh
+// temporary folders, over the test process's environment): a model's key
+// (OPENAI_API_KEY), AGENTLS_MODEL, or a state folder two servers of one
+// test share (a restart). A value "" hides a variable the process has.
+// Later Env options add to earlier ones.
+//
+// Only the server reads this environment: the shell and the other
+// processes it starts inherit the test process's, so a variable they must
+// see still needs t.Setenv (and that test cannot run in parallel).
+func Env(vars map[string]string) Option {
+	return func(c *config) {
+		if c.env == nil {
+			c.env = map[string]string{}
+		}
+		for k, v := range vars {
+			c.env[k] = v
+		}
+	}
+}
+
+func (c *config) serverEnv(dir string) func(string) string {
+	vars := map[string]string{}
+	base := c.server.Getenv
+	if base == nil {
+		base = os.Getenv
+		// Every server gets its own folders, so tests running in
+		// parallel never share a journal, a trust record, a conversation
+		// log or a settings file, and never touch the user's.
+		vars["XDG_STATE_HOME"] = filepath.Join(dir, "state")
+		vars["XDG_CONFIG_HOME"] = filepath.Join(dir, "config")
+		vars["XDG_CACHE_HOME"] = filepath.Join(dir, "cache")
+	}
+	for k, v := range c.env {
+		vars[k] = v
+	}
+	return func(key string) string {
+		if v, ok := vars[key]; ok {
+			return v
+		}
+		return base(key)
+	}
+}
 
 func labelMatcher(labels []string) func(string) bool {
 	return func(label string) bool {
