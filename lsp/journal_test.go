@@ -22,7 +22,7 @@ func TestUndoRedo(t *testing.T) {
 			e := lsptest.Start(t, root, p)
 			e.OpenFile("a.go", "go")
 			e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply})
-			e.Await("applied", func() bool { return e.HasMessageLocked("agentls: applied") })
+			e.Await(lsptest.ShownMessage("applied", "agent turn 1"))
 
 			// The code action offers the undo on a file the edit touched.
 			var undo *protocol.CodeAction
@@ -37,19 +37,19 @@ func TestUndoRedo(t *testing.T) {
 			if err := e.RunCodeAction(*undo); err != nil {
 				t.Fatal(err)
 			}
-			e.Await("undone", func() bool { return e.HasMessageLocked("agentls: undone") })
-			if e.Buffer("a.go") != files["a.go"] || readFile(t, root, "b.go") != files["b.go"] {
-				t.Errorf("not reverted: a.go %q, b.go %q", e.Buffer("a.go"), readFile(t, root, "b.go"))
-			}
-			if _, err := os.Stat(filepath.Join(root, "c.go")); err == nil {
-				t.Error("the created c.go was not deleted")
-			}
+			e.Await(
+				lsptest.ShownMessage("undone", "agent edit 1"),
+				lsptest.BufferContent("a.go", files["a.go"]),
+				lsptest.FileContent("b.go", files["b.go"]),
+				lsptest.NoFile("c.go"), // the file it created is deleted
+			)
 
 			e.ExecuteCommand("agentls.turn.redo", nil)
-			e.Await("redone", func() bool { return e.HasMessageLocked("agentls: redone") })
-			if !strings.Contains(e.Buffer("a.go"), "type Settings") || readFile(t, root, "c.go") != "package p\n" {
-				t.Errorf("not redone: a.go %q", e.Buffer("a.go"))
-			}
+			e.Await(
+				lsptest.ShownMessage("redone", "agent turn 1"),
+				lsptest.BufferContaining("a.go", "type Settings"),
+				lsptest.FileContent("c.go", "package p\n"),
+			)
 		})
 	}
 }
@@ -61,32 +61,32 @@ func TestUndoAfterUserEdits(t *testing.T) {
 	e := lsptest.Start(t, root, lsptest.VSCode())
 	e.OpenFile("a.go", "go")
 	e.ExecuteCommand("agentls.applyReply", map[string]any{"text": "```patch a.go\n<<<<<<< ORIGINAL\nfunc two() {}\n=======\nfunc two() { println(2) }\n>>>>>>> UPDATED\n```\n"})
-	e.Await("applied", func() bool { return e.HasMessageLocked("agentls: applied") })
+	e.Await(lsptest.ShownMessage("applied", "a.go"))
 
 	// The user edits another line; undo keeps that edit.
 	e.Type("a.go", strings.Replace(e.Buffer("a.go"), "func three() {}", "func three() { println(3) }", 1))
 	e.ExecuteCommand("agentls.turn.undo", nil)
-	e.Await("undone", func() bool { return e.HasMessageLocked("agentls: undone") })
-	if got := e.Buffer("a.go"); got != "package p\n\nfunc one() {}\n\nfunc two() {}\n\nfunc three() { println(3) }\n" {
-		t.Errorf("a.go = %q", got)
-	}
+	e.Await(
+		lsptest.ShownMessage("undone", "agent turn 1"),
+		lsptest.BufferContent("a.go", "package p\n\nfunc one() {}\n\nfunc two() {}\n\nfunc three() { println(3) }\n"),
+	)
 
 	// Redo, then the user rewrites the agent's line: undo is refused.
 	e.ExecuteCommand("agentls.turn.redo", nil)
-	e.Await("redone", func() bool { return e.HasMessageLocked("agentls: redone") })
+	e.Await(lsptest.ShownMessage("redone", "agent turn 1"))
 	e.Type("a.go", strings.Replace(e.Buffer("a.go"), "func two() { println(2) }", "func two() { println(22) }", 1))
 	before := e.Buffer("a.go")
 	e.ExecuteCommand("agentls.turn.undo", nil)
-	e.Await("refused", func() bool { return e.HasMessageLocked("changed the same lines") })
-	if e.Buffer("a.go") != before {
-		t.Error("a refused undo changed the buffer")
-	}
+	e.Await(
+		lsptest.ShownMessageOfType(protocol.MessageTypeError, "cannot undo", "a.go", "changed the same lines", "nothing changed"),
+		lsptest.BufferContent("a.go", before),
+	)
 }
 
 func TestUndoNothing(t *testing.T) {
 	e := lsptest.Start(t, t.TempDir(), lsptest.Helix())
 	e.ExecuteCommand("agentls.turn.undo", nil)
-	e.Await("told", func() bool { return e.HasMessageLocked("no agent turn to undo") })
+	e.Await(lsptest.ShownMessage("no agent turn to undo"))
 }
 
 // TestTurnUndo: an agent turn that patched a.go and then b.go in two
@@ -96,7 +96,6 @@ func TestUndoNothing(t *testing.T) {
 func TestTurnUndo(t *testing.T) {
 	for _, p := range lsptest.Profiles() {
 		t.Run(p.Name, func(t *testing.T) {
-			t.Setenv("XDG_STATE_HOME", t.TempDir())
 			srv := modeltest.New(
 				modeltest.Text("```patch a.go\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n```\n", 16),
 				modeltest.Text("```patch b.go\n<<<<<<< ORIGINAL\nvar c Config\n=======\nvar c Settings\n>>>>>>> UPDATED\n```\n", 16),
@@ -104,16 +103,18 @@ func TestTurnUndo(t *testing.T) {
 			)
 			defer srv.Close()
 			root := writeFiles(t, files)
-			e := lsptest.StartWith(t, root, p, map[string]any{"model": "m", "baseUrl": srv.URL}, nil)
+			e := lsptest.Start(t, root, p, lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL}))
 			e.OpenFile("a.go", "go")
 			var started struct{ Turn int }
 			if err := e.Call("workspace/executeCommand", map[string]any{"command": "agentls.ask", "arguments": []any{map[string]any{"prompt": "rename Config"}}}, &started); err != nil {
 				t.Fatal(err)
 			}
-			e.Await("turn done", func() bool { return e.HasMessageLocked(fmt.Sprintf("agent turn %d done", started.Turn)) })
-			if !strings.Contains(e.Buffer("a.go"), "Settings") || !strings.Contains(readFile(t, root, "b.go"), "Settings") {
-				t.Fatalf("the turn did not edit both files: %q, %q", e.Buffer("a.go"), readFile(t, root, "b.go"))
-			}
+			turn := fmt.Sprintf("agent turn %d", started.Turn)
+			e.Await(
+				lsptest.ShownMessage(turn+" done"),
+				lsptest.BufferContaining("a.go", "type Settings"),
+				lsptest.FileContaining("b.go", "var c Settings"),
+			)
 
 			var undo *protocol.CodeAction
 			for _, a := range e.CodeActions("a.go", protocol.Range{}) {
@@ -128,27 +129,28 @@ func TestTurnUndo(t *testing.T) {
 			if err := e.ExecuteCommand("agentls.turn.undo", map[string]any{"turn": started.Turn}); err != nil {
 				t.Fatal(err)
 			}
-			e.Await("undone", func() bool {
-				return e.HasMessageLocked(fmt.Sprintf("agentls: undone: agent turn %d (2 edits)", started.Turn))
-			})
-			if e.Buffer("a.go") != files["a.go"] || readFile(t, root, "b.go") != files["b.go"] {
-				t.Errorf("the turn was not undone: a.go %q, b.go %q", e.Buffer("a.go"), readFile(t, root, "b.go"))
-			}
+			e.Await(
+				lsptest.ShownMessage("undone", turn+" (2 edits)"),
+				lsptest.BufferContent("a.go", files["a.go"]),
+				lsptest.FileContent("b.go", files["b.go"]),
+			)
 			if n := e.EditsApplied() - sent; n != 1 {
 				t.Errorf("the undo took %d WorkspaceEdits, want 1", n)
 			}
 
 			e.ExecuteCommand("agentls.turn.redo", nil)
-			e.Await("redone", func() bool { return e.HasMessageLocked("agentls: redone: agent turn") })
-			if !strings.Contains(e.Buffer("a.go"), "Settings") || !strings.Contains(readFile(t, root, "b.go"), "Settings") {
-				t.Errorf("the turn was not redone: %q, %q", e.Buffer("a.go"), readFile(t, root, "b.go"))
-			}
+			e.Await(
+				lsptest.ShownMessage("redone", turn),
+				lsptest.BufferContaining("a.go", "type Settings"),
+				lsptest.FileContaining("b.go", "var c Settings"),
+			)
 			// One edit of it alone: the second (b.go).
 			e.ExecuteCommand("agentls.edit.undo", nil)
-			e.Await("edit undone", func() bool { return e.HasMessageLocked("agentls: undone: agent edit 2") })
-			if !strings.Contains(e.Buffer("a.go"), "Settings") || readFile(t, root, "b.go") != files["b.go"] {
-				t.Errorf("agentls.edit.undo: a.go %q, b.go %q", e.Buffer("a.go"), readFile(t, root, "b.go"))
-			}
+			e.Await(
+				lsptest.ShownMessage("undone", "agent edit 2"),
+				lsptest.BufferContaining("a.go", "type Settings"),
+				lsptest.FileContent("b.go", files["b.go"]),
+			)
 		})
 	}
 }
@@ -163,24 +165,23 @@ func TestTurnUndoAfterManualUndo(t *testing.T) {
 	e.OpenFile("a.go", "go")
 	e.OpenFile("b.go", "go")
 	e.ExecuteCommand("agentls.applyReply", map[string]any{"text": twoFiles})
-	e.Await("applied", func() bool { return e.HasMessageLocked("agentls: applied") })
+	e.Await(lsptest.ShownMessage("applied", "a.go, b.go"))
 	e.Type("a.go", files["a.go"]) // the editor's own undo
 	e.ExecuteCommand("agentls.turn.undo", nil)
-	e.Await("undone", func() bool { return e.HasMessageLocked("agentls: undone: agent turn 1") })
-	if !e.HasMessage("a.go already held what the undo gives") {
-		t.Errorf("messages: %+v", e.Messages())
-	}
-	if e.Buffer("a.go") != files["a.go"] || e.Buffer("b.go") != files["b.go"] {
-		t.Errorf("a.go %q, b.go %q", e.Buffer("a.go"), e.Buffer("b.go"))
-	}
+	e.Await(
+		lsptest.ShownMessage("undone", "agent turn 1", "a.go already held what the undo gives"),
+		lsptest.NoShownMessage("already applied"),
+		lsptest.BufferContent("a.go", files["a.go"]),
+		lsptest.BufferContent("b.go", files["b.go"]),
+	)
 	// Everything undone by hand: nothing is sent, and it says so.
 	e.ExecuteCommand("agentls.turn.redo", nil)
-	e.Await("redone", func() bool { return e.HasMessageLocked("agentls: redone") })
+	e.Await(lsptest.ShownMessage("redone", "agent turn 1"))
 	e.Type("a.go", files["a.go"])
 	e.Type("b.go", files["b.go"])
 	sent := e.EditsApplied()
 	e.ExecuteCommand("agentls.turn.undo", nil)
-	e.Await("nothing to undo", func() bool { return e.HasMessageLocked("nothing to undo for agent turn 1") })
+	e.Await(lsptest.ShownMessage("nothing to undo", "agent turn 1"))
 	if e.EditsApplied() != sent {
 		t.Error("an undo with nothing to do sent an edit")
 	}
@@ -200,7 +201,7 @@ func TestUndoAfterRestart(t *testing.T) {
 	if err := e.Call("workspace/executeCommand", map[string]any{"command": "agentls.applyReply", "arguments": []any{map[string]any{"text": reply}}}, &applied); err != nil {
 		t.Fatal(err)
 	}
-	e.Await("applied", func() bool { return e.HasMessageLocked("agentls: applied") })
+	e.Await(lsptest.ShownMessage("applied", "a.go, b.go, c.go"))
 	e.Shutdown()
 	// The editor saved its buffer before it quit.
 	os.WriteFile(filepath.Join(root, "a.go"), []byte(strings.Replace(files["a.go"], "type Config", "type Settings", 1)), 0o644)
@@ -218,13 +219,12 @@ func TestUndoAfterRestart(t *testing.T) {
 	if err := e2.ExecuteCommand("agentls.turn.undo", map[string]any{"turn": applied.Turn}); err != nil {
 		t.Fatal(err)
 	}
-	e2.Await("undone", func() bool { return e2.HasMessageLocked(fmt.Sprintf("agentls: undone: agent turn %d", applied.Turn)) })
-	if e2.Buffer("a.go") != files["a.go"] || readFile(t, root, "b.go") != files["b.go"] {
-		t.Errorf("not reverted: a.go %q, b.go %q", e2.Buffer("a.go"), readFile(t, root, "b.go"))
-	}
-	if _, err := os.Stat(filepath.Join(root, "c.go")); err == nil {
-		t.Error("the created c.go was not deleted")
-	}
+	e2.Await(
+		lsptest.ShownMessage("undone", fmt.Sprintf("agent turn %d", applied.Turn)),
+		lsptest.BufferContent("a.go", files["a.go"]),
+		lsptest.FileContent("b.go", files["b.go"]),
+		lsptest.NoFile("c.go"), // created by the turn, deleted by its undo
+	)
 	var next struct{ Turn int }
 	if err := e2.Call("workspace/executeCommand", map[string]any{"command": "agentls.applyReply", "arguments": []any{map[string]any{"text": "```save d.go\npackage p\n```\n"}}}, &next); err != nil {
 		t.Fatal(err)
@@ -247,18 +247,17 @@ func TestPartialUndo(t *testing.T) {
 			e.OpenFile("a.go", "go")
 			e.OpenFile("b.go", "go")
 			e.ExecuteCommand("agentls.applyReply", map[string]any{"text": twoFiles})
-			e.Await("applied", func() bool { return e.HasMessageLocked("agentls: applied") })
+			e.Await(lsptest.ShownMessage("applied", "a.go, b.go"))
 			mine := strings.Replace(e.Buffer("a.go"), "type Settings struct{}", "type Settings struct{ Name string }", 1)
 			e.Type("a.go", mine)
 
 			e.ExecuteCommand("agentls.turn.undo", nil)
-			e.Await("refused", func() bool {
-				return e.HasMessageLocked("cannot undo agent turn 1 (1 edit): a.go: you changed the same lines since") &&
-					e.HasMessageLocked("The other 1 file can still be undone")
-			})
-			if e.Buffer("a.go") != mine || !strings.Contains(e.Buffer("b.go"), "Settings") {
-				t.Fatalf("a refused undo changed something: a.go %q, b.go %q", e.Buffer("a.go"), e.Buffer("b.go"))
-			}
+			// Refused, naming the file and why, and what can still be done.
+			e.Await(
+				lsptest.ShownMessageOfType(protocol.MessageTypeError, "cannot undo agent turn 1", "a.go: you changed the same lines", "nothing changed", "The other 1 file can still be undone"),
+				lsptest.BufferContent("a.go", mine),
+				lsptest.BufferContaining("b.go", "var c Settings"),
+			)
 			var rest *protocol.CodeAction
 			for _, a := range e.CodeActions("b.go", protocol.Range{}) {
 				if a.Title == "Undo what still can be undone of agent turn 1" {
@@ -271,13 +270,11 @@ func TestPartialUndo(t *testing.T) {
 			if err := e.RunCodeAction(*rest); err != nil {
 				t.Fatal(err)
 			}
-			e.Await("undone", func() bool { return e.HasMessageLocked("agentls: undone: agent turn 1") })
-			if e.Buffer("b.go") != files["b.go"] || e.Buffer("a.go") != mine {
-				t.Errorf("a.go %q, b.go %q", e.Buffer("a.go"), e.Buffer("b.go"))
-			}
-			if !e.HasMessage("left as you have them: a.go") {
-				t.Errorf("the kept file is not named: %+v", e.Messages())
-			}
+			e.Await(
+				lsptest.ShownMessage("undone", "agent turn 1", "left as you have them: a.go"),
+				lsptest.BufferContent("b.go", files["b.go"]),
+				lsptest.BufferContent("a.go", mine),
+			)
 		})
 	}
 }
