@@ -19,6 +19,7 @@ import (
 	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/tools/builtin"
 	"github.com/agentls/agentls/tools/edittool"
+	"github.com/agentls/agentls/tools/mcp"
 	"github.com/agentls/agentls/tools/shelltool"
 )
 
@@ -88,11 +89,6 @@ func runAsk(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
 		return exitUsage
 	}
-	reg, _, err := builtin.Registry().Select(set.TurnTools())
-	if err != nil {
-		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
-		return exitFailed
-	}
 	host, err := newShellHost(root, runLogDir(root), agent.KeptApprovals(os.Getenv, root), set.Policy(), stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
@@ -107,6 +103,18 @@ func runAsk(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		ws.confirm = nil
 	case isTerminal(stdin):
 		ws.confirm = &terminalConfirmer{in: bufio.NewReader(stdin), out: stderr}
+	}
+	// The user's MCP servers start for this turn (those its tools offer)
+	// and stop with it.
+	servers := mcp.NewManager(mcp.Options{Dir: root, Version: version(), Log: func(stream string, p []byte) { fmt.Fprintf(stderr, "[agentls] %s: %s", stream, p) }})
+	defer servers.Close()
+	reg, warnings, err := servers.SelectTurn(ctx, set.MCP(), builtin.Registry(), set.TurnTools(), len(set.Tools) > 0, ws)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
+		return exitFailed
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "[agentls] %s\n", w)
 	}
 	reg = ws.bind(reg)
 	turn := &agent.Turn{Model: m, Registry: reg, Format: f, Runner: agent.Runner{Registry: reg}, Limits: agent.Limits{MaxSteps: set.MaxSteps}}

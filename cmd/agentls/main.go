@@ -66,6 +66,7 @@ func commands() []command {
 		{"apply", "apply the edits in a model reply read from stdin to the files, all or nothing", runApply},
 		{"ask", "run one agent turn from the terminal against the files (needs a model)", runAsk},
 		{"demo", "a scripted agent turn with a fake model in a temporary workspace (no key, no network)", runDemo},
+		{"mcp", "list the MCP servers of the mcpServers setting and their tools (mcp list)", runMCP},
 		{"parse", "print the tool uses (or fenced blocks) in a model reply read from stdin, as JSON", runParse},
 		{"policy", "print whether a command line would run, need approval, or be refused (JSON)", runPolicy},
 		{"serve", "run the language server (the default): on stdio, or --listen ADDR", runServe},

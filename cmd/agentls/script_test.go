@@ -20,7 +20,7 @@ import (
 // test the command as users run it — a process, real pipes, real exit
 // codes — with no separate build step.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){"agentls": main})
+	testscript.Main(m, map[string]func(){"agentls": main, "agentls-test-mcp": mcpTestServer})
 }
 
 // TestScript runs the CLI contract (DESIGN.md §7) written as scripts:

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/builtin"
+	"github.com/agentls/agentls/tools/mcp"
 )
 
 // toolJSON is the CLI's contract for agentls tools --json (DESIGN §7).
@@ -26,7 +27,7 @@ type toolJSON struct {
 	Offered           bool   `json:"offered"`
 }
 
-func runTools(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+func runTools(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	flags := flag.NewFlagSet("tools", flag.ContinueOnError)
 	dir := flags.String("C", ".", "the workspace `dir` whose settings choose the tools")
 	format := flags.String("format", "", "show how a call is written in this `syntax`: markdown, xml or tool (default: the settings' toolFormat)")
@@ -56,8 +57,18 @@ func runTools(_ context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	}
 	// The tools as a turn here binds them (agentls ask's workspace), so
 	// that what is listed as offered is what would run.
-	known := diskWorkspace{root: root}.bind(builtin.Registry())
-	offered, warnings, err := known.Select(set.TurnTools())
+	// The MCP servers are started to list their tools, and stopped.
+	servers := mcp.NewManager(mcp.Options{Dir: root, Version: version()})
+	defer servers.Close()
+	mcpTools, warnings := servers.AllTools(ctx, set.MCP(), nil)
+	known, err := tools.NewRegistry(append(builtin.Registry().All(), mcpTools...)...)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls tools: %v\n", err)
+		return exitFailed
+	}
+	known = diskWorkspace{root: root}.bind(known)
+	offered, more, err := servers.SelectTurn(ctx, set.MCP(), builtin.Registry(), set.TurnTools(), len(set.Tools) > 0, nil)
+	warnings = append(warnings, more...)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls tools: the tools setting: %v\n", err)
 		return exitUsage
@@ -99,7 +110,11 @@ func toolRows(known, offered *tools.Registry, byDefault bool) []toolJSON {
 	for _, s := range known.All() {
 		_, selected := offered.Get(s.Name)
 		on := selected && s.Runnable()
-		t := toolJSON{Name: s.Name, Description: s.Description, Source: "builtin", Available: s.IsAvailable(), DisabledByDefault: s.DisabledByDefault, Offered: on}
+		source := "builtin"
+		if server, ok := mcp.EntryServer(s.Name); ok {
+			source = "mcp:" + server
+		}
+		t := toolJSON{Name: s.Name, Description: s.Description, Source: source, Available: s.IsAvailable(), DisabledByDefault: s.DisabledByDefault, Offered: on}
 		switch {
 		case !t.Available:
 			t.Why = "needs " + s.Requires

@@ -400,7 +400,7 @@ func (s *server) connect(ctx context.Context) (*conn, error) {
 		if stdio != nil {
 			stdio.proc.Kill()
 			exit := stdio.stop()
-			return nil, fmt.Errorf("%w (the server: %s)", err, exit)
+			return nil, fmt.Errorf("%w (the server: %s%s)", err, exit, stdio.lastWords())
 		}
 		return nil, err
 	}

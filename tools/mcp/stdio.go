@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
+	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -17,6 +19,24 @@ import (
 type stdioServer struct {
 	proc      *proc.Process
 	transport sdk.Transport
+
+	mu   sync.Mutex
+	tail []string // the last lines of its stderr
+}
+
+// stderrLines is how many of its last stderr lines a server's failure
+// shows.
+const stderrLines = 5
+
+// lastWords returns the end of the server's stderr, for a failure's
+// message ("" when it wrote none).
+func (s *stdioServer) lastWords() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.tail) == 0 {
+		return ""
+	}
+	return "; its stderr ended: " + strings.Join(s.tail, " | ")
 }
 
 // startStdio starts c's command in dir under guard (a session of its own,
@@ -25,6 +45,11 @@ type stdioServer struct {
 // for its command itself, and only kills the one process, not what the
 // server started (npx's node, a shell's children).
 func startStdio(guard *proc.Guard, dir string, c ServerConfig, logLine func(string)) (*stdioServer, error) {
+	// Found here, not by the shell that proc.Guard starts it through, so
+	// that a missing program says so.
+	if _, err := exec.LookPath(c.Command); err != nil {
+		return nil, err
+	}
 	cmd := exec.Command(c.Command, c.Args...)
 	cmd.Dir = dir
 	cmd.Env = os.Environ()
@@ -61,15 +86,23 @@ func startStdio(guard *proc.Guard, dir string, c ServerConfig, logLine func(stri
 		errR.Close()
 		return nil, fmt.Errorf("start %s: %w", c.Command, err)
 	}
+	s := &stdioServer{proc: p, transport: &sdk.IOTransport{Reader: outR, Writer: inW}}
 	go func() {
 		defer errR.Close()
 		sc := bufio.NewScanner(errR)
 		sc.Buffer(make([]byte, 0, 4096), 1<<20)
 		for sc.Scan() {
-			logLine(sc.Text())
+			line := sc.Text()
+			logLine(line)
+			s.mu.Lock()
+			s.tail = append(s.tail, clip(line, 200))
+			if len(s.tail) > stderrLines {
+				s.tail = s.tail[1:]
+			}
+			s.mu.Unlock()
 		}
 	}()
-	return &stdioServer{proc: p, transport: &sdk.IOTransport{Reader: outR, Writer: inW}}, nil
+	return s, nil
 }
 
 // stopGrace is how long a stdio server has to exit once its stdin is

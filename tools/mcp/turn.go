@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"sync"
@@ -35,6 +36,15 @@ func (m *Manager) SelectTurn(ctx context.Context, cfg Config, base *tools.Regist
 		}
 	})
 	allow = slices.Clone(allow)
+	if len(allow) == 0 {
+		// No allowlist is base's default tools, which the servers' globs
+		// added below must not narrow.
+		for _, s := range base.All() {
+			if !s.DisabledByDefault && s.IsAvailable() {
+				allow = append(allow, s.Name)
+			}
+		}
+	}
 	var warnings []string
 	var offered []string
 	for _, name := range names {
@@ -50,42 +60,23 @@ func (m *Manager) SelectTurn(ctx context.Context, cfg Config, base *tools.Regist
 			}
 		}
 	}
-	// Servers start at once, each within the timeout.
-	conns := make([]*conn, len(offered))
-	errs := make([]error, len(offered))
-	var wg sync.WaitGroup
-	for i, name := range offered {
-		s, _ := m.server(name)
-		wg.Go(func() { conns[i], errs[i] = s.ensure(ctx) })
-	}
-	wg.Wait()
+	started := m.start(ctx, offered, turn)
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
 	specs := base.All()
-	natives := map[string]bool{}
-	for i, name := range offered {
+	for _, st := range started {
+		name := st.name
 		keep := func(e string) bool { s, ok := EntryServer(e); return !ok || s != name }
-		if errs[i] != nil {
-			warnings = append(warnings, fmt.Sprintf("%v; its tools are left out of this turn", errs[i]))
+		if st.err != nil {
+			warnings = append(warnings, fmt.Sprintf("%v; its tools are left out of this turn", st.err))
 			allow = slices.DeleteFunc(allow, func(e string) bool { return !keep(e) })
 			continue
 		}
-		s, _ := m.server(name)
-		c := conns[i]
 		var names []string
-		for j, spec := range c.specs {
-			bound := *spec
-			bound.BlockTypes = slices.Clone(spec.BlockTypes)
-			// Native names of two servers may fold together (my-fs, my_fs).
-			for k := 2; natives[bound.NativeName]; k++ {
-				bound.NativeName = nativeName(name, c.kept[j].Name, fmt.Sprintf("_%d", k))
-				bound.BlockTypes[1] = bound.NativeName
-			}
-			natives[bound.NativeName] = true
-			bound.Run = m.runFunc(s, c.kept[j], &bound, turn)
-			specs = append(specs, &bound)
-			names = append(names, bound.Name)
+		for _, spec := range st.specs {
+			specs = append(specs, spec)
+			names = append(names, spec.Name)
 		}
 		allow = slices.DeleteFunc(allow, func(e string) bool {
 			if keep(e) {
@@ -124,4 +115,70 @@ func (m *Manager) warnOnce(name string) bool {
 	}
 	m.warned[name] = true
 	return true
+}
+
+// AllTools starts every configured server and returns all their tools,
+// bound to run in turn (nil: nobody to ask), and a warning for each server
+// that did not start: for a listing (agentls tools, agentls mcp list).
+func (m *Manager) AllTools(ctx context.Context, cfg Config, turn Turn) ([]*tools.ToolSpec, []string) {
+	if m == nil {
+		return nil, nil
+	}
+	m.configure(cfg)
+	var specs []*tools.ToolSpec
+	var warnings []string
+	for _, st := range m.start(ctx, slices.Sorted(maps.Keys(cfg.Servers)), turn) {
+		if st.err != nil {
+			warnings = append(warnings, st.err.Error())
+		}
+		specs = append(specs, st.specs...)
+	}
+	return specs, warnings
+}
+
+// started is one server's outcome in start: its tools bound to a turn,
+// or why it did not start.
+type started struct {
+	name  string
+	specs []*tools.ToolSpec
+	err   error
+}
+
+// start starts the named servers at once, each within the timeout, and
+// binds their tools to turn. Native names that fold together across
+// servers (my-fs, my_fs) are kept apart by a number.
+func (m *Manager) start(ctx context.Context, names []string, turn Turn) []started {
+	out := make([]started, len(names))
+	conns := make([]*conn, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		out[i].name = name
+		s, ok := m.server(name)
+		if !ok {
+			out[i].err = fmt.Errorf("no MCP server is named %s", name)
+			continue
+		}
+		wg.Go(func() { conns[i], out[i].err = s.ensure(ctx) })
+	}
+	wg.Wait()
+	natives := map[string]bool{}
+	for i, name := range names {
+		if out[i].err != nil {
+			continue
+		}
+		s, _ := m.server(name)
+		c := conns[i]
+		for j, spec := range c.specs {
+			bound := *spec
+			bound.BlockTypes = slices.Clone(spec.BlockTypes)
+			for k := 2; natives[bound.NativeName]; k++ {
+				bound.NativeName = nativeName(name, c.kept[j].Name, fmt.Sprintf("_%d", k))
+				bound.BlockTypes[1] = bound.NativeName
+			}
+			natives[bound.NativeName] = true
+			bound.Run = m.runFunc(s, c.kept[j], &bound, turn)
+			out[i].specs = append(out[i].specs, &bound)
+		}
+	}
+	return out
 }
