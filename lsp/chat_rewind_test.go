@@ -18,7 +18,6 @@ import (
 // marked undone, and the next message sent from the chat leaves it out of
 // the conversation; redo brings both back.
 func TestChatRewind(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	for _, p := range lsptest.Profiles() {
 		t.Run(p.Name, func(t *testing.T) {
 			srv := modeltest.New(
@@ -28,7 +27,7 @@ func TestChatRewind(t *testing.T) {
 			)
 			defer srv.Close()
 			root := writeFiles(t, files)
-			e := lsptest.StartWith(t, root, p, map[string]any{"model": "m", "baseUrl": srv.URL}, nil)
+			e := lsptest.Start(t, root, p, lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL}))
 			e.OpenFile("a.go", "go")
 			if err := e.ExecuteCommand("agentls.chat.open", map[string]any{"name": "t"}); err != nil {
 				t.Fatal(err)
@@ -40,20 +39,21 @@ func TestChatRewind(t *testing.T) {
 			if err := e.ExecuteCommand("agentls.chat.send", map[string]any{"uri": uri}); err != nil {
 				t.Fatal(err)
 			}
-			e.Await(lsptest.ShownMessage("agent turn 1 done"))
-			e.Await("the reply's end", func() bool {
-				b, _ := e.BufferIfOpenLocked(chatPath)
-				return strings.HasSuffix(b, agent.ChatTurnMarker(1, false)+"\n\n## You\n\n")
-			})
+			e.Await(
+				lsptest.ShownMessage("agent turn 1 done"),
+				lsptest.BufferEndingWith(chatPath, agent.ChatTurnMarker(1, false)+"\n\n## You\n\n"),
+			)
 
 			if err := e.ExecuteCommand("agentls.turn.undo", map[string]any{"turn": 1}); err != nil {
 				t.Fatal(err)
 			}
-			e.Await(lsptest.ShownMessage("undone", "agent turn 1"), lsptest.BufferContent("a.go", files["a.go"]))
-			e.Await("the exchange marked undone", func() bool {
-				b, _ := e.BufferIfOpenLocked(chatPath)
-				return strings.Contains(b, agent.ChatTurnMarker(1, true)) && !strings.Contains(b, agent.ChatTurnMarker(1, false))
-			})
+			e.Await(
+				lsptest.ShownMessage("undone", "agent turn 1"),
+				lsptest.BufferContent("a.go", files["a.go"]),
+				// The exchange stays, marked undone.
+				lsptest.BufferContaining(chatPath, "rename Config", agent.ChatTurnMarker(1, true)),
+				lsptest.BufferNotContaining(chatPath, agent.ChatTurnMarker(1, false)),
+			)
 
 			// The next message is sent without the undone exchange.
 			e.Type(chatPath, e.Buffer(chatPath)+"anything else?\n")
@@ -75,14 +75,12 @@ func TestChatRewind(t *testing.T) {
 			if err := e.ExecuteCommand("agentls.turn.redo", map[string]any{"turn": 1}); err != nil {
 				t.Fatal(err)
 			}
-			e.Await(lsptest.ShownMessage("redone", "agent turn 1"))
-			e.Await("the exchange back in the conversation", func() bool {
-				b, _ := e.BufferIfOpenLocked(chatPath)
-				return strings.Contains(b, agent.ChatTurnMarker(1, false)) && !strings.Contains(b, agent.ChatTurnMarker(1, true))
-			})
-			if got := e.Buffer("a.go"); !strings.Contains(got, "type Settings struct{}") {
-				t.Errorf("a.go after redo = %q", got)
-			}
+			e.Await(
+				lsptest.ShownMessage("redone", "agent turn 1"),
+				lsptest.BufferContaining("a.go", "type Settings struct{}"),
+				lsptest.BufferContaining(chatPath, agent.ChatTurnMarker(1, false)),
+				lsptest.BufferNotContaining(chatPath, agent.ChatTurnMarker(1, true)),
+			)
 		})
 	}
 }
