@@ -221,7 +221,13 @@ func TestDemoEditorAsk(t *testing.T) {
 // TestDemoEditorChat: a chat message gets a short reply, streamed into
 // the chat document, and an edit (a doc comment on Run in main.go).
 func TestDemoEditorChat(t *testing.T) {
-	e := demoEditorFor(t, lsptest.Helix())
+	for _, p := range lsptest.Profiles() {
+		t.Run(p.Name, func(t *testing.T) { testDemoEditorChat(t, p) })
+	}
+}
+
+func testDemoEditorChat(t *testing.T, p lsptest.Profile) {
+	e := demoEditorFor(t, p)
 	e.OpenFile("main.go", "go")
 	if err := e.ExecuteCommand("agentls.chat.open", map[string]any{"name": "chat"}); err != nil {
 		t.Fatal(err)
