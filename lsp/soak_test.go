@@ -83,9 +83,6 @@ func TestSoak(t *testing.T) {
 	if *soakProfiles != "" {
 		runtime.MemProfileRate = 1
 	}
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-
 	beforeSession := soakProcesses(t)
 	s := startSoak(t, size, warmup)
 	for range warmup.rounds {
@@ -202,7 +199,6 @@ type soakSession struct {
 	reported int // applies the server reported applied
 	turns    int // agent turns done
 	bursts   int
-	tally    soakTally
 	sessions map[int]bool // session ids our children led, seen in samples
 }
 
@@ -218,8 +214,7 @@ func startSoak(t *testing.T, size, warmup soakSize) *soakSession {
 		files[fmt.Sprintf("c%02d.go", i)] = "package p\n\nvar c = 0\n"
 	}
 	root := writeFiles(t, files)
-	e := lsptest.StartWith(t, root, lsptest.VSCode(), map[string]any{"approvalPolicy": "allow", "saveDocuments": true}, nil)
-	e.SavesDocuments = true
+	e := lsptest.Start(t, root, lsptest.VSCode(), lsptest.InitOptions(map[string]any{"approvalPolicy": "allow", "saveDocuments": true}), lsptest.SavesDocuments())
 	e.OpenFile("a.go", "go")
 	e.OpenFile("turn.go", "go")
 	for i := range max(size.concurrent, warmup.concurrent) {
@@ -288,10 +283,7 @@ func (s *soakSession) apply() {
 	if err := s.e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply}); err != nil {
 		s.t.Fatalf("apply %d: %v", k, err)
 	}
-	s.awaitApplied(fmt.Sprintf("apply %d", k), 1)
-	if got, want := s.e.Buffer("a.go"), fmt.Sprintf("package p\n\nvar applied = %d\n", k); got != want {
-		s.t.Fatalf("apply %d: a.go holds %q, want %q", k, got, want)
-	}
+	s.awaitApplied(1, lsptest.BufferContent("a.go", fmt.Sprintf("package p\n\nvar applied = %d\n", k)))
 }
 
 // turn runs one agent turn (a patch, a shell block with a bg job, the
@@ -304,17 +296,12 @@ func (s *soakSession) turn() {
 	if err := s.e.Call("workspace/executeCommand", map[string]any{"command": "agentls.ask", "arguments": []any{map[string]any{"prompt": "bump the turn count and run the checks"}}}, &started); err != nil {
 		s.t.Fatalf("turn %d: %v", s.turns, err)
 	}
-	done := fmt.Sprintf("agentls: agent turn %d done", started.Turn)
-	s.e.Await(done, func() bool {
-		s.tally.update(s.e.MessagesLocked())
-		return s.tally.failure != "" || s.tally.done[done]
-	})
-	if s.tally.failure != "" {
-		s.t.Fatalf("turn %d: %s", s.turns, s.tally.failure)
-	}
-	if got, want := s.e.Buffer("turn.go"), fmt.Sprintf("package p\n\nvar turns = %d\n", s.turns); got != want {
-		s.t.Fatalf("turn %d: turn.go holds %q, want %q", s.turns, got, want)
-	}
+	s.e.Await(
+		lsptest.ShownMessage(fmt.Sprintf("agent turn %d done (", started.Turn)),
+		lsptest.BufferContent("turn.go", fmt.Sprintf("package p\n\nvar turns = %d\n", s.turns)),
+		// The first error ends the soak at once, with what the editor saw.
+		lsptest.NoShownMessageOfType(protocol.MessageTypeError),
+	)
 }
 
 // burst applies n replies at once, each to its own file, and waits for
@@ -338,57 +325,20 @@ func (s *soakSession) burst(n int) {
 	for err := range errs {
 		s.t.Fatal(err)
 	}
-	s.awaitApplied(fmt.Sprintf("burst %d", r), n)
+	s.awaitApplied(n)
 }
 
-// awaitApplied waits for n more "applied" reports.
-func (s *soakSession) awaitApplied(what string, n int) {
+// awaitApplied waits for n more "applied" reports, and what else is
+// given.
+func (s *soakSession) awaitApplied(n int, also ...lsptest.Expectation) {
 	s.t.Helper()
-	want := s.reported + n
-	s.e.Await(fmt.Sprintf("%s: %d edits applied", what, want), func() bool {
-		s.tally.update(s.e.MessagesLocked())
-		return s.tally.failure != "" || s.tally.applied >= want
-	})
-	if s.tally.failure != "" {
-		var logs []string
-		s.e.Await("nothing (reading the editor's log)", func() bool {
-			all := s.e.LogsLocked()
-			logs = slices.Clone(all[max(0, len(all)-8):])
-			return true
-		})
-		s.t.Fatalf("%s: %s\nthe output channel's last lines:\n%s", what, s.tally.failure, strings.Join(logs, "\n"))
-	}
-	s.reported = want
-}
-
-// A soakTally reads the server's messages once each.
-type soakTally struct {
-	seen     int
-	applied  int
-	done     map[string]bool
-	warnings []string
-	failure  string // the first error shown
-}
-
-func (c *soakTally) update(msgs []protocol.ShowMessageParams) {
-	if c.done == nil {
-		c.done = map[string]bool{}
-	}
-	for _, m := range msgs[c.seen:] {
-		switch {
-		case m.Type == protocol.MessageTypeError:
-			if c.failure == "" {
-				c.failure = m.Message
-			}
-		case strings.HasPrefix(m.Message, "agentls: applied "):
-			c.applied++
-		case strings.HasPrefix(m.Message, "agentls: agent turn ") && strings.Contains(m.Message, " done ("):
-			c.done[m.Message[:strings.Index(m.Message, " done (")+len(" done")]] = true
-		case m.Type == protocol.MessageTypeWarning:
-			c.warnings = append(c.warnings, m.Message)
-		}
-	}
-	c.seen = len(msgs)
+	s.reported += n
+	s.e.Await(lsptest.AllOf(append(also,
+		lsptest.ShownMessages(s.reported, "agentls: applied "),
+		// The first error ends the soak at once, with what the editor saw
+		// (the output channel's last lines among it).
+		lsptest.NoShownMessageOfType(protocol.MessageTypeError),
+	)...))
 }
 
 // A soakSample is the process's figures at one point.
@@ -408,8 +358,14 @@ func (s *soakSession) sample(label string) soakSample {
 	m := s.measure()
 	s.t.Logf("%s: heap %s (the harness's %s), %d goroutines, %d descriptors, %d child processes",
 		label, mb(m.heapAlloc), mb(m.harness), m.goroutines, m.fds, len(m.children))
-	if len(s.tally.warnings) > 0 {
-		s.t.Logf("%s: %d warnings shown so far, the first: %s", label, len(s.tally.warnings), s.tally.warnings[0])
+	var warnings []string
+	for _, msg := range s.e.Messages() {
+		if msg.Type == protocol.MessageTypeWarning {
+			warnings = append(warnings, msg.Message)
+		}
+	}
+	if len(warnings) > 0 {
+		s.t.Logf("%s: %d warnings shown so far, the first: %s", label, len(warnings), warnings[0])
 	}
 	return m
 }
