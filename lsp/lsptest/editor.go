@@ -270,6 +270,14 @@ func (e *Editor) Messages() []protocol.ShowMessageParams {
 	return slices.Clone(e.seen.messages)
 }
 
+// ShownDocuments returns the documents the server asked the editor to
+// show (window/showDocument), in order.
+func (e *Editor) ShownDocuments() []protocol.DocumentURI {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.seen.shown)
+}
+
 // MessageRequests returns the questions the server asked
 // (window/showMessageRequest), in order.
 func (e *Editor) MessageRequests() []protocol.ShowMessageRequestParams {

@@ -596,6 +596,18 @@ func ShownDocument(path string) Expectation {
 	}}
 }
 
+// DocumentsShown is met once the server has asked the editor to show n
+// documents (window/showDocument), wherever they are: a diff it wrote to
+// a folder of its own. ShownDocuments says which.
+func DocumentsShown(n int) Expectation {
+	return Expectation{description: fmt.Sprintf("%d documents shown", n), check: func(e *Editor) (verdict, string) {
+		if len(e.seen.shown) >= n {
+			return met, ""
+		}
+		return unmet, fmt.Sprintf("%d so far", len(e.seen.shown))
+	}}
+}
+
 // BufferContent is met once the open buffer of path holds want.
 func BufferContent(path, want string) Expectation {
 	return Expectation{description: fmt.Sprintf("the buffer %s holding %q", path, clip(want)), check: func(e *Editor) (verdict, string) {

@@ -138,6 +138,12 @@ func TestShownDocumentAndFile(t *testing.T) {
 			t.Errorf("%s: %d (%s)", x, v, why)
 		}
 	}
+	if v, why := DocumentsShown(1).check(e); v != met {
+		t.Errorf("DocumentsShown(1): %d (%s)", v, why)
+	}
+	if v, _ := DocumentsShown(2).check(e); v != unmet {
+		t.Errorf("DocumentsShown(2) of one: %d", v)
+	}
 	if v, why := FileContaining("c.go", "package", "c").check(e); v != met {
 		t.Errorf("FileContaining: %d (%s)", v, why)
 	}
