@@ -32,6 +32,16 @@ type task struct {
 	token  string // "" when the client has no work-done progress
 	turn   int    // the agent turn it runs, if any
 	cancel context.CancelFunc
+	// outcome is how the task ended (finish), shown after its progress
+	// ended: Helix shows a progress end in its status line, over the
+	// message before it.
+	outcome *protocol.ShowMessageParams
+}
+
+// finish sets the message that tells how the task ended: shown once the
+// task's progress has ended, so it is the last thing the user reads.
+func (t *task) finish(typ protocol.MessageType, msg string) {
+	t.outcome = &protocol.ShowMessageParams{Type: typ, Message: msg}
 }
 
 // goTask runs fn in the background as a task titled title.
@@ -67,6 +77,9 @@ func (s *Server) goTurnTask(turn int, title string, fn func(ctx context.Context,
 				msg = "cancelled"
 			}
 			t.notify(ctx, &protocol.WorkDoneProgressEnd{Kind: protocol.WorkDoneProgressKindEnd, Message: msg})
+		}
+		if t.outcome != nil {
+			s.showMessage(context.WithoutCancel(ctx), t.outcome.Type, "%s", t.outcome.Message)
 		}
 	})
 }
