@@ -37,7 +37,6 @@ func (s *Server) initialize(_ context.Context, p *initializeParams) (any, error)
 		encoding, sess.encoding = "utf-8", edits.UTF8
 	}
 	s.sess.Store(sess)
-	s.root, s.caps, s.quirks, s.encoding = sess.root, sess.caps, sess.quirks, sess.encoding // until the last readers move to s.session()
 	s.state = stateInitializing
 	// The settings files first (the user's, then the workspace's, whose
 	// security-relevant keys count only once the user trusted it), then

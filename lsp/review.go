@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -74,9 +75,6 @@ func (s *Server) reviewCommand(accept bool, a reviewArgs) (any, error) {
 }
 
 func (s *Server) resolveReview(ctx context.Context, accept bool, a reviewArgs) {
-	s.mu.Lock()
-	root := s.root
-	s.mu.Unlock()
 	taken := s.review.take(a, s.relPathOfURI)
 	if len(taken) == 0 {
 		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: no pending agent edit there")
@@ -95,8 +93,43 @@ func (s *Server) resolveReview(ctx context.Context, accept bool, a reviewArgs) {
 		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: rejected %d pending %s", len(taken), plural(len(taken), "edit", "edits"))
 		return
 	}
-	// Accepting: the hunks become one changeset against the files now.
-	src := editorSource{s: s, disk: edittool.DiskSource{Root: root}}
+	what := fmt.Sprintf("%d %s", len(taken), plural(len(taken), "edit", "edits"))
+	compute := func(ctx context.Context) (edits.Changeset, error) { return s.acceptedChanges(ctx, taken) }
+	cs, err := compute(ctx)
+	var res sendResult
+	if err == nil {
+		res, err = s.send(ctx, sendRequest{
+			label:     "agentls: accept " + what,
+			changes:   cs,
+			recompute: compute,
+			journal:   &journalLine{turn: s.newTurn(), what: "accepted review of " + what},
+		})
+	}
+	if len(res.skipped) > 0 {
+		s.showMessage(ctx, protocol.MessageTypeWarning, "%s", skippedWarning(res.skipped))
+	}
+	var refused *refusedError
+	switch {
+	case errors.As(err, &refused):
+		s.review.putBack(taken)
+		s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot accept: the editor refused it (%s); nothing changed", refused.reason)
+		return
+	case err != nil && !errors.Is(err, errAllSkipped):
+		s.review.putBack(taken)
+		s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot accept: %v; nothing changed", err)
+		return
+	}
+	note := ""
+	if res.note != "" {
+		note = "; " + res.note
+	}
+	s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: accepted %s (agent edit %d)%s", what, res.edit, note)
+}
+
+// acceptedChanges turns taken hunks into one changeset against the files
+// as they are now; a hunk that no longer applies fails it whole.
+func (s *Server) acceptedChanges(ctx context.Context, taken []*pendingHunk) (edits.Changeset, error) {
+	src := editorSource{s: s, disk: edittool.DiskSource{Root: s.session().root}}
 	var cs edits.Changeset
 	byFile := map[string][]edits.Hunk{}
 	var order []string
@@ -124,32 +157,11 @@ func (s *Server) resolveReview(ctx context.Context, accept bool, a reviewArgs) {
 			result, err = edits.ApplyHunks(cur, byFile[p])
 		}
 		if err != nil {
-			s.review.putBack(taken)
-			s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot accept: %s: %v; nothing changed", p, err)
-			return
+			return edits.Changeset{}, fmt.Errorf("%s: %w", p, err)
 		}
 		cs.Write(p, cur, true, v, result)
 	}
-	we, err := s.workspaceEditFor(&cs)
-	if err == nil {
-		var res applyEditResult
-		if res, err = s.applyEdit(ctx, fmt.Sprintf("agentls: accept %d %s", len(taken), plural(len(taken), "edit", "edits")), we); err == nil && !res.Applied {
-			err = fmt.Errorf("the editor refused it (%s)", res.FailureReason)
-		}
-	}
-	if err != nil {
-		s.review.putBack(taken)
-		s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot accept: %v; nothing changed", err)
-		return
-	}
-	changes := cs.Effective()
-	s.awaitEditorEcho(ctx, changes)
-	changes = s.recoverSkipped(ctx, changes)
-	id, note := s.journal.record(s.newTurn(), fmt.Sprintf("accepted review (%d %s)", len(taken), plural(len(taken), "edit", "edits")), changes)
-	if note != "" {
-		note = "; " + note
-	}
-	s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: accepted %d %s (agent edit %d)%s", len(taken), plural(len(taken), "edit", "edits"), id, note)
+	return cs, nil
 }
 
 // reviewActions are the accept/reject code actions for pending hunks in a
@@ -196,9 +208,8 @@ func (s *Server) reviewActions(d document, r protocol.Range) []protocol.CodeActi
 // file on disk) and, for a buffer, kept, so the store follows it from then
 // on.
 func (s *Server) placedHunks(ctx context.Context, rel string) []placedHunk {
-	s.mu.Lock()
-	root, enc := s.root, s.encoding
-	s.mu.Unlock()
+	sess := s.session()
+	root, enc := sess.root, sess.encoding
 	name := cleanFile(filepath.Join(root, filepath.FromSlash(rel)))
 	for attempt := 0; ; attempt++ {
 		d, open := s.docs.byFile(name)

@@ -53,9 +53,7 @@ func (s *Server) showReviewDiff(ctx context.Context, a reviewArgs) {
 // the files' current text. Hunks that conflict with the user's changes
 // are named in the header instead: there is nothing to show them against.
 func (s *Server) pendingDiff(ctx context.Context, hs []*pendingHunk) string {
-	s.mu.Lock()
-	root := s.root
-	s.mu.Unlock()
+	root := s.session().root
 	src := editorSource{s: s, disk: edittool.DiskSource{Root: root}}
 	var order []string
 	byFile := map[string][]*pendingHunk{}

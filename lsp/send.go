@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/edits"
-	"go.lsp.dev/protocol"
 )
 
 // This file is the one way a change reaches the editor. Agent edits, a
@@ -340,20 +339,4 @@ func (s *Server) openVersions(changes []*edits.FileChange) map[string]int32 {
 func skippedWarning(skipped []*edits.FileChange) string {
 	names := strings.Join(files(skipped), ", ")
 	return fmt.Sprintf("agentls: the editor skipped %s (it changed while the edit was on its way) and nothing changed there; the other files were edited. Apply the part for %s again", names, names)
-}
-
-// awaitEditorEcho and recoverSkipped are the two halves of confirmEcho
-// for the review accept path, until it is moved onto send.
-func (s *Server) awaitEditorEcho(ctx context.Context, changes []*edits.FileChange) {
-	s.inbound.wait(ctx, s.inbound.mark(), echoWait)
-}
-
-func (s *Server) recoverSkipped(ctx context.Context, changes []*edits.FileChange) []*edits.FileChange {
-	w := s.docs.watch(nil)
-	defer s.docs.unwatch(w)
-	made, skipped := s.confirmEcho(ctx, w, s.inbound.mark(), "agentls: accept", changes)
-	if len(skipped) > 0 {
-		s.showMessage(ctx, protocol.MessageTypeWarning, "%s", skippedWarning(skipped))
-	}
-	return made
 }

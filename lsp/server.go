@@ -23,7 +23,6 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
-	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/tools/shelltool"
 )
 
@@ -89,13 +88,6 @@ type Server struct {
 	// pendingProblems are settings problems found before initialized.
 	pendingProblems []string
 	scratch         string // files made for the user to read, removed on exit
-
-	// The legacy copies of the session, until the last readers move to
-	// s.session(). Set once, in initialize.
-	root     string
-	caps     clientCapabilities
-	encoding edits.Encoding
-	quirks   quirks
 
 	settings  *settingsStore  // the settings in force (config.go)
 	replies   replyCounts     // edit calls in whole documents, by version
@@ -167,7 +159,7 @@ func newServer(opts Options) *Server {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{opts: opts, log: log, docs: newDocuments(), inbound: newInbound(), exited: make(chan struct{}), encoding: edits.UTF16}
+	s := &Server{opts: opts, log: log, docs: newDocuments(), inbound: newInbound(), exited: make(chan struct{})}
 	s.settings = newSettingsStore(s.getenv)
 	return s
 }
