@@ -553,7 +553,7 @@ func (r *peerResults) markdown(ops []peerOp, impls []implementation, cfg peersCo
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Side by side with gptme and aider\n\n")
 	fmt.Fprintf(&b, "Reproduce (needs Python 3 and PyPI, so it is not part of `go test`): `go run ./cmd/editbench peers -gen ../shared/research/peers-gen.py -out BENCH.md`\n\n")
-	fmt.Fprintf(&b, "gptme 0.35.1 and aider-chat 0.86.2 from PyPI, each in its own virtualenv; inputs from peers-gen.py (non-ASCII: the same file after one comment line with astral characters). Every cell is the median of %d rounds (min–max); each round runs every implementation once per operation, each in its own process, alternating which goes first; a process calls each case once untimed, then for at least 100 ms. Ratios are peer ÷ agentls within a round, median (min–max). Load average at the end: %s.\n\n", cfg.rounds, load)
+	fmt.Fprintf(&b, "gptme 0.35.1 and aider-chat 0.86.2 from PyPI, each in its own virtualenv; inputs from peers-gen.py (non-ASCII: the same file after one comment line with astral characters). Every cell is the median of %d rounds (min–max); each round runs every implementation once per operation, each in its own process, alternating which goes first; a process calls each case once untimed, then times each call for at least 100 ms (at least once) and reports the median call. Ratios are peer ÷ agentls within a round, median (min–max); the relaxed ÷ exact and 16 ÷ 1 hunk targets are also taken round by round. Load average at the end: %s.\n\n", cfg.rounds, load)
 	b.WriteString("| path | input | agentls | MB/s | gptme | × gptme | aider | × aider | outcome |\n|---|---|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, op := range ops {
 		for _, c := range op.cases {
@@ -592,6 +592,19 @@ func (r *peerResults) targets(ops []peerOp) string {
 		return medianF(rs)
 	}
 	gbs := func(op, c string) float64 { return float64(bytesOf[op+"\x00"+c]) / med(op, c, "agentls") }
+	// within is agentls's time on case a ÷ case b, round by round (one
+	// process ran both, one after the other), the median.
+	within := func(op, a, b string) float64 {
+		as, bs := r.samples[key(op, a, "agentls")], r.samples[key(op, b, "agentls")]
+		var rs []float64
+		for i := range min(len(as), len(bs)) {
+			rs = append(rs, float64(as[i])/float64(bs[i]))
+		}
+		if len(rs) == 0 {
+			return math.NaN()
+		}
+		return medianF(rs)
+	}
 	var b strings.Builder
 	b.WriteString("| target | measured | met |\n|---|---|---|\n")
 	row := func(target, measured string, ok bool) {
@@ -612,7 +625,8 @@ func (r *peerResults) targets(ops []peerOp) string {
 		row("exact patch ≥ 2× gptme, "+enc, strings.Join(ms, ", "), ok)
 	}
 	x := gbs("patch", "exact 10 MB ASCII")
-	row("exact patch ≥ 4 GB/s at 10 MB", fmt.Sprintf("%.1f GB/s", x), x >= 4)
+	best := float64(bytesOf["patch\x00exact 10 MB ASCII"]) / float64(slices.Min(append([]int64{math.MaxInt64}, r.samples[key("patch", "exact 10 MB ASCII", "agentls")]...)))
+	row("exact patch ≥ 4 GB/s at 10 MB", fmt.Sprintf("%.1f GB/s (best round %.1f; memmove of 10 MB here: %.1f GB/s)", x, best, gbs("ceiling", "memmove")), x >= 4)
 	for _, enc := range []string{"ASCII", "non-ASCII"} {
 		var ms []string
 		ok := true
@@ -628,13 +642,13 @@ func (r *peerResults) targets(ops []peerOp) string {
 		ok := true
 		for _, n := range patchSizes {
 			c := nominal(n) + " ASCII"
-			x := med("patch", "relaxed "+c, "agentls") / med("patch", "exact "+c, "agentls")
+			x := within("patch", "relaxed "+c, "exact "+c)
 			ms = append(ms, fmt.Sprintf("%s %.1f×", nominal(n), x))
 			ok = ok && x <= 2
 		}
 		row("relaxed tier within 2× of the exact tier", strings.Join(ms, ", "), ok)
 	}
-	x = med("patch", "exact 16 hunks 10 MB ASCII", "agentls") / med("patch", "exact 10 MB ASCII", "agentls")
+	x = within("patch", "exact 16 hunks 10 MB ASCII", "exact 10 MB ASCII")
 	row("16 hunks on 10 MB within 1.5× of one hunk", fmt.Sprintf("%.2f×", x), x <= 1.5)
 	for _, op := range []string{"anchors-render", "anchors-apply"} {
 		var ms []string

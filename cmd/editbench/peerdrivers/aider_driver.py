@@ -20,15 +20,18 @@ BUDGET_NS = 100_000_000
 
 
 def timed(fn, budget_ns):
+    """Calls fn once untimed, then until budget_ns have passed (at least
+    once); returns the median time of a call (a mean would count
+    other processes' time slices on a loaded machine) and the last result."""
     out = fn()
-    n = 0
+    ts = []
     start = time.perf_counter_ns()
-    while True:
+    while not ts or time.perf_counter_ns() - start < budget_ns:
+        t = time.perf_counter_ns()
         out = fn()
-        n += 1
-        el = time.perf_counter_ns() - start
-        if el >= budget_ns:
-            return el // n, out
+        ts.append(time.perf_counter_ns() - t)
+    ts.sort()
+    return ts[len(ts) // 2], out
 
 
 def read(p):
