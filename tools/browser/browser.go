@@ -1,0 +1,331 @@
+// Package browser is the browser tool: read a web page as text, or search
+// through the search engine the user configured.
+//
+// Trust (DESIGN §8a): a fetch *sends*: its URL (and whatever the model put
+// in it) leaves the machine, and the page reaches the model's context from
+// outside the workspace. So every fetch is put to the user through the
+// turn's approval.Confirmer, with the full URL, as a command is, unless
+// the URL's host matches the browserAllowlist setting (a risky key: only
+// the user's own settings, or a workspace file they trusted, set it). A
+// redirect is a new fetch: it is checked again (scheme, and host against
+// the allowlist and what the user approved), so an allowed host cannot
+// forward the request elsewhere unasked. Only http and https are read;
+// what is read is bounded (redirects, bytes, time). Nothing is run: the
+// page's scripts are never executed, so pages that need JavaScript show
+// little (out of scope for now).
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/net/html/charset"
+
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/approval"
+)
+
+// Bounds on one fetch. The timeout is a setting (browserTimeout); these
+// are constants: they keep a hostile server from costing memory or
+// holding the turn.
+const (
+	// MaxRedirects is how many redirects a fetch follows, each checked.
+	MaxRedirects = 5
+	// MaxBodyBytes is how much of a page is read; the rest is not.
+	MaxBodyBytes = 2 << 20
+	// MaxTextBytes is how much of a page's text the model reads.
+	MaxTextBytes = 48 << 10
+	// MaxLinks is how many of a page's links are listed.
+	MaxLinks = 100
+	// DefaultTimeout bounds a whole fetch, redirects and body included.
+	DefaultTimeout = 30 * time.Second
+)
+
+// Options configure the browser tool.
+type Options struct {
+	// Allowlist are globs on hosts ("docs.python.org", "*.go.dev") that
+	// are fetched without asking.
+	Allowlist []string
+	// SearchURL is the search engine: a URL with {query} where the words
+	// go. Empty: search is off.
+	SearchURL string
+	// Timeout bounds a fetch (0: DefaultTimeout).
+	Timeout time.Duration
+}
+
+// CheckAllowlist says what is wrong with an allowlist, for the settings.
+func CheckAllowlist(globs []string) error {
+	for _, g := range globs {
+		if g == "" || strings.ContainsAny(g, "/:@ ") {
+			return fmt.Errorf("%q is not a host glob: give host names only, such as docs.python.org or *.go.dev (no scheme, port or path)", g)
+		}
+		if _, err := path.Match(g, ""); err != nil {
+			return fmt.Errorf("%q: %v", g, err)
+		}
+	}
+	return nil
+}
+
+// CheckSearchURL says what is wrong with a search URL template.
+func CheckSearchURL(t string) error {
+	if t == "" {
+		return nil
+	}
+	if !strings.Contains(t, "{query}") {
+		return fmt.Errorf("%q has no {query}: write the URL with {query} where the search words go", t)
+	}
+	u, err := url.Parse(strings.ReplaceAll(t, "{query}", "q"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not an http or https URL", t)
+	}
+	return nil
+}
+
+// A Browser fetches pages for one turn: it remembers the hosts the user
+// allowed with "Always" until the turn ends.
+type Browser struct {
+	opts    Options
+	confirm approval.Confirmer
+
+	mu      sync.Mutex
+	allowed []string // hosts the user allowed for the rest of the turn
+}
+
+// New returns a Browser that asks c before fetching from a host opts do
+// not allow.
+func New(c approval.Confirmer, opts Options) *Browser {
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	return &Browser{opts: opts, confirm: c}
+}
+
+// Runs returns the browser tool's run function, asking c, for
+// Registry.Bind.
+func Runs(c approval.Confirmer, opts Options) map[string]tools.RunFunc {
+	b := New(c, opts)
+	return map[string]tools.RunFunc{"browser": b.Run}
+}
+
+// Run reads a call: a URL, or "search" and words.
+func (b *Browser) Run(ctx context.Context, use tools.ToolUse) (string, error) {
+	arg := strings.TrimSpace(use.Content)
+	if arg == "" && len(use.Args) > 0 {
+		arg = strings.TrimSpace(strings.Join(use.Args, " "))
+	}
+	if s, ok := use.Kwargs["url"].(string); ok && arg == "" {
+		arg = strings.TrimSpace(s)
+	}
+	if s, ok := use.Kwargs["search"].(string); ok && arg == "" {
+		return b.Search(ctx, s)
+	}
+	if words, ok := strings.CutPrefix(arg, "search "); ok {
+		return b.Search(ctx, words)
+	}
+	if arg == "" {
+		return "", errors.New(`no URL given: write the page's http or https URL, or "search" and the words to search for`)
+	}
+	return b.Read(ctx, arg)
+}
+
+// Search reads the configured search engine's page for words.
+func (b *Browser) Search(ctx context.Context, words string) (string, error) {
+	words = strings.TrimSpace(words)
+	if b.opts.SearchURL == "" {
+		return "", errors.New("search is off: no search engine is configured (agentls ships none); read a page whose URL you know, or the user can set agentls.searchUrl to a URL with {query} where the words go")
+	}
+	if words == "" {
+		return "", errors.New("no search words given: write search and the words")
+	}
+	return b.Read(ctx, strings.ReplaceAll(b.opts.SearchURL, "{query}", url.QueryEscape(words)))
+}
+
+// Read fetches a page, asking first unless its host is allowed, and
+// returns its readable text.
+func (b *Browser) Read(ctx context.Context, raw string) (string, error) {
+	u, err := checkURL(raw)
+	if err != nil {
+		return "", err
+	}
+	if err := b.approve(ctx, u, ""); err != nil {
+		return "", err
+	}
+	page, err := b.fetch(ctx, u)
+	if err != nil {
+		return "", err
+	}
+	return page.render(), nil
+}
+
+// checkURL parses a URL the tool may fetch: http or https, with a host.
+func checkURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%q is not a URL: %v", raw, err)
+	}
+	return u, checkParsed(u)
+}
+
+func checkParsed(u *url.URL) error {
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https":
+	case "":
+		return fmt.Errorf("%q has no scheme: write the full URL, starting with https://", u.String())
+	default:
+		return fmt.Errorf("%s: URLs, are not read: the browser reads http and https pages only (files of the workspace: use read)", u.Scheme)
+	}
+	if u.Hostname() == "" {
+		return fmt.Errorf("%q has no host", u.String())
+	}
+	return nil
+}
+
+// approve asks the user before u is fetched, unless its host is allowed.
+// after, for a redirect, is the URL that sent there.
+func (b *Browser) approve(ctx context.Context, u *url.URL, after string) error {
+	host := strings.ToLower(u.Hostname())
+	if b.allows(host) {
+		return nil
+	}
+	reason := "reading a web page sends its URL, and anything in it, to " + host + "; hosts in agentls.browserAllowlist are read without asking"
+	if after != "" {
+		reason = after + " redirects to another host: " + reason
+	}
+	if b.confirm == nil {
+		return b.nobody(u)
+	}
+	ans, err := b.confirm.Confirm(ctx, approval.Question{Action: "fetch " + u.String(), Reason: reason, Pattern: host, Detail: u.String()})
+	switch {
+	case errors.Is(err, approval.ErrNobodyToAsk):
+		return b.nobody(u)
+	case err != nil:
+		return err
+	}
+	switch ans {
+	case approval.Run:
+		return nil
+	case approval.Always:
+		b.mu.Lock()
+		b.allowed = append(b.allowed, host)
+		b.mu.Unlock()
+		return nil
+	case approval.StopTurn:
+		return approval.ErrStopTurn
+	}
+	return fmt.Errorf("the user declined to fetch %s: nothing was sent; do without it, or ask the user", u.String())
+}
+
+func (b *Browser) nobody(u *url.URL) error {
+	return fmt.Errorf("fetching %s needs the user's approval, and nobody can be asked here: nothing was sent; the user can allow %s in agentls.browserAllowlist", u.String(), u.Hostname())
+}
+
+// allows reports whether host is allowlisted or was allowed this turn.
+func (b *Browser) allows(host string) bool {
+	for _, g := range b.opts.Allowlist {
+		if ok, _ := path.Match(strings.ToLower(g), host); ok {
+			return true
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Contains(b.allowed, host)
+}
+
+// errRedirectRefused wraps the error that stopped a redirect, so that
+// fetch reports it as it is.
+type errRedirectRefused struct{ err error }
+
+func (e errRedirectRefused) Error() string { return e.err.Error() }
+func (e errRedirectRefused) Unwrap() error { return e.err }
+
+// fetch gets u, following redirects that pass the checks, and reads at
+// most MaxBodyBytes of the page.
+func (b *Browser) fetch(ctx context.Context, u *url.URL) (*page, error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, b.opts.Timeout, fmt.Errorf("the page did not arrive within %s (agentls.browserTimeout)", b.opts.Timeout))
+	defer cancel()
+	client := &http.Client{CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		if len(via) > MaxRedirects {
+			return errRedirectRefused{fmt.Errorf("%s redirected more than %d times: not followed further", u, MaxRedirects)}
+		}
+		if err := checkParsed(req.URL); err != nil {
+			return errRedirectRefused{fmt.Errorf("%s redirects to %s, which is not read: %w", via[len(via)-1].URL, req.URL, err)}
+		}
+		prev := via[len(via)-1].URL
+		if strings.EqualFold(req.URL.Hostname(), prev.Hostname()) {
+			return nil // the host the fetch was allowed to reach
+		}
+		if err := b.approve(req.Context(), req.URL, prev.String()); err != nil {
+			return errRedirectRefused{err}
+		}
+		return nil
+	}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", u, err)
+	}
+	req.Header.Set("User-Agent", "agentls-browser (+https://github.com/agentls/agentls)")
+	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5")
+	resp, err := client.Do(req)
+	if err != nil {
+		var refused errRedirectRefused
+		switch {
+		case errors.As(err, &refused):
+			return nil, refused.err
+		case context.Cause(ctx) != nil && ctx.Err() != nil:
+			return nil, fmt.Errorf("fetch %s: %w", u, context.Cause(ctx))
+		}
+		return nil, fmt.Errorf("fetch %s: %w", u, err)
+	}
+	defer resp.Body.Close()
+	final := resp.Request.URL
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, fmt.Errorf("fetch %s: the server answered %s", final, resp.Status)
+	}
+	ctype := resp.Header.Get("Content-Type")
+	media, _, _ := mime.ParseMediaType(ctype)
+	kind := pageKind(media)
+	if kind == "" {
+		return nil, fmt.Errorf("fetch %s: the page is %s, not text or HTML: the browser shows only text", final, ctype)
+	}
+	// LimitReader: what is past the bound is never read (the connection
+	// is closed with it), however large the body is.
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxBodyBytes+1))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("fetch %s: %w", final, context.Cause(ctx))
+		}
+		return nil, fmt.Errorf("fetch %s: reading the page: %w", final, err)
+	}
+	clipped := len(body) > MaxBodyBytes
+	if clipped {
+		body = body[:MaxBodyBytes]
+	}
+	if r, err := charset.NewReader(strings.NewReader(string(body)), ctype); err == nil {
+		if utf8, err := io.ReadAll(r); err == nil {
+			body = utf8
+		}
+	}
+	return &page{url: final, kind: kind, body: body, clipped: clipped}, nil
+}
+
+// pageKind says how a media type is shown: "html", "text", or "" (not).
+func pageKind(media string) string {
+	switch {
+	case media == "text/html" || media == "application/xhtml+xml" || media == "":
+		return "html"
+	case strings.HasPrefix(media, "text/"), media == "application/json", strings.HasSuffix(media, "+json"),
+		media == "application/xml", strings.HasSuffix(media, "+xml"), media == "application/javascript":
+		return "text"
+	}
+	return ""
+}
