@@ -101,7 +101,12 @@ func (li lineIndex) hunk(e TextEdit, ctx int) (Hunk, bool) {
 	n := len(li.lines)
 	a := sort.SearchInts(li.offsets, e.Start+1) - 1 // the line holding Start
 	b := sort.SearchInts(li.offsets, e.End)         // the first line starting at or after End
-	a, b = max(a, 0), min(b, n)
+	a, b = min(max(a, 0), n-1), min(b, n)
+	if a == n-1 && a > 0 && li.lines[a] == "" {
+		// Start is the end of a text ending in a newline: the "line"
+		// there is empty and holds nothing to anchor on; the last line does.
+		a--
+	}
 	if b == a {
 		b = min(a+1, n) // a pure insertion: anchor on the next line
 	}
