@@ -27,6 +27,11 @@ type Limits struct {
 	MaxSteps      int           // model calls (default 20)
 	MaxWall       time.Duration // the whole turn (default 10 min)
 	MaxReplyBytes int           // one model reply (default 256 KiB)
+	// Images tools send the model (view_image, MCP image content): each
+	// is in every later request of the turn, so the turn bounds them
+	// (default 10 images and 20 MiB of encoded image data).
+	MaxImages     int
+	MaxImageBytes int
 }
 
 // An Event is something a turn did, for progress and the output channel.
@@ -98,6 +103,13 @@ func (t *Turn) Run(ctx context.Context, req Request) (Summary, error) {
 	if lim.MaxReplyBytes == 0 {
 		lim.MaxReplyBytes = 256 << 10
 	}
+	if lim.MaxImages == 0 {
+		lim.MaxImages = 10
+	}
+	if lim.MaxImageBytes == 0 {
+		lim.MaxImageBytes = 20 << 20
+	}
+	images := &turnImages{maxCount: lim.MaxImages, maxBytes: lim.MaxImageBytes}
 	ctx, cancel := context.WithTimeoutCause(ctx, lim.MaxWall, fmt.Errorf("%w: the turn ran for %s", ErrLimit, lim.MaxWall))
 	defer cancel()
 	sum := Summary{Messages: Messages(t.Registry, t.Format, req)}
@@ -109,6 +121,18 @@ func (t *Turn) Run(ctx context.Context, req Request) (Summary, error) {
 		}
 		sum.Steps = step
 		reply, uses, problems, err := t.streamStep(ctx, step, sum.Messages, native, lim.MaxReplyBytes)
+		if err != nil && images.refusedBy(err) {
+			if images.strict() {
+				err = fmt.Errorf("%w (an image was in the request and the vision setting is on: if this model takes no images, set agentls.vision to auto or off)", err)
+			} else {
+				// The server takes no images: the conversation goes on
+				// without them, and the calls that sent them say so.
+				for _, sent := range images.withdraw(sum.Messages, err) {
+					t.observe(Event{Step: step, Kind: EventToolDone, Use: &sent.use, Err: sent.err})
+				}
+				continue
+			}
+		}
 		if err != nil {
 			if cause := context.Cause(ctx); errors.Is(cause, ErrLimit) {
 				err = cause
@@ -122,7 +146,7 @@ func (t *Turn) Run(ctx context.Context, req Request) (Summary, error) {
 		if len(uses) == 0 && len(problems) == 0 {
 			return sum, nil
 		}
-		results, stop := t.runTools(ctx, step, uses, problems, reply)
+		results, stop := t.runTools(ctx, step, uses, problems, reply, images, len(sum.Messages))
 		t.log(results...)
 		sum.Messages = append(sum.Messages, results...)
 		sum.ToolUses += len(uses)
@@ -227,31 +251,58 @@ func (t *Turn) streamStep(ctx context.Context, step int, msgs []openai.ChatCompl
 //
 // A tool that returns approval.ErrStopTurn (the user chose "Stop turn") ends
 // the turn: the calls after it are not run, and the error is returned.
-func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, problems []parse.Problem, reply openai.ChatCompletionMessage) ([]openai.ChatCompletionMessage, error) {
+//
+// The images a call attached (tools.AttachImage) go with its result as
+// image_url parts: in the same user message, or, for a native call (whose
+// tool message takes text only), in one user message after all the
+// calls' tool messages. base is the conversation's length before out, so
+// that images knows where each went.
+func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, problems []parse.Problem, reply openai.ChatCompletionMessage, images *turnImages, base int) ([]openai.ChatCompletionMessage, error) {
 	var out []openai.ChatCompletionMessage
-	result := func(callID, text string) {
+	var native []openai.ChatMessagePart // images of native calls, sent after their tool messages
+	var nativeCalls []*callImages
+	result := func(callID, text string, attached []tools.Image) {
 		if callID != "" && t.Format == tools.FormatTool {
+			if len(attached) > 0 {
+				text += "\n(the image is in the next message)"
+				native = append(native, imageParts(fmt.Sprintf("The image sent by call %s:", callID), attached)...)
+			}
 			out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: callID, Content: text})
 			return
 		}
 		// Results go back as user messages: many local models' chat
 		// templates reject a system message after the first.
-		out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: text})
+		msg := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: text}
+		if len(attached) > 0 {
+			msg = openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, MultiContent: imageParts(text, attached)}
+		}
+		out = append(out, msg)
 	}
 	for i := range uses {
 		use := &uses[i]
 		t.observe(Event{Step: step, Kind: EventToolStart, Use: use})
-		output, err := t.Runner.RunTool(ctx, *use)
+		call := &callImages{turn: images, use: *use}
+		output, err := t.Runner.RunTool(tools.WithImageAttacher(ctx, call), *use)
+		if err != nil {
+			call.release() // a failed call's images are not sent
+		}
 		t.observe(Event{Step: step, Kind: EventToolDone, Use: use, Text: output, Err: err})
 		text := fmt.Sprintf("Result of %s:\n%s", DescribeUse(*use), output)
 		switch {
 		case errors.Is(err, approval.ErrStopTurn):
-			result(use.CallID, fmt.Sprintf("The user stopped the turn at %s; it was not run.", DescribeUse(*use)))
+			result(use.CallID, fmt.Sprintf("The user stopped the turn at %s; it was not run.", DescribeUse(*use)), nil)
 			return out, fmt.Errorf("%s: %w", DescribeUse(*use), err)
 		case err != nil:
 			text = fmt.Sprintf("Error from %s: %v\nNothing was changed by this call; correct it and call again.", DescribeUse(*use), err)
 		}
-		result(use.CallID, text)
+		if len(call.images) > 0 {
+			if use.CallID != "" && t.Format == tools.FormatTool {
+				nativeCalls = append(nativeCalls, call)
+			} else {
+				images.sentIn(base+len(out), call)
+			}
+		}
+		result(use.CallID, text, call.images)
 	}
 	// Native calls whose arguments could not be read still need an answer
 	// each, or the API refuses the next request.
@@ -265,11 +316,17 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 	}
 	for _, call := range reply.ToolCalls {
 		if !answered[call.ID] {
-			result(call.ID, fmt.Sprintf("Error: the arguments of this %s call are not valid JSON; nothing was run. Send the call again with a JSON object.", call.Function.Name))
+			result(call.ID, fmt.Sprintf("Error: the arguments of this %s call are not valid JSON; nothing was run. Send the call again with a JSON object.", call.Function.Name), nil)
 		}
 	}
 	if len(reply.ToolCalls) == 0 && len(unread) > 0 {
-		result("", "These tool calls could not be read, so nothing was run:\n- "+strings.Join(unread, "\n- ")+"\nWrite them again.")
+		result("", "These tool calls could not be read, so nothing was run:\n- "+strings.Join(unread, "\n- ")+"\nWrite them again.", nil)
+	}
+	if len(native) > 0 {
+		for _, call := range nativeCalls {
+			images.sentIn(base+len(out), call)
+		}
+		out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, MultiContent: native})
 	}
 	return out, nil
 }

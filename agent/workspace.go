@@ -7,8 +7,10 @@ import (
 
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
+	"github.com/agentls/agentls/tools/browser"
 	"github.com/agentls/agentls/tools/edittool"
 	"github.com/agentls/agentls/tools/shelltool"
+	"github.com/agentls/agentls/tools/vision"
 )
 
 // A Workspace is what a turn's tools see and do (DESIGN §2): the files as
@@ -52,12 +54,38 @@ type Workspace interface {
 // runs: the read and edit tools to ws (each edit call computed on a Batch
 // in ws.Propose, edits to protected files put to the user first), the
 // shell tools to the Host that host returns (made on first use; nil and
-// no error: the workspace runs no commands), asking the user through ws.
-// Tools reg holds that neither package runs keep their own Run.
+// no error: the workspace runs no commands), asking the user through ws,
+// view_image to ws's root, and browser asking through ws before each
+// fetch its allowlist does not allow (one Browser a call of BindTools: an
+// "Always" lasts the turn); the last two configured by ws's ToolOptions
+// when it is a ToolConfigured. Tools reg holds that none of these
+// packages runs keep their own Run.
 func BindTools(reg *tools.Registry, ws Workspace, host func() (*shelltool.Host, error)) *tools.Registry {
+	var opts ToolOptions
+	if c, ok := ws.(ToolConfigured); ok {
+		opts = c.ToolOptions()
+	}
 	runs := edittool.Runs(ws)
-	maps.Copy(runs, shelltool.Runs(host, ws)) // no name is in both
+	maps.Copy(runs, shelltool.Runs(host, ws)) // no name is in two
+	maps.Copy(runs, vision.Runs(ws, opts.Vision))
+	maps.Copy(runs, browser.Runs(ws, opts.Browser))
 	return reg.Bind(runs)
+}
+
+// ToolOptions configure the built-in tools that the settings, not the
+// workspace, shape. The zero value is the settings' defaults: view_image
+// on (vision auto) at the default bound, and a browser that asks before
+// every fetch and has no search engine.
+type ToolOptions struct {
+	Vision  vision.Options
+	Browser browser.Options
+}
+
+// A ToolConfigured workspace says how its turn's tools are configured
+// (the server's and agentls ask's from their settings); BindTools gives a
+// workspace that is not one the zero ToolOptions.
+type ToolConfigured interface {
+	ToolOptions() ToolOptions
 }
 
 // A Runner runs a turn's tool calls: it looks the tool up in Registry and

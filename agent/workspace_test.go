@@ -109,7 +109,7 @@ func TestCustomToolRunsInTurn(t *testing.T) {
 // with nothing to run it (declared, never bound), is refused with a
 // message the model can act on, and nothing runs.
 func TestRunnerRefuses(t *testing.T) {
-	declared := &tools.ToolSpec{Name: "browser", Description: "Open a web page."}
+	declared := &tools.ToolSpec{Name: "weather", Description: "Show the weather."}
 	reg, err := tools.NewRegistry(declared)
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +118,7 @@ func TestRunnerRefuses(t *testing.T) {
 	for _, tc := range []struct {
 		tool, want string
 	}{
-		{"browser", "the browser tool is known here but cannot run in this workspace (nothing runs it); do without it"},
+		{"weather", "the weather tool is known here but cannot run in this workspace (nothing runs it); do without it"},
 		{"rm_rf", "there is no rm_rf tool here"},
 	} {
 		t.Run(tc.tool, func(t *testing.T) {

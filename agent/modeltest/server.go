@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"time"
 )
@@ -87,18 +88,72 @@ type Request struct {
 
 // ChatRequest is the part of a chat-completions request tests look at.
 type ChatRequest struct {
-	Model    string `json:"model"`
-	Stream   bool   `json:"stream"`
-	Messages []struct {
-		Role       string `json:"role"`
-		Content    string `json:"content"`
-		ToolCallID string `json:"tool_call_id,omitempty"`
-	} `json:"messages"`
-	Tools []struct {
+	Model    string    `json:"model"`
+	Stream   bool      `json:"stream"`
+	Messages []Message `json:"messages"`
+	Tools    []struct {
 		Function struct {
 			Name string `json:"name"`
 		} `json:"function"`
 	} `json:"tools"`
+}
+
+// A Message is one message of a request. Content is its text: the
+// content as sent when it is a string, or the text parts of a multi-part
+// content, joined by newlines. Images are the URLs of its image_url parts
+// (data: URLs for images sent inline), so a test sees an image reach the
+// model.
+type Message struct {
+	Role       string   `json:"role"`
+	Content    string   `json:"content"`
+	ToolCallID string   `json:"tool_call_id,omitempty"`
+	Images     []string `json:"-"`
+}
+
+// UnmarshalJSON reads a message whose content is a string or a list of
+// parts, as the API takes both.
+func (m *Message) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Role       string          `json:"role"`
+		Content    json.RawMessage `json:"content"`
+		ToolCallID string          `json:"tool_call_id"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*m = Message{Role: raw.Role, ToolCallID: raw.ToolCallID}
+	if len(raw.Content) == 0 || string(raw.Content) == "null" {
+		return nil
+	}
+	if raw.Content[0] != '[' {
+		return json.Unmarshal(raw.Content, &m.Content)
+	}
+	var parts []struct {
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		ImageURL *struct {
+			URL string `json:"url"`
+		} `json:"image_url"`
+	}
+	if err := json.Unmarshal(raw.Content, &parts); err != nil {
+		return fmt.Errorf("content parts: %w", err)
+	}
+	var text []string
+	for _, p := range parts {
+		switch p.Type {
+		case "text":
+			text = append(text, p.Text)
+		case "image_url":
+			if p.ImageURL == nil || p.ImageURL.URL == "" {
+				return fmt.Errorf("an image_url part without a url")
+			}
+			m.Images = append(m.Images, p.ImageURL.URL)
+		default:
+			return fmt.Errorf("a content part of unknown type %q", p.Type)
+		}
+	}
+	m.Content = strings.Join(text, "\n")
+	return nil
 }
 
 // A Server is a running fake model. Requests beyond the script get a 500

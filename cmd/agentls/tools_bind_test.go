@@ -13,13 +13,13 @@ import (
 // why, even when the tools setting names it; every built-in tool, bound
 // as agentls ask binds it, is offered.
 func TestToolRowsTellWhatRuns(t *testing.T) {
-	declared := &tools.ToolSpec{Name: "browser", Description: "Open a web page."}
+	declared := &tools.ToolSpec{Name: "weather", Description: "Show the weather."}
 	known, err := tools.NewRegistry(append(builtin.Specs(), declared)...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	known = diskWorkspace{root: t.TempDir()}.bind(known)
-	offered, _, err := known.Select([]string{"browser", "read", "shell"})
+	offered, _, err := known.Select([]string{"weather", "read", "shell"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func TestToolRowsTellWhatRuns(t *testing.T) {
 	for _, r := range toolRows(known, offered, false) {
 		rows[r.Name] = r
 	}
-	if r := rows["browser"]; r.Offered || r.Why != "nothing here runs it" {
+	if r := rows["weather"]; r.Offered || r.Why != "nothing here runs it" {
 		t.Errorf("a tool nothing runs: %+v", r)
 	}
 	for _, name := range []string{"read", "shell"} {

@@ -368,4 +368,3 @@ func TestCheckSettings(t *testing.T) {
 		}
 	}
 }
-

@@ -27,7 +27,7 @@ func Registry() *tools.Registry {
 func Specs() []*tools.ToolSpec {
 	return []*tools.ToolSpec{
 		shell(), ipython(), save(), appendSpec(), patch(), patchMany(), applyPatch(),
-		viewAnchored(), patchAnchored(), read(), tmux(),
+		viewAnchored(), patchAnchored(), read(), tmux(), viewImage(), browser(),
 	}
 }
 
@@ -326,6 +326,59 @@ kill-session SESSION; list-sessions.`,
 				assistant("", call("tmux", "new-session python3")),
 				system("Running `python3` in session agentls_1."),
 				assistant("", call("tmux", "send-keys agentls_1 '6*7' Enter")),
+			}},
+		},
+	}
+}
+
+// viewImage is gptme's vision: tools/vision runs it.
+func viewImage() *tools.ToolSpec {
+	return &tools.ToolSpec{
+		Name:         "view_image",
+		BlockTypes:   []string{"view_image"},
+		PathArg:      true,
+		Description:  "Look at an image file of the workspace (PNG, JPEG, GIF or WebP).",
+		Instructions: `The image is sent to you with the call's result, downscaled when it is large. Give its path relative to the workspace root. SVG files are not shown: read them as text. Use it for screenshots, diagrams and UI mock-ups the user points you to.`,
+		Parameters: []tools.Parameter{
+			pathParam("image file to look at"),
+		},
+		Hints: []string{"read-only"},
+		// Always available: it needs no program, only a model that takes
+		// images, which the vision setting says (off: the tool refuses).
+		Requires:     "a model that takes images (the vision setting not off)",
+		LoadPriority: 20,
+		Examples: []tools.Example{
+			{Steps: []tools.ExampleStep{
+				user("does the login page in docs/login.png match the design?"),
+				assistant("", call("view_image", "", "docs/login.png")),
+				system("Result of view_image docs/login.png:\n(image docs/login.png, 1280×800, sent)"),
+			}},
+		},
+	}
+}
+
+// browser reads web pages: tools/browser runs it. Each fetch sends its URL
+// out, so it asks the user unless the host is in browserAllowlist.
+func browser() *tools.ToolSpec {
+	return &tools.ToolSpec{
+		Name:         "browser",
+		BlockTypes:   []string{"browser"},
+		Description:  "Read a web page as text, or search the web.",
+		Instructions: `Give a URL (http or https) to read the page's main text, with its links listed at the end as [n] URL; or "search" followed by words to search the web (only when the user configured a search engine) and read the results page. The user is asked before each page is fetched, unless its host is allowed: the URL leaves the machine, so never put secrets, file contents or tokens in it. Pages that need JavaScript show little or nothing.`,
+		Parameters: []tools.Parameter{
+			{Name: "url", Type: "string", Required: true, Description: `The page to read (an http or https URL), or "search" followed by the words to search the web for.`},
+		},
+		Requires:     "network access; search needs the searchUrl setting",
+		LoadPriority: 30,
+		Examples: []tools.Example{
+			{Title: "Read a page", Steps: []tools.ExampleStep{
+				user("what changed in Go 1.26?"),
+				assistant("", call("browser", "https://go.dev/doc/go1.26")),
+				system("Result of browser:\n# Go 1.26 Release Notes\n..."),
+			}},
+			{Title: "Search", Steps: []tools.ExampleStep{
+				user("find the docs of x/image/draw"),
+				assistant("", call("browser", "search golang.org/x/image/draw Scale")),
 			}},
 		},
 	}
