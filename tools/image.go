@@ -19,6 +19,11 @@ type Image struct {
 	// Width and Height are in pixels, as sent (0 when the tool does not
 	// know them).
 	Width, Height int
+	// RefusalEndsTurn: the user said the model takes images (the vision
+	// setting "on"), so the model's server refusing this one is an error
+	// that ends the turn. Otherwise the turn takes the image back out of
+	// the conversation, tells the model and the user why, and goes on.
+	RefusalEndsTurn bool
 }
 
 // DataURL returns the image as a data: URL, the form an image_url part

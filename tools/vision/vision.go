@@ -118,6 +118,7 @@ func ViewImage(ctx context.Context, root, rel string, opts Options) (string, err
 	if err != nil {
 		return "", err
 	}
+	img.RefusalEndsTurn = opts.Mode == ModeOn
 	if err := tools.AttachImage(ctx, img); err != nil {
 		return "", fmt.Errorf("view_image %s: %w", rel, err)
 	}
