@@ -19,6 +19,7 @@ import (
 	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/tools/builtin"
 	"github.com/agentls/agentls/tools/edittool"
+	"github.com/agentls/agentls/tools/mcp"
 )
 
 const cmdAsk = "agentls.ask"
@@ -89,10 +90,14 @@ func (s *Server) startTurn(plan turnPlan) (int, error) {
 	if plan.readOnly {
 		allow = []string{"read"} // a question changes nothing
 	}
-	reg, _, err := builtin.Registry().Select(allow)
+	// The tools of the user's MCP servers are known once the servers run,
+	// which the turn starts (mcp.Manager.SelectTurn); the built-in entries
+	// are checked here, before the turn is.
+	reg, _, err := builtin.Registry().Select(mcp.BuiltinEntries(allow))
 	if err != nil {
 		return 0, err
 	}
+	explicit := len(set.Tools) > 0 || plan.readOnly
 	format, _ := tools.ParseFormat(set.ToolFormat) // validated when set
 	id := s.newTurn()
 	req := plan.req
@@ -102,7 +107,17 @@ func (s *Server) startTurn(plan turnPlan) (int, error) {
 		// The turn's tools run here: bound to this turn's workspace (its
 		// task, its journal entries, where its approvals show) and to the
 		// server's shell host, made by the first command.
-		bound := agent.BindTools(reg, ws, s.shellHost)
+		mcpConfig := set.MCP()
+		mcpConfig.Dir = req.Root
+		turnTools, warnings, err := s.mcp.SelectTurn(ctx, mcpConfig, builtin.Registry(), allow, explicit, ws)
+		for _, w := range warnings {
+			s.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agentls: agent turn %d: %s", id, w))
+		}
+		if err != nil {
+			// Cancelled while its servers started: the turn ends at once.
+			turnTools = reg
+		}
+		bound := agent.BindTools(turnTools, ws, s.shellHost)
 		turn := &agent.Turn{Model: model, Registry: bound, Format: format, Limits: agent.Limits{MaxSteps: set.MaxSteps},
 			Runner: agent.Runner{Registry: bound}}
 		if f, err := agent.OpenLog(s.getenv, req.Root, id, time.Now()); err != nil {

@@ -23,6 +23,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/tools/mcp"
 	"github.com/agentls/agentls/tools/shelltool"
 )
 
@@ -102,6 +103,7 @@ type Server struct {
 	output    *outputChannel  // commands' output to the client's log
 	hostMu    sync.Mutex      // guards host
 	host      *shelltool.Host // the tools' processes; started on first use (run.go)
+	mcp       *mcp.Manager    // the user's MCP servers, each started by the first turn that offers its tools
 	// unanswered are the workspace/applyEdit calls given up on, by id,
 	// so an answer that comes late is told to the user (client.go).
 	unanswered unansweredEdits
@@ -128,6 +130,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (clean boo
 	stream.responses = s.lateAnswer
 	s.conn = sessionConn{Conn: jsonrpc2.NewConn(stream), session: ctx, answerWithin: quickCalls()}
 	s.output = s.newOutputChannel()
+	s.mcp = mcp.NewManager(mcp.Options{Log: s.output.write})
 	h, canceller := jsonrpc2.CancelHandler(jsonrpc2.AsyncHandler(jsonrpc2.ReplyHandler(recoverPanics(s.log, s.handle))))
 	s.conn.Go(ctx, s.track(cancelRequests(endOnReply(h), canceller)))
 	select {
@@ -140,6 +143,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (clean boo
 	}
 	cancel()      // stop background work tied to the connection
 	s.closeHost() // every process the tools started dies with the server
+	s.mcp.Close() // and every MCP server, with what it started
 	s.conn.Close()
 	s.wg.Wait()
 	s.output.close()

@@ -116,6 +116,9 @@ type Config struct {
 	// Timeout bounds each call (and a server's start); 0 means
 	// DefaultTimeout.
 	Timeout time.Duration
+	// Dir, when set, is where stdio servers start (the turn's workspace
+	// folder), instead of Options.Dir.
+	Dir string
 }
 
 func (c Config) timeout() time.Duration {
@@ -123,4 +126,11 @@ func (c Config) timeout() time.Duration {
 		return DefaultTimeout
 	}
 	return c.Timeout
+}
+
+// BuiltinEntries returns the entries of an allowlist that name built-in
+// tools: those left once the MCP tools' entries (EntryServer) are taken
+// out, for checking an allowlist before the servers run.
+func BuiltinEntries(allow []string) []string {
+	return slices.DeleteFunc(slices.Clone(allow), func(e string) bool { _, ok := EntryServer(e); return ok })
 }

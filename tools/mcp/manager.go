@@ -389,7 +389,7 @@ func (s *server) connect(ctx context.Context) (*conn, error) {
 		transport = &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: &http.Client{Transport: headerTransport{headers: s.cfg.Headers, next: http.DefaultTransport}}}
 	} else {
 		var err error
-		stdio, err = startStdio(s.m.guard, s.m.opts.Dir, s.cfg, func(line string) { s.m.log(s.stream(), line) })
+		stdio, err = startStdio(s.m.guard, cmp.Or(cfg.Dir, s.m.opts.Dir), s.cfg, func(line string) { s.m.log(s.stream(), line) })
 		if err != nil {
 			return nil, err
 		}
