@@ -214,13 +214,41 @@ const unheardBufferWait = 5 * time.Second
 // skip: for them the echo is awaited briefly, so the next command sees
 // the buffers as they are.
 func (s *Server) confirmEcho(ctx context.Context, w *echoWatch, after uint64, label string, changes []*edits.FileChange) (made, skipped []*edits.FileChange) {
-	s.inbound.wait(ctx, after, echoWait)
-	sess := s.session()
-	skips, root := sess.quirks.skipsNewerBuffers, sess.root
-	if !skips {
+	if !s.session().quirks.skipsNewerBuffers {
+		s.inbound.wait(ctx, after, echoWait)
 		s.docs.waitVersionsPast(ctx, s.openVersions(changes), false, time.Second)
 		return changes, nil
 	}
+	made, skipped = s.judgeEcho(ctx, w, after, changes)
+	if len(skipped) == 0 {
+		return made, nil
+	}
+	s.log.Info("the editor skipped buffers it said it applied: sending them again", "files", len(skipped))
+	var cs edits.Changeset
+	for _, c := range skipped {
+		cs.Write(c.Path, c.Base, true, c.Version, c.Result)
+	}
+	retry := cs.Effective()
+	we, err := s.workspaceEditFor(&cs)
+	if err != nil {
+		return made, skipped
+	}
+	w2 := s.docs.watch(s.openVersions(retry))
+	defer s.docs.unwatch(w2)
+	res, err := s.applyEdit(ctx, fmt.Sprintf("%s (again: %d skipped %s)", label, len(retry), plural(len(retry), "file", "files")), we)
+	if err != nil || !res.Applied {
+		return made, skipped
+	}
+	retried, again := s.judgeEcho(ctx, w2, res.after, retry)
+	return append(made, retried...), again
+}
+
+// judgeEcho waits for the messages up to after, then sorts changes into
+// those the buffers hold as that message left them and those skipped
+// (rebased onto the buffers as they are now, to be sent again).
+func (s *Server) judgeEcho(ctx context.Context, w *echoWatch, after uint64, changes []*edits.FileChange) (made, skipped []*edits.FileChange) {
+	s.inbound.wait(ctx, after, echoWait)
+	root := s.session().root
 	for _, c := range changes {
 		if c.Version == edits.NotOpen || c.Action != edits.Modify {
 			made = append(made, c)
@@ -243,51 +271,6 @@ func (s *Server) confirmEcho(ctx context.Context, w *echoWatch, after uint64, la
 		if again, skip := s.skippedChange(file, st.buf.Text(), c); skip {
 			skipped = append(skipped, again)
 			continue
-		}
-		made = append(made, c)
-	}
-	if len(skipped) == 0 {
-		return made, nil
-	}
-	s.log.Info("the editor skipped buffers it said it applied: sending them again", "files", len(skipped))
-	var cs edits.Changeset
-	for _, c := range skipped {
-		cs.Write(c.Path, c.Base, true, c.Version, c.Result)
-	}
-	retry := cs.Effective()
-	we, err := s.workspaceEditFor(&cs)
-	if err != nil {
-		return made, skipped
-	}
-	w2 := s.docs.watch(s.openVersions(retry))
-	defer s.docs.unwatch(w2)
-	res, err := s.applyEdit(ctx, fmt.Sprintf("%s (again: %d skipped %s)", label, len(retry), plural(len(retry), "file", "files")), we)
-	if err != nil || !res.Applied {
-		return made, skipped
-	}
-	retried, again := s.confirmEchoOnce(ctx, w2, res.after, retry)
-	return append(made, retried...), again
-}
-
-// confirmEchoOnce judges the re-sent part of an edit as confirmEcho does,
-// without sending it a third time.
-func (s *Server) confirmEchoOnce(ctx context.Context, w *echoWatch, after uint64, changes []*edits.FileChange) (made, skipped []*edits.FileChange) {
-	s.inbound.wait(ctx, after, echoWait)
-	root := s.session().root
-	for _, c := range changes {
-		file := cleanFile(filepath.Join(root, filepath.FromSlash(c.Path)))
-		st, ok := s.docs.echoAt(w, file, after)
-		if !ok || st.version == c.Version {
-			s.docs.waitVersionsPast(ctx, map[string]int32{file: c.Version}, false, unheardBufferWait)
-			if d, open := s.docs.byFile(file); open {
-				st = echoState{version: d.version, buf: d.buf}
-			}
-		}
-		if st.buf != nil {
-			if again, skip := s.skippedChange(file, st.buf.Text(), c); skip {
-				skipped = append(skipped, again)
-				continue
-			}
 		}
 		made = append(made, c)
 	}
