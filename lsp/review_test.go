@@ -27,19 +27,19 @@ func TestReviewMode(t *testing.T) {
 	for _, p := range lsptest.Profiles() {
 		t.Run(p.Name, func(t *testing.T) {
 			root := writeFiles(t, files)
-			e := lsptest.StartWith(t, root, p, map[string]any{"applyMode": "review"}, nil)
+			e := lsptest.Start(t, root, p, lsptest.InitOptions(map[string]any{"applyMode": "review"}))
 			e.OpenFile("a.go", "go")
 			e.OpenFile("b.go", "go")
 			e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply})
-			e.Await("pending", func() bool { return e.HasMessageLocked("pending review") })
-			e.Await("diagnostics", func() bool { return len(e.DiagnosticsLocked("a.go")) == 1 && len(e.DiagnosticsLocked("b.go")) == 1 })
+			// One hint per file on the changed line, and nothing applied.
+			e.Await(
+				lsptest.ShownMessage("3 agent edits pending review in 3 files"),
+				lsptest.DiagnosticsCount(1, lsptest.ForFile("a.go"), lsptest.WithCode("pending-edit"), lsptest.WithSource("agentls"), lsptest.WithSeverity(protocol.DiagnosticSeverityHint), lsptest.AtLine(3)),
+				lsptest.DiagnosticsCount(1, lsptest.ForFile("a.go")),
+				lsptest.DiagnosticsCount(1, lsptest.ForFile("b.go")),
+				lsptest.BufferContent("a.go", files["a.go"]),
+			)
 			d := e.Diagnostics("a.go")[0]
-			if d.Severity != protocol.DiagnosticSeverityHint || d.Source != "agentls" || d.Code != "pending-edit" || d.Range.Start.Line != 3 {
-				t.Errorf("diagnostic = %+v", d)
-			}
-			if e.Buffer("a.go") != files["a.go"] {
-				t.Fatal("review mode applied the edit")
-			}
 
 			// Accept the hunk in a.go from its code action.
 			accept := findAction(e.CodeActions("a.go", d.Range), "Accept agent edit")
@@ -47,23 +47,21 @@ func TestReviewMode(t *testing.T) {
 				t.Fatal("no accept action on the pending hunk")
 			}
 			e.RunCodeAction(*accept)
-			e.Await("accepted", func() bool { return e.HasMessageLocked("agentls: accepted 1 edit") })
-			if got := e.Buffer("a.go"); got != "package p\n\n// Config holds settings.\ntype Settings struct{}\n" {
-				t.Errorf("a.go = %q", got)
-			}
-			e.Await("a.go cleared", func() bool { return len(e.DiagnosticsLocked("a.go")) == 0 })
+			e.Await(
+				lsptest.ShownMessage("accepted 1 edit"),
+				lsptest.BufferContent("a.go", "package p\n\n// Config holds settings.\ntype Settings struct{}\n"),
+				lsptest.NoDiagnostics(lsptest.ForFile("a.go")),
+			)
 
 			// Reject b.go's, accept all that is left (the new c.go).
 			e.ExecuteCommand("agentls.review.reject", map[string]any{"uri": string(protocolURI(root, "b.go"))})
-			e.Await("rejected", func() bool { return e.HasMessageLocked("rejected 1 pending edit") })
+			e.Await(lsptest.ShownMessage("rejected 1 pending edit"), lsptest.NoDiagnostics(lsptest.ForFile("b.go")))
 			e.ExecuteCommand("agentls.review.accept", map[string]any{"all": true})
-			e.Await("created", func() bool { return e.HasMessageLocked("agentls: accepted 1 edit (agent edit 2)") })
-			if e.Buffer("b.go") != files["b.go"] {
-				t.Errorf("a rejected hunk changed b.go: %q", e.Buffer("b.go"))
-			}
-			if got := readFile(t, root, "c.go"); got != "package p\n" {
-				t.Errorf("c.go = %q", got)
-			}
+			e.Await(
+				lsptest.ShownMessage("accepted 1 edit (agent edit 2)"),
+				lsptest.FileContent("c.go", "package p\n"),
+				lsptest.BufferContent("b.go", files["b.go"]), // rejected: unchanged
+			)
 		})
 	}
 }
@@ -73,31 +71,21 @@ func TestReviewMode(t *testing.T) {
 // its own lines.
 func TestReviewFollowsUserEdits(t *testing.T) {
 	root := writeFiles(t, files)
-	e := lsptest.StartWith(t, root, lsptest.VSCode(), map[string]any{"applyMode": "review"}, nil)
+	e := lsptest.Start(t, root, lsptest.VSCode(), lsptest.InitOptions(map[string]any{"applyMode": "review"}))
 	e.OpenFile("a.go", "go")
 	e.ExecuteCommand("agentls.applyReply", map[string]any{"text": "```patch a.go\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n```\n"})
-	e.Await("pending", func() bool { return len(e.DiagnosticsLocked("a.go")) == 1 })
+	e.Await(lsptest.DiagnosticsCount(1, lsptest.ForFile("a.go"), lsptest.WithCode("pending-edit"), lsptest.AtLine(3)))
 
 	e.Type("a.go", "package p\n\nimport \"fmt\"\n\n// Config holds settings.\ntype Config struct{}\n")
-	e.Await("moved", func() bool {
-		ds := e.DiagnosticsLocked("a.go")
-		return len(ds) == 1 && ds[0].Range.Start.Line == 5
-	})
+	e.Await(lsptest.DiagnosticsCount(1, lsptest.ForFile("a.go"), lsptest.WithCode("pending-edit"), lsptest.AtLine(5)))
 
 	e.Type("a.go", "package p\n\nimport \"fmt\"\n\n// Config holds settings.\ntype Config struct{ N int }\n")
-	e.Await("conflict", func() bool {
-		ds := e.DiagnosticsLocked("a.go")
-		return len(ds) == 1 && ds[0].Severity == protocol.DiagnosticSeverityWarning && strings.Contains(ds[0].Message, "conflicts")
-	})
+	conflict := lsptest.DiagnosticsCount(1, lsptest.ForFile("a.go"), lsptest.WithSeverity(protocol.DiagnosticSeverityWarning), lsptest.WithMessage("conflicts"))
+	e.Await(conflict, lsptest.DiagnosticsCount(1, lsptest.ForFile("a.go")))
 	before := e.Buffer("a.go")
 	e.ExecuteCommand("agentls.review.accept", map[string]any{"all": true})
-	e.Await("refused", func() bool { return e.HasMessageLocked("cannot accept") })
-	if e.Buffer("a.go") != before {
-		t.Error("a conflicting hunk was applied")
-	}
-	if len(e.Diagnostics("a.go")) != 1 {
-		t.Error("the refused hunk is no longer pending")
-	}
+	// Refused: nothing applied, and the hunk still pending.
+	e.Await(lsptest.ShownMessage("cannot accept"), lsptest.BufferContent("a.go", before), conflict)
 }
 
 func protocolURI(root, rel string) protocol.DocumentURI {
@@ -112,17 +100,14 @@ func TestReviewDiff(t *testing.T) {
 	for _, p := range lsptest.Profiles() {
 		t.Run(p.Name, func(t *testing.T) {
 			root := writeFiles(t, files)
-			e := lsptest.StartWith(t, root, p, map[string]any{"applyMode": "review"}, nil)
+			e := lsptest.Start(t, root, p, lsptest.InitOptions(map[string]any{"applyMode": "review"}))
 			e.OpenFile("a.go", "go")
 			e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply})
-			e.Await("diagnostics", func() bool { return len(e.DiagnosticsLocked("a.go")) == 1 })
+			e.Await(lsptest.DiagnosticsCount(1, lsptest.ForFile("a.go"), lsptest.WithCode("pending-edit")))
 
 			// The user edits a.go above the hunk: the diff is against that.
 			e.Type("a.go", "package p\n\nimport \"fmt\"\n\n// Config holds settings.\ntype Config struct{}\n")
-			e.Await("moved", func() bool {
-				ds := e.DiagnosticsLocked("a.go")
-				return len(ds) == 1 && ds[0].Range.Start.Line == 5
-			})
+			e.Await(lsptest.DiagnosticsCount(1, lsptest.ForFile("a.go"), lsptest.WithCode("pending-edit"), lsptest.AtLine(5)))
 			show := findAction(e.CodeActions("a.go", e.Diagnostics("a.go")[0].Range), "Show diff")
 			if show == nil {
 				t.Fatal("no Show diff action")
@@ -137,10 +122,7 @@ func TestReviewDiff(t *testing.T) {
 
 			// All pending hunks; a.go's now conflicts.
 			e.Type("a.go", "package p\n\nimport \"fmt\"\n\n// Config holds settings.\ntype Config struct{ N int }\n")
-			e.Await("conflict", func() bool {
-				ds := e.DiagnosticsLocked("a.go")
-				return len(ds) == 1 && ds[0].Severity == protocol.DiagnosticSeverityWarning
-			})
+			e.Await(lsptest.DiagnosticsCount(1, lsptest.ForFile("a.go"), lsptest.WithSeverity(protocol.DiagnosticSeverityWarning)))
 			e.ExecuteCommand("agentls.review.diff", nil)
 			got = awaitDiff(t, e, 2)
 			for _, s := range []string{
@@ -165,24 +147,18 @@ func TestReviewDiff(t *testing.T) {
 // a path in a message) and returns its text.
 func awaitDiff(t *testing.T, e *lsptest.Editor, n int) string {
 	t.Helper()
+	const told = "is in " // "the diff of 2 pending edits is in /tmp/…"
+	e.Await(lsptest.AnyOf(lsptest.DocumentsShown(n), lsptest.ShownMessages(n, "the diff of", told)))
 	var name string
-	e.Await("the diff", func() bool {
-		if shown := e.ShownLocked(); len(shown) >= n {
-			name = uri.URI(shown[n-1]).Filename()
-			return true
-		}
-		var found int
-		for _, m := range e.MessagesLocked() {
-			if _, path, ok := strings.Cut(m.Message, "pending edits is in "); ok {
-				found++
-				name = path
-			} else if _, path, ok := strings.Cut(m.Message, "pending edit is in "); ok {
-				found++
+	if shown := e.ShownDocuments(); len(shown) >= n {
+		name = uri.URI(shown[n-1]).Filename()
+	} else {
+		for _, m := range e.Messages() {
+			if _, path, ok := strings.Cut(m.Message, told); ok && strings.Contains(m.Message, "the diff of") {
 				name = path
 			}
 		}
-		return found >= n
-	})
+	}
 	b, err := os.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +173,7 @@ func awaitDiff(t *testing.T, e *lsptest.Editor, n int) string {
 // refuses; restoring the line mends it.
 func TestReviewFollowsKeystrokes(t *testing.T) {
 	root := writeFiles(t, files)
-	e := lsptest.StartWith(t, root, lsptest.VSCode(), map[string]any{"applyMode": "review"}, nil)
+	e := lsptest.Start(t, root, lsptest.VSCode(), lsptest.InitOptions(map[string]any{"applyMode": "review"}))
 	e.OpenFile("a.go", "go")
 	e.ExecuteCommand("agentls.applyReply", map[string]any{"text": "```patch a.go\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n```\n"})
 	e.Await(lsptest.Diagnostics(lsptest.ForFile("a.go"), lsptest.WithCode("pending-edit"), lsptest.AtLine(3)))
@@ -234,7 +210,7 @@ func TestReviewFollowsKeystrokes(t *testing.T) {
 // gone, accepting it works.
 func TestReviewAcceptAmbiguous(t *testing.T) {
 	root := writeFiles(t, files)
-	e := lsptest.StartWith(t, root, lsptest.VSCode(), map[string]any{"applyMode": "review"}, nil)
+	e := lsptest.Start(t, root, lsptest.VSCode(), lsptest.InitOptions(map[string]any{"applyMode": "review"}))
 	e.OpenFile("a.go", "go")
 	e.ExecuteCommand("agentls.applyReply", map[string]any{"text": "```patch a.go\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n```\n"})
 	e.Await(lsptest.Diagnostics(lsptest.ForFile("a.go"), lsptest.WithCode("pending-edit"), lsptest.AtLine(3)))
