@@ -88,11 +88,10 @@ func BenchmarkCodeActionPendingHunks(b *testing.B) {
 	for _, lines := range []int{1_000, 10_000, 50_000} {
 		b.Run(fmt.Sprintf("%dlines", lines), func(b *testing.B) {
 			root := writeFiles(b, map[string]string{"big.go": bigGo(lines)})
-			e := lsptest.StartWith(b, root, lsptest.VSCode(), map[string]any{"applyMode": "review"}, nil)
+			e := lsptest.Start(b, root, lsptest.VSCode(), lsptest.InitOptions(map[string]any{"applyMode": "review"}))
 			e.OpenFile("big.go", "go")
 			e.ExecuteCommand("agentls.applyReply", map[string]any{"text": pendingReply(lines, hunks)})
-			e.Await(lsptest.Diagnostics(lsptest.ForFile("big.go"), lsptest.WithCode("pending-edit")))
-			e.Await("all pending", func() bool { return len(e.DiagnosticsLocked("big.go")) == hunks })
+			e.Await(lsptest.DiagnosticsCount(hunks, lsptest.ForFile("big.go"), lsptest.WithCode("pending-edit")))
 			middle := e.Diagnostics("big.go")[hunks/2].Range
 			r := protocol.Range{Start: protocol.Position{Line: middle.Start.Line - 2}, End: protocol.Position{Line: middle.End.Line + 2}}
 			if findAction(e.CodeActions("big.go", r), "Accept agent edit") == nil {
