@@ -35,7 +35,7 @@ type fixture struct {
 	turn    *fakeTurn
 }
 
-func newFixture(t *testing.T, mutate func(*Config)) *fixture {
+func newFixture(t testing.TB, mutate func(*Config)) *fixture {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -55,7 +55,7 @@ func newFixture(t *testing.T, mutate func(*Config)) *fixture {
 }
 
 // registry is the turn's registry with the default tools setting.
-func (f *fixture) registry(t *testing.T, ctx context.Context) *tools.Registry {
+func (f *fixture) registry(t testing.TB, ctx context.Context) *tools.Registry {
 	t.Helper()
 	reg, warnings, err := f.m.SelectTurn(ctx, f.cfg, empty(t), nil, false, f.turn)
 	if err != nil {
@@ -78,7 +78,7 @@ func (f *fixture) call(t *testing.T, ctx context.Context, tool, args string) (st
 	return spec.Run(ctx, tools.ToolUse{Tool: spec.Name, Content: args, Format: tools.FormatMarkdown})
 }
 
-func empty(t *testing.T) *tools.Registry {
+func empty(t testing.TB) *tools.Registry {
 	reg, err := tools.NewRegistry()
 	if err != nil {
 		t.Fatal(err)
