@@ -19,13 +19,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/browser"
 	"github.com/agentls/agentls/tools/builtin"
 	"github.com/agentls/agentls/tools/edittool"
 	"github.com/agentls/agentls/tools/mcp"
 	"github.com/agentls/agentls/tools/policy"
 	"github.com/agentls/agentls/tools/shell"
 	"github.com/agentls/agentls/tools/shelltool"
+	"github.com/agentls/agentls/tools/vision"
 )
 
 // Settings are the server's and the CLI's options (section "agentls").
@@ -75,6 +78,21 @@ type Settings struct {
 	// MCPReadOnly are servers whose tools annotated read-only run without
 	// asking.
 	MCPReadOnly []string `json:"mcpReadOnly"`
+	// Vision says whether the model is sent images (view_image): "auto"
+	// (yes; a server that refuses them is told to the user, with this
+	// setting), "on" (the model takes images: a refusal ends the turn) or
+	// "off" (view_image refuses).
+	Vision string `json:"vision"`
+	// ImageMaxSide bounds the longer side of an image sent, in pixels.
+	ImageMaxSide int `json:"imageMaxSide"`
+	// BrowserAllowlist are globs on hosts the browser tool reads without
+	// asking ("docs.python.org", "*.go.dev").
+	BrowserAllowlist []string `json:"browserAllowlist"`
+	// SearchURL is the browser's search engine: a URL with {query} where
+	// the words go; empty, search is off.
+	SearchURL string `json:"searchUrl"`
+	// BrowserTimeout is how many seconds a page fetch may take.
+	BrowserTimeout int `json:"browserTimeout"`
 }
 
 // MCP returns what the settings say about MCP servers, as tools/mcp
@@ -131,6 +149,19 @@ func Defaults(getenv func(string) string) Settings {
 		MaxSteps:         30,
 		Thinking:         "auto",
 		MCPTimeout:       int(mcp.DefaultTimeout / time.Second),
+		Vision:           string(vision.ModeAuto),
+		ImageMaxSide:     vision.DefaultMaxSide,
+		BrowserTimeout:   int(browser.DefaultTimeout / time.Second),
+	}
+}
+
+// ToolOptions are the settings of the tools a turn binds
+// (agent.BindTools): view_image's and the browser's.
+func (s Settings) ToolOptions() agent.ToolOptions {
+	return agent.ToolOptions{
+		Vision: vision.Options{Mode: vision.Mode(s.Vision), MaxSide: s.ImageMaxSide},
+		Browser: browser.Options{Allowlist: s.BrowserAllowlist, SearchURL: s.SearchURL,
+			Timeout: time.Duration(s.BrowserTimeout) * time.Second},
 	}
 }
 
@@ -212,6 +243,20 @@ var keys = []key{
 			}
 			return nil
 		})},
+	// Images go to the model, which reads the workspace anyway: vision
+	// and its bound widen nothing.
+	{name: "vision", set: field(func(s *Settings) *string { return &s.Vision }, oneOf(vision.Modes()...))},
+	{name: "imageMaxSide", set: field(func(s *Settings) *int { return &s.ImageMaxSide }, func(v int) error {
+		if v < 64 || v > 8192 {
+			return fmt.Errorf("it must be a number of pixels from 64 to 8192 (the default is %d)", vision.DefaultMaxSide)
+		}
+		return nil
+	})},
+	{name: "browserAllowlist", risk: "it lets the agent send requests to these hosts without asking you",
+		set: field(func(s *Settings) *[]string { return &s.BrowserAllowlist }, browser.CheckAllowlist)},
+	{name: "searchUrl", risk: "it says where the agent's searches are sent",
+		set: field(func(s *Settings) *string { return &s.SearchURL }, browser.CheckSearchURL)},
+	{name: "browserTimeout", set: field(func(s *Settings) *int { return &s.BrowserTimeout }, positive("seconds"))},
 }
 
 // Keys returns the names of every setting, in documented order.

@@ -95,7 +95,7 @@ func runAsk(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return exitUsage
 	}
 	defer host.Close()
-	ws := diskWorkspace{root: root, host: host, out: stderr}
+	ws := diskWorkspace{root: root, host: host, out: stderr, tools: set.ToolOptions()}
 	switch {
 	case set.ApprovalPolicy == "allow":
 		ws.confirm = answerAll(approval.Run)
@@ -168,7 +168,11 @@ type diskWorkspace struct {
 	host    *shelltool.Host
 	confirm approval.Confirmer
 	out     io.Writer
+	tools   agent.ToolOptions // view_image's and the browser's settings
 }
+
+// ToolOptions makes diskWorkspace an agent.ToolConfigured.
+func (w diskWorkspace) ToolOptions() agent.ToolOptions { return w.tools }
 
 // bind returns reg with the built-in tools bound to run in w: the one
 // registry a terminal turn runs, and the one agentls tools describes.
