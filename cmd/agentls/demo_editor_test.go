@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -16,9 +17,14 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/agent/modeltest"
 	"github.com/agentls/agentls/lsp"
 	"github.com/agentls/agentls/lsp/lsptest"
 	"github.com/agentls/agentls/settings"
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/builtin"
+	"github.com/agentls/agentls/tools/parse"
 )
 
 // demoEnv is the environment of one editor demo and the servers pointed
@@ -409,4 +415,72 @@ func TestDemoEditorRefuses(t *testing.T) {
 	if _, err := os.Stat(fresh); err == nil {
 		t.Errorf("a refused demo created %s", fresh)
 	}
+}
+
+// demoRequest is a request as the agent sends it: the system prompt
+// (with the open files), the user's message, then the turn's replies and
+// results.
+func demoRequest(t *testing.T, open, user string, turn ...string) modeltest.Request {
+	t.Helper()
+	msgs := []map[string]string{{"role": "system", "content": "You are a coding agent.\n\n# Workspace\n\nRoot: /w\nOpen in the editor: " + open + "\n"}, {"role": "user", "content": user}}
+	for i, m := range turn {
+		msgs = append(msgs, map[string]string{"role": []string{"assistant", "user"}[i%2], "content": m})
+	}
+	body, _ := json.Marshal(map[string]any{"model": "demo", "messages": msgs})
+	var req modeltest.Request
+	if err := json.Unmarshal(body, &req.Body); err != nil {
+		t.Fatal(err)
+	}
+	return req
+}
+
+// TestDemoModelEnds: whatever the tools answer — each call failing, each
+// one done, or the reads done and the edits failing — every flow of the demo model stops calling tools within
+// three steps, so a turn ends with words (a script that sent its patch
+// again after an error would run the turn to its step limit).
+func TestDemoModelEnds(t *testing.T) {
+	reg := builtin.Registry()
+	prompts := []struct{ name, open, user string }{
+		{"AI!", "config.go", "rename Config to Settings\n\n(This is the instruction of the AI! comment on line 4 of config.go. Do it, then remove that comment.)\n"},
+		{"selection", "config.go", "explain\n\nSelected in config.go, lines 1-3:\n```go\npackage app\n```\n"},
+		{"fix", "app_test.go", "Fix the problem the editor shows below, with the smallest change that fixes its cause.\n\nProblems the editor shows:\n- app_test.go:7: error: TestRun: want \"agentls\"\n"},
+		{"tests", "config.go", "run the tests\n"},
+		{"chat", ".agentls/chat/chat.md, main.go", "hello\n"},
+		{"help", "", "write me a web server\n"},
+	}
+	for _, p := range prompts {
+		for _, outcome := range []string{"fails", "works", "only reads work"} {
+			t.Run(p.name+"/"+outcome, func(t *testing.T) {
+				var turn []string
+				for step := 1; ; step++ {
+					if step > 3 {
+						t.Fatalf("still calling tools after 3 steps:\n%s", strings.Join(turn, "\n---\n"))
+					}
+					reply := demoReplyText(demoModel{}.reply(demoRequest(t, p.open, p.user, turn...)))
+					parser := parse.NewParser(parse.Options{Format: tools.FormatMarkdown, Lookup: reg.Lookup})
+					parser.WriteString(reply)
+					parser.Finish()
+					uses := parser.ToolUses()
+					if len(uses) == 0 {
+						return
+					}
+					call := agent.DescribeUse(uses[0])
+					result := "Error from " + call + ": boom"
+					if outcome == "works" || outcome == "only reads work" && uses[0].Tool == "read" {
+						result = "Result of " + call + ":\n````x\n1\tpackage app\n2\ttype Config struct{}\n3\treturn Config{Name: \"demo\"}\n4\tfunc Run() string {\n````\nok"
+					}
+					turn = append(turn, reply[:uses[0].End], result)
+				}
+			})
+		}
+	}
+}
+
+// demoReplyText is the text a scripted reply streams.
+func demoReplyText(r modeltest.Reply) string {
+	var b strings.Builder
+	for _, c := range r.Chunks {
+		b.WriteString(c.Text)
+	}
+	return b.String()
 }
