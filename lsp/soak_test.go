@@ -333,12 +333,12 @@ func (s *soakSession) burst(n int) {
 func (s *soakSession) awaitApplied(n int, also ...lsptest.Expectation) {
 	s.t.Helper()
 	s.reported += n
-	s.e.Await(lsptest.AllOf(append(also,
+	s.e.Await(append(also,
 		lsptest.ShownMessages(s.reported, "agentls: applied "),
 		// The first error ends the soak at once, with what the editor saw
 		// (the output channel's last lines among it).
 		lsptest.NoShownMessageOfType(protocol.MessageTypeError),
-	)...))
+	)...)
 }
 
 // A soakSample is the process's figures at one point.

@@ -71,15 +71,6 @@ func Start(t testing.TB, root string, profile Profile, opts ...Option) *Editor {
 	return e
 }
 
-// StartWith is Start with initializationOptions, and the settings the
-// editor answers workspace/configuration with (nil: none).
-//
-// Deprecated: use Start(t, root, profile, InitOptions(…), Settings(…)).
-func StartWith(t testing.TB, root string, profile Profile, initOptions, settings any) *Editor {
-	t.Helper()
-	return Start(t, root, profile, InitOptions(initOptions), Settings(settings))
-}
-
 // Shutdown shuts the server down (shutdown, exit) and waits until it has
 // ended, as the test's end would.
 func (e *Editor) Shutdown() { e.stop() }
@@ -258,10 +249,7 @@ func (e *Editor) answer(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 // saveDocuments answers agentls/saveDocuments as the agentls editor
 // plugins do: each open buffer asked for is written and didSave sent.
 func (e *Editor) saveDocuments(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
-	e.mu.Lock()
-	saves := e.cfg.savesDocuments || e.SavesDocuments
-	e.mu.Unlock()
-	if !saves {
+	if !e.cfg.savesDocuments {
 		return reply(ctx, nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "agentls/saveDocuments"))
 	}
 	var p struct {

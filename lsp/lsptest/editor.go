@@ -24,7 +24,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 
@@ -60,11 +59,6 @@ type Editor struct {
 	// document edits to (nil: none).
 	editVersions map[string]*int32
 	held         []func() // answers to the applyEdits held (HoldEdits)
-
-	// SavesDocuments makes the editor implement agentls/saveDocuments.
-	//
-	// Deprecated: start the editor with the SavesDocuments option.
-	SavesDocuments bool
 
 	serverDone chan error
 	stop       func()
@@ -198,13 +192,6 @@ func (e *Editor) Buffer(rel string) string {
 func (e *Editor) BufferIfOpen(rel string) (string, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.BufferIfOpenLocked(rel)
-}
-
-// BufferIfOpenLocked is BufferIfOpen inside an Await condition.
-//
-// Deprecated: use Await(BufferContent(path, want)).
-func (e *Editor) BufferIfOpenLocked(rel string) (string, bool) {
 	if b, ok := e.buffers[rel]; ok {
 		return b.text, true
 	}
@@ -334,45 +321,3 @@ func (e *Editor) EditVersion(rel string) (v *int32, ok bool) {
 	v, ok = e.editVersions[rel]
 	return v, ok
 }
-
-// The accessors below are read inside the deprecated Await(what, cond)
-// conditions, under the editor's lock; they go once no test uses them.
-
-// MessagesLocked is Messages for use inside an Await condition.
-//
-// Deprecated: use Await(ShownMessage(…)), or Messages after an Await.
-func (e *Editor) MessagesLocked() []protocol.ShowMessageParams { return e.seen.messages }
-
-// ShownLocked returns the documents the server asked to show, in order;
-// for use inside an Await condition.
-//
-// Deprecated: use Await(ShownDocument(path)).
-func (e *Editor) ShownLocked() []protocol.DocumentURI { return e.seen.shown }
-
-// LogsLocked returns the output channel's messages.
-//
-// Deprecated: use Await(LoggedMessage(…)).
-func (e *Editor) LogsLocked() []string { return e.seen.logs }
-
-// HasMessage reports whether a shown message contains s.
-//
-// Deprecated: use Await(ShownMessage(…)) or Await(…, NoShownMessage(…)).
-func (e *Editor) HasMessage(s string) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.HasMessageLocked(s)
-}
-
-// HasMessageLocked reports whether a shown message contains s; for use
-// inside an Await condition.
-//
-// Deprecated: use Await(ShownMessage(…)).
-func (e *Editor) HasMessageLocked(s string) bool {
-	return slices.ContainsFunc(e.seen.messages, func(m protocol.ShowMessageParams) bool { return strings.Contains(m.Message, s) })
-}
-
-// DiagnosticsLocked returns the diagnostics last published for a file;
-// for use inside an Await condition.
-//
-// Deprecated: use Await(Diagnostics(ForFile(path), …)) or NoDiagnostics.
-func (e *Editor) DiagnosticsLocked(rel string) []protocol.Diagnostic { return e.seen.diags[rel] }

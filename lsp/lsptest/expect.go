@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"testing"
 	"time"
 
 	"go.lsp.dev/protocol"
@@ -63,48 +62,17 @@ const DefaultAwaitTimeout = 10 * time.Second
 
 // Await waits until every expectation is met (they are checked under the
 // editor's lock after every event it sees) and fails the test after
-// DefaultAwaitTimeout (or AwaitTimeout), or at once when one can no longer be met, naming
-// each expectation not met and what the editor saw. A testing.TB first
-// fails that test instead of the one the editor was started in (an
-// editor shared by subtests).
+// DefaultAwaitTimeout (or AwaitTimeout), or at once when one can no
+// longer be met, naming each expectation not met and what the editor saw.
 //
-// Its arguments are ...any only while the deprecated form lives, until
-// the last tests are migrated: Await(what string, cond func() bool), cond
-// checked under the lock (the …Locked accessors). Meanwhile a slice of
-// expectations is awaited as Await(AllOf(exps...)).
-func (e *Editor) Await(args ...any) {
+// It fails the test the editor was started in: an editor belongs to one
+// test (no test shares one with its subtests, which would have to fail
+// from their own goroutine), so it takes no testing.TB.
+func (e *Editor) Await(exps ...Expectation) {
 	e.t.Helper()
-	t, exps, bad := e.t, make([]Expectation, 0, len(args)), ""
-	for i := 0; i < len(args) && bad == ""; i++ {
-		switch a := args[i].(type) {
-		case testing.TB:
-			t = a
-		case Expectation:
-			exps = append(exps, a)
-		case string: // the deprecated Await(what, cond)
-			var cond func() bool
-			if i+1 < len(args) {
-				cond, _ = args[i+1].(func() bool)
-			}
-			if cond == nil {
-				bad = fmt.Sprintf("Await(%q, …): a description must be followed by a func() bool (better: expectations, ShownMessage…)", a)
-				break
-			}
-			i++
-			exps = append(exps, Expectation{description: a, check: func(*Editor) (verdict, string) {
-				if cond() {
-					return met, ""
-				}
-				return unmet, ""
-			}})
-		default:
-			bad = fmt.Sprintf("Await takes expectations (ShownMessage, Diagnostics…), not a %T", a)
-		}
+	if len(exps) == 0 {
+		e.t.Fatalf("lsptest: Await with no expectations waits for nothing: give what the editor should see (ShownMessage, Diagnostics…)")
 	}
-	if bad != "" {
-		t.Fatalf("lsptest: %s", bad)
-	}
-	t.Helper()
 	wait := e.cfg.awaitTimeout
 	if wait <= 0 {
 		wait = DefaultAwaitTimeout
@@ -122,7 +90,7 @@ func (e *Editor) Await(args ...any) {
 		if hopeless {
 			report := e.reportLocked()
 			e.mu.Unlock()
-			t.Fatalf("lsptest: an expectation can no longer be met:\n%s\nthe editor saw:\n%s", strings.Join(failures, "\n"), report)
+			e.t.Fatalf("lsptest: an expectation can no longer be met:\n%s\nthe editor saw:\n%s", strings.Join(failures, "\n"), report)
 		}
 		e.mu.Unlock()
 		select {
@@ -136,7 +104,7 @@ func (e *Editor) Await(args ...any) {
 			if len(failures) == 0 {
 				return
 			}
-			t.Fatalf("lsptest: after %s, not met:\n%s\nthe editor saw:\n%s", wait, strings.Join(failures, "\n"), report)
+			e.t.Fatalf("lsptest: after %s, not met:\n%s\nthe editor saw:\n%s", wait, strings.Join(failures, "\n"), report)
 		}
 	}
 }
@@ -721,8 +689,8 @@ func AnyOf(exps ...Expectation) Expectation {
 	}}
 }
 
-// AllOf is met once every one of exps is: a list of expectations built
-// up by a test (Await's own arguments are all awaited together too).
+// AllOf is met once every one of exps is: a group inside AnyOf (Await's
+// own arguments are all awaited together).
 func AllOf(exps ...Expectation) Expectation {
 	var descs []string
 	for _, x := range exps {

@@ -165,14 +165,15 @@ func (f *fakeT) Fatalf(format string, args ...any) {
 	runtime.Goexit()
 }
 
-// await runs e.Await(args…) under a fakeT and returns its failure ("":
-// it returned).
-func await(e *Editor, args ...any) string {
+// await runs e.Await(exps…) for an editor started in a fakeT and returns
+// its failure ("": it returned).
+func await(e *Editor, exps ...Expectation) string {
 	f := &fakeT{}
+	e.t = f
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		e.Await(append([]any{f}, args...)...)
+		e.Await(exps...)
 	}()
 	<-done
 	return f.failure
@@ -181,7 +182,7 @@ func await(e *Editor, args ...any) string {
 // TestAwait: Await returns once every expectation is met, however late
 // the event; it fails naming every expectation not met (and not the met
 // ones) with what the editor saw; it fails at once on one that can no
-// longer be met, and on an argument that is no expectation.
+// longer be met, and on a call with nothing to wait for.
 func TestAwait(t *testing.T) {
 	t.Run("met by a later event", func(t *testing.T) {
 		e := editorWith(t, seen{})
@@ -212,19 +213,10 @@ func TestAwait(t *testing.T) {
 			t.Errorf("failure:\n%s", failure)
 		}
 	})
-	t.Run("not an expectation", func(t *testing.T) {
+	t.Run("nothing to wait for", func(t *testing.T) {
 		e := editorWith(t, seen{})
-		if failure := await(e, 42); !strings.Contains(failure, "not a int") {
+		if failure := await(e); !strings.Contains(failure, "no expectations") {
 			t.Errorf("failure: %s", failure)
-		}
-		if failure := await(e, "the edit applied"); !strings.Contains(failure, "must be followed by a func() bool") {
-			t.Errorf("failure: %s", failure)
-		}
-	})
-	t.Run("the deprecated condition", func(t *testing.T) {
-		e := editorWith(t, seen{})
-		if failure := await(e, "always", func() bool { return true }); failure != "" {
-			t.Fatal(failure)
 		}
 	})
 }
