@@ -41,7 +41,7 @@ func (w *memWorkspace) Propose(ctx context.Context, compute func(context.Context
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, c := range b.Changes.Effective() {
-		w.files[c.Path] = c.Result
+		w.files[c.Path] = c.Result()
 	}
 	return "applied", nil
 }

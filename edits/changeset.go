@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/aymanbagabas/go-udiff"
 )
@@ -37,42 +38,122 @@ type FileChange struct {
 	// came from disk. Applying checks that the file still has this content.
 	Base    string
 	Version int32
-	// Result is the new content (empty for Delete).
-	Result string
 
-	// edits turn editsBase into editsResult: the exact, minimal edits the
-	// tool that made the change knew (the hunks it resolved), so the
-	// editor can be sent them without diffing two whole texts. They hold
-	// only while Base and Result are still those texts: a change whose
-	// Base or Result is set otherwise (rebased, reviewed, undone) gets
-	// its edits by a diff again (see TextEdits). editsKnown tells known
-	// edits that change nothing from unknown ones.
-	edits                  []TextEdit
-	editsBase, editsResult string
-	editsKnown             bool
+	// result is the new content (see Result), nil for none.
+	result *resultText
 }
+
+// NewModify returns the change of an existing file from base (at the
+// editor's version, or NotOpen) to result, with no edits known: they are
+// a diff of the two when sent.
+func NewModify(path, base string, version int32, result string) *FileChange {
+	c := &FileChange{Path: path, Action: Modify, Base: base, Version: version}
+	c.SetResult(result)
+	return c
+}
+
+// A resultText is a change's new content: given whole (a save, a rebase,
+// a change accepted from review), or made on first use from a text and
+// the edits a tool resolved on it (a patch). An editor is sent the edits,
+// so a patch to a large open buffer is sent without the file ever being
+// copied; its new text is made when something reads it — the echo check
+// and the journal after it was sent, review, the disk, a diff, a later
+// tool call of the same batch.
+//
+// A resultText is not changed once built, except that its text is made
+// once (under once, so changes may be read from several goroutines), so
+// copies of a FileChange share it safely; a FileChange given a new result
+// gets a new resultText.
+type resultText struct {
+	// whole says text was given whole; otherwise once makes it from base
+	// and edits.
+	whole bool
+	once  sync.Once
+	text  string
+	size  int // len(text), known before it is made
+
+	// edits turn base into text, sorted, not overlapping and trimmed to
+	// the bytes that change (minimalWithin). With ofBase they are the
+	// edits from the change's Base (which base then is, when the change
+	// was made), the exact, minimal edits the tool knew: sent to the
+	// editor instead of a diff of the two whole texts. They hold only
+	// while Base is still base: a change whose Base is set otherwise
+	// (rebased) is diffed again (see TextEdits), as is one given a new
+	// result. Without ofBase, base is the text an earlier change of the
+	// same batch made, not the Base (a patch of a file created or saved
+	// by an earlier tool call).
+	base   string
+	edits  []TextEdit
+	ofBase bool
+}
+
+// wholeText is a result given whole, with es (nil for none) as its edits
+// from base, if they fit.
+func wholeText(base, text string, es []TextEdit) *resultText {
+	r := &resultText{whole: true, text: text, size: len(text)}
+	if es != nil && editsFit(base, text, es) {
+		r.base, r.edits, r.ofBase = base, es, true
+	}
+	return r
+}
+
+// editedText is the result of es on base, made on first use.
+func editedText(base string, es []TextEdit, ofBase bool) *resultText {
+	size := len(base)
+	for _, e := range es {
+		size += len(e.New) - (e.End - e.Start)
+	}
+	return &resultText{size: size, base: base, edits: es, ofBase: ofBase}
+}
+
+func (r *resultText) get() string {
+	if r == nil {
+		return ""
+	}
+	if !r.whole {
+		r.once.Do(func() { r.text = ApplyEdits(r.base, r.edits) })
+	}
+	return r.text
+}
+
+func (r *resultText) len() int {
+	if r == nil {
+		return 0
+	}
+	return r.size
+}
+
+// Result returns the new content (empty for Delete). A change whose edits
+// were recorded without it (Changeset.Edit) makes it on the first call,
+// at the cost of a copy of the file, and keeps it.
+func (c *FileChange) Result() string { return c.result.get() }
+
+// SetResult sets the new content, forgetting the edits recorded for the
+// old one: the change is diffed when sent.
+func (c *FileChange) SetResult(text string) { c.result = wholeText("", text, nil) }
 
 // TextEdits returns minimal edits that turn Base into Result, sorted and
 // not overlapping: the ones recorded when the change was made, if Base
 // and Result are still the texts they were made for, else those of a diff
 // of the two (MinimalEdits' edits, with the common prefix and suffix found
 // a block of bytes at a time). Lines the change does not touch are in no
-// edit, so an editor keeps its cursors there.
+// edit, so an editor keeps its cursors there. Recorded edits are returned
+// without the Result being made.
 func (c *FileChange) TextEdits() []TextEdit {
 	if es, ok := c.recordedEdits(); ok {
 		return slices.Clone(es) // the caller's to change
 	}
-	return diffEdits(c.Base, c.Result)
+	return diffEdits(c.Base, c.Result())
 }
 
 // recordedEdits returns the edits recorded for the change, if they still
 // turn Base into Result. Comparing a string with itself returns at once
-// (same data, same length), so this costs nothing while the texts are the
-// recorded ones, and a full comparison only for a text of the same length
+// (same data, same length), so this costs nothing while Base is the
+// recorded one, and a full comparison only for a text of the same length
 // set since.
 func (c *FileChange) recordedEdits() ([]TextEdit, bool) {
-	if c.editsKnown && c.Base == c.editsBase && c.Result == c.editsResult {
-		return c.edits, true
+	if r := c.result; r != nil && r.ofBase && c.Action == Modify && c.Base == r.base {
+		return r.edits, true
 	}
 	return nil, false
 }
@@ -80,30 +161,34 @@ func (c *FileChange) recordedEdits() ([]TextEdit, bool) {
 // unchanged reports whether Result is Base. Comparing two texts of the
 // same length (a patch that changes "1" to "2") reads them up to the
 // change, half of a large file on average; recorded edits say where the
-// texts can differ, and only that stretch is compared.
+// texts can differ, and only that stretch is compared (made from the
+// edits, when the Result is not made yet).
 func (c *FileChange) unchanged() bool {
-	if len(c.Result) != len(c.Base) {
+	if c.result.len() != len(c.Base) {
 		return false
 	}
-	if es, ok := c.recordedEdits(); ok {
-		if len(es) == 0 {
-			return true
-		}
-		// The same length: the edits' growth adds up to nothing, so the
-		// texts agree before the first edit and after the last.
-		from, to := es[0].Start, es[len(es)-1].End
-		return c.Result[from:to] == c.Base[from:to]
+	es, ok := c.recordedEdits()
+	if !ok {
+		return c.Result() == c.Base
 	}
-	return c.Result == c.Base
-}
-
-// record keeps es as the edits from Base to Result, if they fit them;
-// nil forgets the edits recorded.
-func (c *FileChange) record(es []TextEdit) {
-	c.edits, c.editsBase, c.editsResult, c.editsKnown = nil, "", "", false
-	if es != nil && c.Action == Modify && editsFit(c.Base, c.Result, es) {
-		c.edits, c.editsBase, c.editsResult, c.editsKnown = es, c.Base, c.Result, true
+	if len(es) == 0 {
+		return true
 	}
+	// The same length: the edits' growth adds up to nothing, so the
+	// texts agree before the first edit and after the last.
+	from, to := es[0].Start, es[len(es)-1].End
+	if c.result.whole {
+		return c.result.text[from:to] == c.Base[from:to]
+	}
+	var b strings.Builder
+	b.Grow(to - from)
+	at := from
+	for _, e := range es {
+		b.WriteString(c.Base[at:e.Start])
+		b.WriteString(e.New)
+		at = e.End
+	}
+	return b.String() == c.Base[from:to]
 }
 
 // UnifiedDiff renders the change as a unified diff (a/ and b/ paths, as
@@ -116,7 +201,7 @@ func (c *FileChange) UnifiedDiff() string {
 	case Delete:
 		to = "/dev/null"
 	}
-	return udiff.Unified(from, to, c.Base, c.Result)
+	return udiff.Unified(from, to, c.Base, c.Result())
 }
 
 // A Changeset is the set of file changes one request makes: built and
@@ -129,13 +214,15 @@ type Changeset struct {
 }
 
 // Get returns the changeset's content for path: ok is false when the
-// changeset does not touch it; exists is false when it deletes it.
+// changeset does not touch it; exists is false when it deletes it. A
+// change recorded by its edits gets its Result made here (a later tool
+// call reading the file it changed).
 func (cs *Changeset) Get(p string) (content string, exists, ok bool) {
 	c := cs.find(p)
 	if c == nil {
 		return "", false, false
 	}
-	return c.Result, c.Action != Delete, true
+	return c.Result(), c.Action != Delete, true
 }
 
 func (cs *Changeset) find(p string) *FileChange {
@@ -154,38 +241,79 @@ func (cs *Changeset) Write(p, base string, existed bool, version int32, result s
 	cs.WriteEdits(p, base, existed, version, result, nil)
 }
 
-// WriteEdits is Write for a change whose edits are known: es turn the
-// file's content as the changeset had it (base, or the result of an
-// earlier change to it) into result, sorted and not overlapping (the
-// hunks a patch resolved). They are trimmed to the bytes that change and
-// kept with the change, composed with those of an earlier change to the
-// same file, so sending it costs the size of the edits rather than a diff
-// of the whole file. Edits that do not fit base and result are dropped
-// (the change is then diffed when sent); nil means none are known.
+// WriteEdits is Write for a change whose edits are known as well as its
+// result: es turn the file's content as the changeset had it (base, or
+// the result of an earlier change to it) into result, sorted and not
+// overlapping. They are kept as Edit keeps them; edits that do not fit
+// base and result are dropped (the change is then diffed when sent); nil
+// means none are known. A tool that has only the edits calls Edit.
 func (cs *Changeset) WriteEdits(p, base string, existed bool, version int32, result string, es []TextEdit) {
 	if c := cs.find(p); c != nil {
-		before := c.Result
+		before := c.Result()
 		earlier, known := c.recordedEdits()
 		known = known && es != nil && editsFit(before, result, es)
-		c.Result = result
 		if c.Action == Delete {
 			c.Action = Modify
 		}
-		c.record(nil)
+		var composed []TextEdit
 		if known {
-			c.record(composeEdits(c.Base, before, earlier, minimalWithin(before, es)))
+			composed = composeEdits(c.Base, before, earlier, minimalWithin(before, es))
 		}
+		c.result = wholeText(c.Base, result, composed)
 		return
 	}
 	a := Modify
 	if !existed {
 		a, base = Create, ""
 	}
-	c := &FileChange{Path: p, Action: a, Base: base, Version: version, Result: result}
-	if es != nil && editsFit(base, result, es) {
-		c.record(minimalWithin(base, es))
+	var trimmed []TextEdit
+	if es != nil && a == Modify && editsFit(base, result, es) {
+		trimmed = minimalWithin(base, es)
 	}
-	cs.Changes = append(cs.Changes, c)
+	cs.Changes = append(cs.Changes, &FileChange{Path: p, Action: a, Base: base, Version: version, result: wholeText(base, result, trimmed)})
+}
+
+// Edit records that the edits es change path: they turn its content as
+// the changeset has it (base, for a file it does not change yet; base and
+// existed describe the file before the changeset, version the editor's
+// version of base) into its new content, sorted and not overlapping (the
+// hunks a patch resolved). They are trimmed to the bytes that change and
+// kept with the change, composed with those of an earlier change to the
+// same file, so sending it costs the size of the edits rather than a
+// diff of the whole file; the new content itself is made only when first
+// read (FileChange.Result), so a patch to a large file is not copied on
+// its way to the editor. Edits that are out of order, overlap or reach
+// past the text are refused, and nothing is recorded.
+func (cs *Changeset) Edit(p, base string, existed bool, version int32, es []TextEdit) error {
+	c := cs.find(p)
+	before := base
+	switch {
+	case c != nil:
+		before = c.Result()
+	case !existed:
+		before = ""
+	}
+	if err := checkEdits(before, es); err != nil {
+		return fmt.Errorf("edit %s: %w; nothing was recorded", p, err)
+	}
+	trimmed := minimalWithin(before, es)
+	if c == nil {
+		a := Modify
+		if !existed {
+			a, base = Create, ""
+		}
+		cs.Changes = append(cs.Changes, &FileChange{Path: p, Action: a, Base: base, Version: version, result: editedText(base, trimmed, a == Modify)})
+		return nil
+	}
+	if earlier, known := c.recordedEdits(); known {
+		c.result = editedText(c.Base, composeEdits(c.Base, before, earlier, trimmed), true)
+		return nil
+	}
+	if c.Action == Delete {
+		c.Action = Modify
+	}
+	c.result = editedText(before, trimmed, false)
+	return nil
 }
 
 // Remove records that path is deleted.
@@ -195,8 +323,7 @@ func (cs *Changeset) Remove(p, base string, version int32) {
 			cs.Changes = slices.DeleteFunc(cs.Changes, func(x *FileChange) bool { return x == c })
 			return
 		}
-		c.Action, c.Result = Delete, ""
-		c.record(nil)
+		c.Action, c.result = Delete, nil
 		return
 	}
 	cs.Changes = append(cs.Changes, &FileChange{Path: p, Action: Delete, Base: base, Version: version})

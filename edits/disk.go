@@ -314,10 +314,10 @@ func (ws *workspace) apply(t *target) error {
 		t.dir, t.missing = sub, t.missing[1:]
 	}
 	if t.change.Action == Create {
-		if err := createFile(t.dir, t.name, []byte(t.change.Result), 0o644); err != nil {
+		if err := createFile(t.dir, t.name, []byte(t.change.Result()), 0o644); err != nil {
 			return err
 		}
-	} else if err := replaceFile(t.dir, t.name, []byte(t.change.Result), t.mode.Perm()); err != nil {
+	} else if err := replaceFile(t.dir, t.name, []byte(t.change.Result()), t.mode.Perm()); err != nil {
 		return err
 	}
 	t.wrote = true

@@ -38,6 +38,24 @@ func editsFit(base, result string, es []TextEdit) bool {
 	return len(base)+shift == len(result)
 }
 
+// checkEdits says what is wrong with es as edits of text, if anything:
+// they must be sorted, not overlap (they may touch) and lie within text.
+func checkEdits(text string, es []TextEdit) error {
+	at := 0 // the end of the edit before
+	for i, e := range es {
+		switch {
+		case e.End < e.Start:
+			return fmt.Errorf("edit %d of %d ends (%d) before it starts (%d)", i+1, len(es), e.End, e.Start)
+		case e.Start < at:
+			return fmt.Errorf("edit %d of %d starts at %d, inside or before the edit before it (which ends at %d): edits must be sorted and not overlap", i+1, len(es), e.Start, at)
+		case e.End > len(text):
+			return fmt.Errorf("edit %d of %d ends at %d, past the end of the text (%d bytes)", i+1, len(es), e.End, len(text))
+		}
+		at = e.End
+	}
+	return nil
+}
+
 // minimalWithin trims each of the sorted edits of text to the bytes that
 // change, and splits it where lines inside it stay as they are
 // (MinimalEdits of its old and new text): a hunk replaces whole lines,

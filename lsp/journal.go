@@ -99,7 +99,7 @@ func (j *journal) record(turn int, label string, changes []*edits.FileChange) (i
 	e := &entry{id: j.newID("edit", &j.next), turn: turn, label: label}
 	for _, c := range changes {
 		e.files = append(e.files, journalFile{
-			path: c.Path, before: c.Base, after: c.Result,
+			path: c.Path, before: c.Base, after: c.Result(),
 			existedBefore: c.Action != edits.Create, existsAfter: c.Action != edits.Delete,
 		})
 	}

@@ -14,7 +14,7 @@ import (
 // undo it. (It grew without bound: 858 edits of 10 KB held 44 MB.)
 func TestJournalIsBounded(t *testing.T) {
 	change := func(size int) []*edits.FileChange {
-		return []*edits.FileChange{{Path: "a.txt", Action: edits.Modify, Base: strings.Repeat("a", size), Result: strings.Repeat("b", size)}}
+		return []*edits.FileChange{edits.NewModify("a.txt", strings.Repeat("a", size), 0, strings.Repeat("b", size))}
 	}
 	j := &journal{maxEntries: 3, maxBytes: 1000}
 	for i := 1; i <= 3; i++ {
@@ -69,7 +69,7 @@ func TestJournalOnDisk(t *testing.T) {
 		return j
 	}
 	change := func(s string) []*edits.FileChange {
-		return []*edits.FileChange{{Path: "a.txt", Action: edits.Modify, Base: "old " + s, Result: "new " + s}}
+		return []*edits.FileChange{edits.NewModify("a.txt", "old "+s, 0, "new "+s)}
 	}
 	a, b := open(), open() // two servers of one workspace
 	ta := a.newTurn()

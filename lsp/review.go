@@ -36,7 +36,7 @@ func (s *Server) queue(ctx context.Context, changes []*edits.FileChange) int {
 	for _, c := range changes {
 		switch c.Action {
 		case edits.Create:
-			s.review.add(&pendingHunk{path: c.Path, create: true, content: c.Result})
+			s.review.add(&pendingHunk{path: c.Path, create: true, content: c.Result()})
 			n++
 			continue
 		case edits.Delete:
@@ -44,7 +44,7 @@ func (s *Server) queue(ctx context.Context, changes []*edits.FileChange) int {
 			n++
 			continue
 		}
-		for _, h := range edits.UniqueHunks(c.Base, c.Result) {
+		for _, h := range edits.UniqueHunks(c.Base, c.Result()) {
 			s.review.add(&pendingHunk{path: c.Path, hunk: h})
 			n++
 		}

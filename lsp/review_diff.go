@@ -71,20 +71,22 @@ func (s *Server) pendingDiff(ctx context.Context, hs []*pendingHunk) string {
 			conflicts = append(conflicts, fmt.Sprintf("%s: %v", path, err))
 			continue
 		}
-		c := edits.FileChange{Path: path, Base: cur, Result: cur}
+		c := edits.NewModify(path, cur, edits.NotOpen, cur)
 		for _, h := range byFile[path] {
 			switch {
 			case h.create:
-				c.Action, c.Base, c.Result = edits.Create, "", h.content
+				c.Action, c.Base = edits.Create, ""
+				c.SetResult(h.content)
 			case h.remove:
-				c.Action, c.Result = edits.Delete, ""
+				c.Action = edits.Delete
+				c.SetResult("")
 			default:
-				next, err := edits.ApplyHunks(c.Result, []edits.Hunk{h.hunk})
+				next, err := edits.ApplyHunks(c.Result(), []edits.Hunk{h.hunk})
 				if err != nil {
 					conflicts = append(conflicts, fmt.Sprintf("edit %d in %s conflicts with your changes; it can only be rejected", h.id, path))
 					continue
 				}
-				c.Result = next
+				c.SetResult(next)
 			}
 			ids = append(ids, fmt.Sprint(h.id))
 		}

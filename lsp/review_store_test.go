@@ -105,7 +105,7 @@ func BenchmarkDidChangeReview(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/%dlines", kind, lines), func(b *testing.B) {
 				text := numbered(lines)
 				s, _, u := reviewServer(b, text)
-				if n := s.queue(context.Background(), []*edits.FileChange{{Path: "big.go", Base: text, Result: withChanges(text, lines, hunks)}}); n != hunks {
+				if n := s.queue(context.Background(), []*edits.FileChange{edits.NewModify("big.go", text, 0, withChanges(text, lines, hunks))}); n != hunks {
 					b.Fatalf("queued %d hunks, want %d", n, hunks)
 				}
 				s.wg.Wait()
@@ -480,7 +480,7 @@ func TestReviewKeystrokes(t *testing.T) {
 	base := "package p\n\nfunc a() {}\nvar x = 1\nfunc b() {}\n\nfunc c() {}\nvar y = 2\nfunc d() {}\n"
 	agent := strings.Replace(strings.Replace(base, "var x = 1", "var x = 10", 1), "var y = 2", "var y = 20", 1)
 	s, conn, u := reviewServer(t, base)
-	if n := s.queue(context.Background(), []*edits.FileChange{{Path: "big.go", Base: base, Result: agent}}); n != 2 {
+	if n := s.queue(context.Background(), []*edits.FileChange{edits.NewModify("big.go", base, 0, agent)}); n != 2 {
 		t.Fatalf("queued %d hunks, want 2", n)
 	}
 	s.wg.Wait()
@@ -561,7 +561,7 @@ func BenchmarkReviewActions(b *testing.B) {
 		b.Run(fmt.Sprintf("%dlines", lines), func(b *testing.B) {
 			text := numbered(lines)
 			s, _, u := reviewServer(b, text)
-			s.queue(context.Background(), []*edits.FileChange{{Path: "big.go", Base: text, Result: withChanges(text, lines, hunks)}})
+			s.queue(context.Background(), []*edits.FileChange{edits.NewModify("big.go", text, 0, withChanges(text, lines, hunks))})
 			s.wg.Wait()
 			d, _ := s.docs.get(u)
 			middle := 2 + hunks/2*lines/hunks + lines/(2*hunks) // the line of the middle hunk
@@ -590,7 +590,7 @@ func TestReviewConcurrent(t *testing.T) {
 	const lines, hunks, keystrokes = 2_000, 20, 200
 	text := numbered(lines)
 	s, _, u := reviewServer(t, text)
-	s.queue(context.Background(), []*edits.FileChange{{Path: "big.go", Base: text, Result: withChanges(text, lines, hunks)}})
+	s.queue(context.Background(), []*edits.FileChange{edits.NewModify("big.go", text, 0, withChanges(text, lines, hunks))})
 	s.wg.Wait()
 	done := make(chan struct{})
 	var readers sync.WaitGroup

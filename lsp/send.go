@@ -226,7 +226,7 @@ func (s *Server) confirmEcho(ctx context.Context, w *echoWatch, after uint64, la
 	s.log.Info("the editor skipped buffers it said it applied: sending them again", "files", len(skipped))
 	var cs edits.Changeset
 	for _, c := range skipped {
-		cs.Write(c.Path, c.Base, true, c.Version, c.Result)
+		cs.Write(c.Path, c.Base, true, c.Version, c.Result())
 	}
 	retry := cs.Effective()
 	we, err := s.workspaceEditFor(&cs)
@@ -284,13 +284,13 @@ func (s *Server) judgeEcho(ctx context.Context, w *echoWatch, after uint64, chan
 // When it cannot be placed at all, the user has rewritten those lines:
 // nothing is claimed either way, and the change is kept as made.
 func (s *Server) skippedChange(file, text string, c *edits.FileChange) (*edits.FileChange, bool) {
-	if text == c.Result {
+	if text == c.Result() {
 		return nil, false
 	}
 	// Re-applying the change changes nothing when it is there (the
 	// engine sees it already applied); if it would still change the
 	// text, the editor skipped it.
-	if out, err := rebase(text, c.Base, c.Result); err != nil || out == text {
+	if out, err := rebase(text, c.Base, c.Result()); err != nil || out == text {
 		return nil, false
 	}
 	d, open := s.docs.byFile(file)
@@ -298,11 +298,11 @@ func (s *Server) skippedChange(file, text string, c *edits.FileChange) (*edits.F
 		return nil, false
 	}
 	cur := d.text()
-	out, err := rebase(cur, c.Base, c.Result)
+	out, err := rebase(cur, c.Base, c.Result())
 	if err != nil || out == cur {
 		return nil, false
 	}
-	return &edits.FileChange{Path: c.Path, Action: edits.Modify, Base: cur, Version: d.version, Result: out}, true
+	return edits.NewModify(c.Path, cur, d.version, out), true
 }
 
 // openVersions returns the versions of the buffers changes were computed

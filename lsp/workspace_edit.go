@@ -57,7 +57,7 @@ func (s *Server) workspaceEditFor(cs *edits.Changeset) (workspaceEdit, error) {
 		switch c.Action {
 		case edits.Create:
 			if sess.quirks.createdFileToLine1 {
-				textEdits = []protocol.TextEdit{{Range: protocol.Range{End: protocol.Position{Line: 1}}, NewText: c.Result}}
+				textEdits = []protocol.TextEdit{{Range: protocol.Range{End: protocol.Position{Line: 1}}, NewText: c.Result()}}
 			}
 			we.DocumentChanges = append(we.DocumentChanges,
 				createFile{Kind: "create", URI: u},

@@ -60,7 +60,7 @@ func (w *memWorkspace) Propose(ctx context.Context, compute func(context.Context
 		}
 		w.mu.Lock()
 		for _, c := range changes {
-			w.files[c.Path] = c.Result
+			w.files[c.Path] = c.Result()
 		}
 		w.proposed++
 		w.mu.Unlock()

@@ -45,7 +45,7 @@ func runReply(t *testing.T, b *Batch, reply string) ([]string, error) {
 func result(b *Batch) map[string]string {
 	out := map[string]string{}
 	for _, c := range b.Changes.Effective() {
-		out[c.Path] = c.Action.String() + ":" + c.Result
+		out[c.Path] = c.Action.String() + ":" + c.Result()
 	}
 	return out
 }
@@ -131,7 +131,7 @@ func TestBaseAndVersionKept(t *testing.T) {
 	b := newBatch(map[string]string{"a.txt": "a\n"})
 	runReply(t, b, "```save a.txt\nb\n```\n\n```save a.txt\nc\n```\n")
 	eff := b.Changes.Effective()
-	if len(eff) != 1 || eff[0].Base != "a\n" || eff[0].Version != 7 || eff[0].Result != "c\n" || eff[0].Action != edits.Modify {
+	if len(eff) != 1 || eff[0].Base != "a\n" || eff[0].Version != 7 || eff[0].Result() != "c\n" || eff[0].Action != edits.Modify {
 		t.Errorf("change = %+v", eff)
 	}
 }
