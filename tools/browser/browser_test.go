@@ -368,3 +368,35 @@ func TestCheckSettings(t *testing.T) {
 		}
 	}
 }
+
+// generatedPage is an article of about n bytes: navigation, then sections
+// of headings, paragraphs with links, lists and code.
+func generatedPage(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`<!DOCTYPE html><html><head><title>Generated</title><script>var x = 1;</script></head><body><nav><a href="/">Home</a></nav><main><article>`)
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, `<h2>Section %d</h2><p>Paragraph %d explains the change with <a href="/doc/%d">a link</a> and enough words to read like prose, as a release note would, with a <code>name</code> in it.</p><ul><li>item one</li><li>item two</li></ul><pre>func f%d() {}
+</pre>`, i, i, i, i)
+	}
+	b.WriteString(`</article></main><footer>footer</footer></body></html>`)
+	return []byte(b.String())
+}
+
+// BenchmarkRender measures what a page costs once fetched: parsing,
+// readability's pick of the main content and the text rendering, by the
+// page's size up to MaxBodyBytes.
+func BenchmarkRender(b *testing.B) {
+	base, _ := url.Parse("https://example.org/notes")
+	for _, n := range []int{10 << 10, 100 << 10, 1 << 20, MaxBodyBytes} {
+		body := generatedPage(n)
+		b.Run(fmt.Sprintf("%dKB", n>>10), func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				p := &page{url: base, kind: "html", body: body}
+				if out := p.render(); !strings.Contains(out, "Section 0") {
+					b.Fatal("no text")
+				}
+			}
+		})
+	}
+}

@@ -298,9 +298,10 @@ func fitSides(w, h, maxSide int) (int, int) {
 func encode(src image.Image, w, h int, mime string, maxSent int) ([]byte, string, error) {
 	dst := image.NewRGBA(image.Rect(0, 0, w, h))
 	op := draw.Src
-	if mime == "image/jpeg" {
+	if o, ok := src.(interface{ Opaque() bool }); mime == "image/jpeg" && !(ok && o.Opaque()) {
 		// JPEG has no alpha: transparent parts show white, as viewers
-		// show them, not black.
+		// show them, not black. (An opaque source, such as a decoded
+		// JPEG, is drawn with Src: the scaler's fast paths.)
 		draw.Draw(dst, dst.Bounds(), image.NewUniform(color.White), image.Point{}, draw.Src)
 		op = draw.Over
 	}
