@@ -28,13 +28,7 @@ func (m *Manager) SelectTurn(ctx context.Context, cfg Config, base *tools.Regist
 		return base.Select(allow)
 	}
 	m.configure(cfg)
-	names := slices.Sorted(func(yield func(string) bool) {
-		for name := range cfg.Servers {
-			if !yield(name) {
-				return
-			}
-		}
-	})
+	names := slices.Sorted(maps.Keys(cfg.Servers))
 	allow = slices.Clone(allow)
 	if len(allow) == 0 {
 		// No allowlist is base's default tools, which the servers' globs

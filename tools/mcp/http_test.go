@@ -1,0 +1,83 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentls/agentls/tools"
+)
+
+// TestStreamableHTTP: a url server is reached over streamable HTTP with
+// the configured headers on every request, and its session is not the
+// turn's: a server started by a turn that ended serves the next turn.
+func TestStreamableHTTP(t *testing.T) {
+	server := sdk.NewServer(&sdk.Implementation{Name: "http-test", Version: "1"}, nil)
+	server.AddTool(&sdk.Tool{Name: "whoami", Description: "Says who asked.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "you are " + req.Extra.Header.Get("Authorization")}}}, nil
+		})
+	var mu sync.Mutex
+	var unauthorized int
+	handler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer secret" {
+			mu.Lock()
+			unauthorized++
+			mu.Unlock()
+			http.Error(w, "who are you", http.StatusUnauthorized)
+			return
+		}
+		handler.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+
+	m := NewManager(Options{})
+	defer m.Close()
+	cfg := Config{Servers: map[string]ServerConfig{"h": {URL: ts.URL, Headers: map[string]string{"Authorization": "Bearer secret"}}}, Allowlist: []string{"h.*"}}
+	for turn := range 2 {
+		ctx, cancel := context.WithCancel(context.Background())
+		reg, warnings, err := m.SelectTurn(ctx, cfg, empty(t), nil, false, nil)
+		if err != nil || len(warnings) > 0 {
+			t.Fatalf("turn %d: %v, %q", turn, err, warnings)
+		}
+		spec, ok := reg.Get("h.whoami")
+		if !ok {
+			t.Fatalf("turn %d: no h.whoami", turn)
+		}
+		got, err := spec.Run(ctx, tools.ToolUse{Tool: spec.Name})
+		if err != nil || got != "you are Bearer secret" {
+			t.Errorf("turn %d: %q, %v", turn, got, err)
+		}
+		cancel() // the turn ends
+	}
+	if st := m.Status(); len(st) != 1 || st[0].Restarts != 0 || st[0].Transport != "http" || strings.Contains(st[0].Target, "secret") {
+		t.Errorf("status %+v", st)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if unauthorized > 0 {
+		t.Errorf("%d requests went without the configured headers", unauthorized)
+	}
+}
+
+// TestSessionOutlivesTurn: the same for a stdio server.
+func TestSessionOutlivesTurn(t *testing.T) {
+	f := newFixture(t, nil)
+	for turn := range 2 {
+		ctx, cancel := context.WithCancel(context.Background())
+		if got, err := f.call(t, ctx, "echo", `{"text": "x"}`); err != nil || got != "x" {
+			t.Errorf("turn %d: %q, %v", turn, got, err)
+		}
+		cancel()
+	}
+	if st := f.m.Status(); st[0].Restarts != 0 {
+		t.Errorf("the server was restarted between turns: %+v", st)
+	}
+}
