@@ -18,8 +18,10 @@ import (
 // marked undone, and the next message sent from the chat leaves it out of
 // the conversation; redo brings both back.
 func TestChatRewind(t *testing.T) {
+	t.Parallel()
 	for _, p := range lsptest.Profiles() {
 		t.Run(p.Name, func(t *testing.T) {
+			t.Parallel()
 			srv := modeltest.New(
 				modeltest.Text("```patch a.go\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n```\n", 7),
 				modeltest.Text("Renamed.", 5),

@@ -19,8 +19,10 @@ const chatPath = ".agentls/chat/t.md"
 // while the edit lands in the code; a second message is sent with the
 // first exchange as history.
 func TestChat(t *testing.T) {
+	t.Parallel()
 	for _, p := range lsptest.Profiles() {
 		t.Run(p.Name, func(t *testing.T) {
+			t.Parallel()
 			srv := modeltest.New(
 				modeltest.Text("Renaming.\n```patch a.go\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n```\n\nand more text the cut drops\n", 7),
 				modeltest.Text("Renamed Config to Settings.", 5),
@@ -77,6 +79,7 @@ func TestChat(t *testing.T) {
 // TestChatErrors: nothing to send, a document that is not a chat, a bad
 // name, and a chat that is not open in the editor (written on disk).
 func TestChatErrors(t *testing.T) {
+	t.Parallel()
 	srv := modeltest.New(modeltest.Text("Hello from disk.", 5))
 	defer srv.Close()
 	root := writeFiles(t, files)

@@ -14,6 +14,7 @@ import (
 // buffer closed and reopened with other text at the same version, shows
 // at once.
 func TestReplyCountFollowsEdits(t *testing.T) {
+	t.Parallel()
 	block := "```save a.txt\nhello\n```\n"
 	title := func(e *lsptest.Editor) string {
 		for _, a := range e.CodeActions("reply.md", protocol.Range{}) {

@@ -16,6 +16,7 @@ import (
 // and a VS Code palette command runs it (editors/vscode/src/commands.ts);
 // no name is declared twice.
 func TestCommandsAreDocumented(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -46,6 +47,7 @@ func TestCommandsAreDocumented(t *testing.T) {
 // command's own description of it, before its handler runs; an unknown
 // command names the known ones.
 func TestCommandArguments(t *testing.T) {
+	t.Parallel()
 	s := newServer(Options{})
 	for _, tc := range []struct {
 		command, arg, want string

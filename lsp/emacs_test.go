@@ -22,6 +22,8 @@ import (
 // no model configured agentls-ask fails with a user-error that says what
 // to set, not a raw jsonrpc-error (testdata/emacs/apply.el). It is skipped
 // where Emacs or eglot is missing, unless AGENTLS_REQUIRE_EMACS is set.
+// Not in parallel: it drives a real editor, whose script waits under
+// deadlines that other tests' servers on the same cores must not eat into.
 func TestEmacsEglot(t *testing.T) {
 	emacs, eglotArgs := requireEmacs(t)
 	bin := buildAgentls(t)
@@ -60,6 +62,8 @@ func TestEmacsEglot(t *testing.T) {
 // behind OPENAI_BASE_URL; no AGENTLS_MODEL): the command it runs waits
 // for approval with a message naming C-c a y, which runs it
 // (testdata/emacs/readme.el).
+// Not in parallel: it drives a real editor, whose script waits under
+// deadlines that other tests' servers on the same cores must not eat into.
 func TestEmacsReadmeSetup(t *testing.T) {
 	emacs, _ := requireEmacs(t)
 	blocks := readmeBlocks(t, "**Emacs**", "", "elisp")

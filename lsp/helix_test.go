@@ -102,6 +102,7 @@ func checkHelixServers(t *testing.T, where string, langs map[string][]string) {
 // fails), and the Helix version they need is stated once, the same in
 // both places and in config.toml.
 func TestHelixConfiguration(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("../editors/helix/languages.toml")
 	if err != nil {
 		t.Fatal(err)

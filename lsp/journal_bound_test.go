@@ -13,6 +13,7 @@ import (
 // larger than all of it, and names a dropped edit clearly when asked to
 // undo it. (It grew without bound: 858 edits of 10 KB held 44 MB.)
 func TestJournalIsBounded(t *testing.T) {
+	t.Parallel()
 	change := func(size int) []*edits.FileChange {
 		return []*edits.FileChange{edits.NewModify("a.txt", strings.Repeat("a", size), 0, strings.Repeat("b", size))}
 	}
@@ -54,6 +55,7 @@ func TestJournalIsBounded(t *testing.T) {
 // and a journal that grew past what it keeps is compacted without losing
 // an undone edit that a later one follows.
 func TestJournalOnDisk(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	getenv := func(k string) string { return map[string]string{"XDG_STATE_HOME": dir}[k] }
 	root := t.TempDir()

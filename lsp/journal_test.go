@@ -16,8 +16,10 @@ import (
 // TestUndoRedo applies a reply touching an open buffer, a file not open
 // and a new file, undoes it across all three, and redoes it.
 func TestUndoRedo(t *testing.T) {
+	t.Parallel()
 	for _, p := range lsptest.Profiles() {
 		t.Run(p.Name, func(t *testing.T) {
+			t.Parallel()
 			root := writeFiles(t, files)
 			e := lsptest.Start(t, root, p)
 			e.OpenFile("a.go", "go")
@@ -57,6 +59,7 @@ func TestUndoRedo(t *testing.T) {
 // TestUndoAfterUserEdits: undo keeps the user's later edits elsewhere, and
 // refuses when the user changed the lines the agent changed.
 func TestUndoAfterUserEdits(t *testing.T) {
+	t.Parallel()
 	root := writeFiles(t, map[string]string{"a.go": "package p\n\nfunc one() {}\n\nfunc two() {}\n\nfunc three() {}\n"})
 	e := lsptest.Start(t, root, lsptest.VSCode())
 	e.OpenFile("a.go", "go")
@@ -84,6 +87,7 @@ func TestUndoAfterUserEdits(t *testing.T) {
 }
 
 func TestUndoNothing(t *testing.T) {
+	t.Parallel()
 	e := lsptest.Start(t, t.TempDir(), lsptest.Helix())
 	e.ExecuteCommand("agentls.turn.undo", nil)
 	e.Await(lsptest.ShownMessage("no agent turn to undo"))
@@ -94,8 +98,10 @@ func TestUndoNothing(t *testing.T) {
 // turn id agentls.ask returned, under every editor's profile; redo puts
 // both back; one edit can still be undone alone.
 func TestTurnUndo(t *testing.T) {
+	t.Parallel()
 	for _, p := range lsptest.Profiles() {
 		t.Run(p.Name, func(t *testing.T) {
+			t.Parallel()
 			srv := modeltest.New(
 				modeltest.Text("```patch a.go\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n```\n", 16),
 				modeltest.Text("```patch b.go\n<<<<<<< ORIGINAL\nvar c Config\n=======\nvar c Settings\n>>>>>>> UPDATED\n```\n", 16),
@@ -159,6 +165,7 @@ func TestTurnUndo(t *testing.T) {
 // in the editor; undoing the turn reverts b.go and says a.go already held
 // what the undo gives — not "already applied … nothing changed".
 func TestTurnUndoAfterManualUndo(t *testing.T) {
+	t.Parallel()
 	const twoFiles = "```patch_many\n=== PATH: a.go ===\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n\n=== PATH: b.go ===\n<<<<<<< ORIGINAL\nvar c Config\n=======\nvar c Settings\n>>>>>>> UPDATED\n```\n"
 	root := writeFiles(t, files)
 	e := lsptest.Start(t, root, lsptest.Neovim07())
@@ -192,6 +199,7 @@ func TestTurnUndoAfterManualUndo(t *testing.T) {
 // the next session — every file, the created one included — and turn
 // numbers go on from where they were.
 func TestUndoAfterRestart(t *testing.T) {
+	t.Parallel()
 	// The next session reads the undo history this one keeps.
 	state := lsptest.Env(map[string]string{"XDG_STATE_HOME": t.TempDir()})
 	root := writeFiles(t, files)
@@ -239,9 +247,11 @@ func TestUndoAfterRestart(t *testing.T) {
 // undone — until the user asks for what still can be: then b.go is undone
 // and a.go kept as the user has it.
 func TestPartialUndo(t *testing.T) {
+	t.Parallel()
 	const twoFiles = "```patch_many\n=== PATH: a.go ===\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n\n=== PATH: b.go ===\n<<<<<<< ORIGINAL\nvar c Config\n=======\nvar c Settings\n>>>>>>> UPDATED\n```\n"
 	for _, p := range lsptest.Profiles() {
 		t.Run(p.Name, func(t *testing.T) {
+			t.Parallel()
 			root := writeFiles(t, files)
 			e := lsptest.Start(t, root, p)
 			e.OpenFile("a.go", "go")

@@ -21,6 +21,8 @@ import (
 // called directly, then sent by the server before an agent's command),
 // progress, the output buffer and :help agentls
 // (testdata/nvim/plugin_commands.lua).
+// Not in parallel: it drives a real editor, whose script waits under
+// deadlines that other tests' servers on the same cores must not eat into.
 func TestNeovimPlugin(t *testing.T) {
 	nvim := requireNvim(t)
 	binDir := filepath.Dir(buildAgentls(t))
@@ -95,6 +97,8 @@ func TestNeovimPlugin(t *testing.T) {
 // agentls was not found on PATH, where `go install ./cmd/agentls` puts
 // it and how to fix it, naming the folder when agentls is there
 // (testdata/nvim/missing_agentls.lua).
+// Not in parallel: it drives a real editor, whose script waits under
+// deadlines that other tests' servers on the same cores must not eat into.
 func TestNeovimPluginWithoutAgentls(t *testing.T) {
 	nvim := requireNvim(t)
 	bin := buildAgentls(t)

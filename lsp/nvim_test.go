@@ -13,6 +13,8 @@ import (
 // TestNeovimHeadless drives a real Neovim (Debian's 0.7.2 in CI) against
 // the built server. It is skipped where nvim is missing, unless
 // AGENTLS_REQUIRE_NVIM is set (CI sets it, so it cannot be skipped there).
+// Not in parallel: it drives a real editor, whose script waits under
+// deadlines that other tests' servers on the same cores must not eat into.
 func TestNeovimHeadless(t *testing.T) {
 	nvim := requireNvim(t)
 	bin := buildAgentls(t)
@@ -40,6 +42,8 @@ func TestNeovimHeadless(t *testing.T) {
 // plugin's, with the clone's path for ~/src/agentls, and the plain-LSP
 // one) as init.lua with the built binary on PATH: one server per project,
 // attached to every buffer of it (testdata/nvim/readme.lua).
+// Not in parallel: it drives a real editor, whose script waits under
+// deadlines that other tests' servers on the same cores must not eat into.
 func TestNeovimReadmeSetup(t *testing.T) {
 	nvim := requireNvim(t)
 	blocks := readmeBlocks(t, "**Neovim**", "**Helix**", "lua")

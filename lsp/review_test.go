@@ -24,8 +24,10 @@ func findAction(actions []protocol.CodeAction, prefix string) *protocol.CodeActi
 // TestReviewMode: in review mode a reply's changes wait as diagnostics;
 // hunks are accepted and rejected one by one, per file, or all.
 func TestReviewMode(t *testing.T) {
+	t.Parallel()
 	for _, p := range lsptest.Profiles() {
 		t.Run(p.Name, func(t *testing.T) {
+			t.Parallel()
 			root := writeFiles(t, files)
 			e := lsptest.Start(t, root, p, lsptest.InitOptions(map[string]any{"applyMode": "review"}))
 			e.OpenFile("a.go", "go")
@@ -70,6 +72,7 @@ func TestReviewMode(t *testing.T) {
 // and becomes a conflict, which cannot be accepted, when the user edits
 // its own lines.
 func TestReviewFollowsUserEdits(t *testing.T) {
+	t.Parallel()
 	root := writeFiles(t, files)
 	e := lsptest.Start(t, root, lsptest.VSCode(), lsptest.InitOptions(map[string]any{"applyMode": "review"}))
 	e.OpenFile("a.go", "go")
@@ -97,8 +100,10 @@ func protocolURI(root, rel string) protocol.DocumentURI {
 // against the buffers, with showDocument where the editor has it and as a
 // path in a message where it does not; conflicting hunks are named.
 func TestReviewDiff(t *testing.T) {
+	t.Parallel()
 	for _, p := range lsptest.Profiles() {
 		t.Run(p.Name, func(t *testing.T) {
+			t.Parallel()
 			root := writeFiles(t, files)
 			e := lsptest.Start(t, root, p, lsptest.InitOptions(map[string]any{"applyMode": "review"}))
 			e.OpenFile("a.go", "go")
@@ -172,6 +177,7 @@ func awaitDiff(t *testing.T, e *lsptest.Editor, n int) string {
 // makes it a conflict, with no accept action on it, which accepting all
 // refuses; restoring the line mends it.
 func TestReviewFollowsKeystrokes(t *testing.T) {
+	t.Parallel()
 	root := writeFiles(t, files)
 	e := lsptest.Start(t, root, lsptest.VSCode(), lsptest.InitOptions(map[string]any{"applyMode": "review"}))
 	e.OpenFile("a.go", "go")
@@ -209,6 +215,7 @@ func TestReviewFollowsKeystrokes(t *testing.T) {
 // was one, and stayed one after the copy was deleted); once the copy is
 // gone, accepting it works.
 func TestReviewAcceptAmbiguous(t *testing.T) {
+	t.Parallel()
 	root := writeFiles(t, files)
 	e := lsptest.Start(t, root, lsptest.VSCode(), lsptest.InitOptions(map[string]any{"applyMode": "review"}))
 	e.OpenFile("a.go", "go")

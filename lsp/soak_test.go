@@ -68,7 +68,9 @@ const (
 // bursts of concurrent applies on different files — and fails when the
 // heap, the goroutines, the open descriptors or the child processes grow
 // beyond the bounds above between the warmed-up start and the end, or when
-// any process a command started is left once the session is over.
+// any process a command started is left once the session is over. Not in
+// parallel: it counts the process's heap, goroutines, descriptors and
+// children, which other tests' servers would add to.
 func TestSoak(t *testing.T) {
 	size := soakSize{rounds: 2, applies: 30, turns: 5, concurrent: 10}
 	if *soakFull {
@@ -156,7 +158,8 @@ func TestSoak(t *testing.T) {
 // keeps adds up over a day: jsonrpc2 v0.10's CancelHandler derived a
 // context per request from the session's and never cancelled it, which
 // kept every answered request registered with the session (about 130
-// bytes each, for as long as the session lasted).
+// bytes each, for as long as the session lasted). Not in parallel: it
+// measures the process's live heap.
 func TestSoakRequestsHoldNothing(t *testing.T) {
 	const requests = 2000
 	const bound = 64 << 10 // 32 bytes a request: a fixed 32 KB seen at any count, not a leak

@@ -60,6 +60,7 @@ func readAnswers(t *testing.T, out []byte) []wireAnswer {
 // or dropped when it looks like a response, and the valid request behind
 // it is still read.
 func TestFrameStreamSkipsBadMessages(t *testing.T) {
+	t.Parallel()
 	const next = `{"jsonrpc":"2.0","id":100,"method":"shutdown"}`
 	tests := []struct {
 		name string
@@ -139,6 +140,7 @@ func TestFrameStreamSkipsBadMessages(t *testing.T) {
 // that cannot be read reaches the call as an error, so the call does not
 // wait for an answer that was lost.
 func TestFrameStreamBadResponseEndsItsCall(t *testing.T) {
+	t.Parallel()
 	rwc := &pipeRWC{Reader: strings.NewReader(frame(`{"jsonrpc":"2.0","id":9,"error":"refused"}`))}
 	msg, _, err := newFrameStream(rwc, nil).Read(context.Background())
 	if err != nil {
@@ -154,6 +156,7 @@ func TestFrameStreamBadResponseEndsItsCall(t *testing.T) {
 // headers, line breaks between frames, an oversized body skipped unread),
 // and what ends the stream because the next frame cannot be found.
 func TestFrameStreamFraming(t *testing.T) {
+	t.Parallel()
 	const ok = `{"jsonrpc":"2.0","id":1,"method":"shutdown"}`
 	tests := []struct {
 		name    string
