@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -73,22 +74,18 @@ func (s *Server) chatOpenCommand(_ context.Context, a chatOpenArgs) (any, error)
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "no workspace folder: open a folder first")
 	}
 	rel := chatFolder + "/" + name + ".md"
-	file := filepath.Join(root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return nil, fmt.Errorf("chat %s: %w", rel, err)
+	file, err := chatFile(root, rel)
+	if err != nil {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, err.Error())
 	}
-	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	switch {
-	case err == nil:
-		_, err = f.WriteString(chatTemplate)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+	if _, err := os.Lstat(file); errors.Is(err, fs.ErrNotExist) {
+		// Created as the edit engine creates files: every folder on the
+		// way opened with no symlink allowed, the file exclusively.
+		var cs edits.Changeset
+		cs.Write(rel, "", false, edits.NotOpen, chatTemplate)
+		if err := edits.ApplyToDisk(root, &cs); err != nil {
 			return nil, fmt.Errorf("chat %s: %w", rel, err)
 		}
-	case !os.IsExist(err):
-		return nil, fmt.Errorf("chat %s: %w", rel, err)
 	}
 	u := s.fileURI(rel)
 	s.goBackground("show chat", func(ctx context.Context) {
@@ -155,8 +152,10 @@ func (s *Server) chatSendCommand(_ context.Context, a chatSendArgs) (any, error)
 
 // chatText is a chat document's text: the open buffer, else the file.
 func (s *Server) chatText(rel string) (string, error) {
-	root := s.session().root
-	file := cleanFile(filepath.Join(root, filepath.FromSlash(rel)))
+	file, err := chatFile(s.session().root, rel)
+	if err != nil {
+		return "", err
+	}
 	if d, ok := s.docs.byFile(file); ok {
 		return d.text(), nil
 	}
@@ -165,6 +164,26 @@ func (s *Server) chatText(rel string) (string, error) {
 		return "", fmt.Errorf("chat %s: %w", rel, err)
 	}
 	return string(data), nil
+}
+
+// chatFile returns the file of a chat document, refusing any path that
+// goes through a symlink: a chat is agentls's own file in the workspace,
+// and a repository that ships .agentls/chat (or a chat in it) as a
+// symlink must not make agentls read the user's files into a
+// conversation, or write a reply into them.
+func chatFile(root, rel string) (string, error) {
+	if root == "" {
+		return "", errors.New("no workspace folder: open a folder first")
+	}
+	want := filepath.Join(root, filepath.FromSlash(rel))
+	got, err := edits.ResolveInRoot(root, rel)
+	if err == nil && got != want {
+		err = fmt.Errorf("it leads through a symlink to %s", got)
+	}
+	if err != nil {
+		return "", fmt.Errorf("the chat %s is refused: %v (chats must lie in the workspace's own %s, outside the workspace nothing is read or written; remove the symlink)", rel, err, chatFolder)
+	}
+	return want, nil
 }
 
 // chatsRunning are the chat documents the agent is answering in: one
@@ -309,14 +328,22 @@ func (w *chatWriter) edit(ctx context.Context, change func(cur string) string) {
 	ctx = context.WithoutCancel(ctx) // a cancelled turn still ends its reply
 	s := w.s
 	root := s.session().root
-	file := cleanFile(filepath.Join(root, filepath.FromSlash(w.rel)))
+	file, err := chatFile(root, w.rel)
+	if err != nil {
+		s.showMessage(ctx, protocol.MessageTypeError, "agentls: %v", err)
+		return
+	}
 	if _, open := s.docs.byFile(file); !open {
+		// Not open: written as the edit engine writes a file, checked
+		// against what was read and with no symlink on the way.
 		data, err := os.ReadFile(file)
 		if err != nil {
 			s.log.Warn("chat: read", "file", file, "err", err)
 			return
 		}
-		if err := os.WriteFile(file, []byte(change(string(data))), 0o644); err != nil {
+		var cs edits.Changeset
+		cs.Write(w.rel, string(data), true, edits.NotOpen, change(string(data)))
+		if err := edits.ApplyToDisk(root, &cs); err != nil {
 			s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot write the chat %s: %v", w.rel, err)
 		}
 		return
@@ -331,7 +358,7 @@ func (w *chatWriter) edit(ctx context.Context, change func(cur string) string) {
 		return cs, nil
 	}
 	cs, _ := compute(ctx)
-	_, err := s.send(ctx, sendRequest{label: "agentls: chat", changes: cs, recompute: compute})
+	_, err = s.send(ctx, sendRequest{label: "agentls: chat", changes: cs, recompute: compute})
 	if err != nil && !errors.Is(err, errNoChanges) {
 		s.log.Warn("chat: the editor did not take the reply's text", "file", w.rel, "err", err)
 	}

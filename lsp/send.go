@@ -284,7 +284,11 @@ func (s *Server) judgeEcho(ctx context.Context, w *echoWatch, after uint64, chan
 // When it cannot be placed at all, the user has rewritten those lines:
 // nothing is claimed either way, and the change is kept as made.
 func (s *Server) skippedChange(file, text string, c *edits.FileChange) (*edits.FileChange, bool) {
-	if text == c.Result() {
+	result := c.Result()
+	if text == result || text == result+"\n" && !strings.HasSuffix(result, "\n") {
+		// Neovim keeps a final newline on every buffer: a change that
+		// leaves the text without one (the chat writer, mid-line) comes
+		// back with one, and is there.
 		return nil, false
 	}
 	// Re-applying the change changes nothing when it is there (the
