@@ -81,6 +81,8 @@ func TestReadPage(t *testing.T) {
 		case "/notes":
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			fmt.Fprint(w, article)
+		case "/lists":
+			fmt.Fprint(w, `<html><body><p>Steps:</p><ol><li>one<ul><li>inner</li></ul></li><li>two</li></ol><p>After.</p></body></html>`)
 		case "/latin1":
 			w.Header().Set("Content-Type", "text/html; charset=iso-8859-1")
 			w.Write([]byte("<html><body><p>caf\xe9 cr\xe8me</p></body></html>"))
@@ -101,9 +103,10 @@ func TestReadPage(t *testing.T) {
 	}{
 		{path: "/notes",
 			want: []string{"# Release notes", "URL: " + srv.URL + "/notes", "# Go 1.99 Release Notes", "better generics [1]", "## Tools",
-				"- First change", "- Second change, see the details [2]", "```\ngo build ./...\ngo test ./...\n```",
+				"- First change\n- Second change, see the details [2]", "```\ngo build ./...\ngo test ./...\n```",
 				"Links:\n[1] " + srv.URL + "/doc/generics\n[2] https://example.org/x\n"},
 			not: []string{"tracking", "color:red", "Site header", "Copyright footer", "About"}},
+		{path: "/lists", want: []string{"Steps:\n\n1. one\n  - inner\n2. two\n\nAfter."}},
 		{path: "/latin1", want: []string{"café crème"}},
 		{path: "/plain", want: []string{"just text"}},
 		{path: "/empty", want: []string{"it may need JavaScript"}},

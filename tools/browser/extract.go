@@ -121,8 +121,14 @@ type textWriter struct {
 	base      *url.URL
 	links     []string
 	linkIndex map[string]int
-	list      []atom.Atom // enclosing ul/ol, innermost last
+	list      []list // enclosing ul/ol, innermost last
 	inPre     bool
+}
+
+// A list is an open ul or ol, and how many items it has shown.
+type list struct {
+	ordered bool
+	items   int
 }
 
 // dropped are elements whose content is not the page's text.
@@ -184,17 +190,27 @@ func (w *textWriter) node(n *html.Node) {
 	case a == atom.Br:
 		w.b.WriteString("\n")
 	case a == atom.Ul || a == atom.Ol:
-		w.para()
-		w.list = append(w.list, a)
+		// A list is a paragraph of its own; a list inside an item goes on
+		// under it, indented.
+		end := w.para
+		if len(w.list) > 0 {
+			end = w.line
+		}
+		end()
+		w.list = append(w.list, list{ordered: a == atom.Ol})
 		w.children(n)
 		w.list = w.list[:len(w.list)-1]
-		w.para()
+		end()
 	case a == atom.Li:
 		w.line()
 		depth := max(len(w.list)-1, 0)
 		mark := "- "
-		if len(w.list) > 0 && w.list[len(w.list)-1] == atom.Ol {
-			mark = "1. "
+		if len(w.list) > 0 {
+			l := &w.list[len(w.list)-1]
+			l.items++
+			if l.ordered {
+				mark = fmt.Sprintf("%d. ", l.items)
+			}
 		}
 		w.b.WriteString(strings.Repeat("  ", depth) + mark)
 		w.children(n)
@@ -229,8 +245,13 @@ func (w *textWriter) children(n *html.Node) {
 // para ends the paragraph: a blank line (tidy squeezes repeats).
 func (w *textWriter) para() { w.b.WriteString("\n\n") }
 
-// line ends the line.
-func (w *textWriter) line() { w.b.WriteString("\n") }
+// line ends the line, unless it just ended (list items follow one
+// another without blank lines).
+func (w *textWriter) line() {
+	if s := w.b.String(); s != "" && !strings.HasSuffix(strings.TrimRight(s, " "), "\n") {
+		w.b.WriteString("\n")
+	}
+}
 
 // link numbers a link's absolute URL (the same URL keeps its number); 0
 // for links that lead nowhere to read (fragments, javascript:, mailto:).
@@ -314,6 +335,15 @@ func collapse(s string) string {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' }
 
+// listItem reports whether a line starts with a list item's mark.
+func listItem(line string) bool {
+	if strings.HasPrefix(line, "- ") {
+		return true
+	}
+	digits := len(line) - len(strings.TrimLeft(line, "0123456789"))
+	return digits > 0 && strings.HasPrefix(line[digits:], ". ")
+}
+
 // tidy trims each line's ends (outside fences) and squeezes blank lines.
 func tidy(s string) string {
 	var out []string
@@ -328,7 +358,7 @@ func tidy(s string) string {
 			continue
 		}
 		trimmed := strings.TrimSpace(line)
-		if indent := strings.TrimLeft(line, " "); trimmed != "" && (strings.HasPrefix(indent, "- ") || strings.HasPrefix(indent, "1. ")) {
+		if indent := strings.TrimLeft(line, " "); trimmed != "" && indent != line && listItem(indent) {
 			// A nested list item keeps its indentation.
 			trimmed = line[:len(line)-len(indent)] + strings.TrimSpace(indent)
 		}
