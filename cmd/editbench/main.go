@@ -146,6 +146,8 @@ func bench(p profile, seed uint64, c *corpus, tmp string) (*report, error) {
 		if rep.speed, err = measureSpeed(c); err != nil {
 			return nil, err
 		}
+		load, _ := os.ReadFile("/proc/loadavg")
+		rep.load = strings.TrimSpace(string(load))
 	}
 	return rep, nil
 }

@@ -42,6 +42,7 @@ type report struct {
 	cells                        map[[2]string]*cell
 	x1Cases, x1Partial           int
 	speed                        []speedRow
+	load                         string // /proc/loadavg after the speed rows
 }
 
 func (r *report) cell(format, pert string) *cell {
@@ -111,7 +112,7 @@ func (r *report) markdown() string {
 		}
 	}
 	if len(r.speed) > 0 {
-		b.WriteString("\n## Speed\n\nReproduce: `go run ./cmd/editbench -profile full -out BENCH.md` (replaces this section). Each row is the median ApplyHunks call of at least 300 ms of them; times depend on the machine and its load. A row whose apply fails fails the run. Hunks that do not resolve alone in the concatenated files (a licence header repeated) are drawn again.\n\n| input | file | hunks | time per apply | throughput |\n|---|---:|---:|---:|---:|\n")
+		b.WriteString("\n## Speed\n\nReproduce: `go run ./cmd/editbench -profile full -out BENCH.md` (replaces this section). Each row is the median ApplyHunks call of at least 300 ms of them; times depend on the machine and its load. A row whose apply fails fails the run. Hunks that do not resolve alone in the concatenated files (a licence header repeated) are drawn again. Load average after timing: " + r.load + ".\n\n| input | file | hunks | time per apply | throughput |\n|---|---:|---:|---:|---:|\n")
 		for _, s := range r.speed {
 			fmt.Fprintf(&b, "| %s | %s | %d | %s | %.0f MB/s |\n", s.what, sizeLabel(s.size), s.hunks, s.per, float64(s.size)/s.per.Seconds()/1e6)
 		}
