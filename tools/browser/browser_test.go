@@ -403,3 +403,28 @@ func BenchmarkRender(b *testing.B) {
 		})
 	}
 }
+
+// FuzzRender: any page renders to text within the bounds, its links
+// absolute http(s) URLs, never a panic.
+func FuzzRender(f *testing.F) {
+	f.Add([]byte(article))
+	f.Add(generatedPage(4 << 10))
+	f.Add([]byte("<pre>```\ncode</pre><ol><li><ul><li>x</ul></ol><a href='javascript:x'>j</a><a href='//h/p#f'>p</a>"))
+	base, _ := url.Parse("https://example.org/a/b")
+	f.Fuzz(func(t *testing.T, body []byte) {
+		out := (&page{url: base, kind: "html", body: body}).render()
+		_, links, _ := strings.Cut(out, "\nLinks:\n")
+		if len(out) > MaxTextBytes+MaxLinks*(len(body)+16)+1024 {
+			t.Fatalf("%d bytes of text from %d bytes", len(out), len(body))
+		}
+		for _, l := range strings.Split(strings.TrimSpace(links), "\n") {
+			if l == "" {
+				continue
+			}
+			_, u, _ := strings.Cut(l, "] ")
+			if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+				t.Fatalf("link %q", l)
+			}
+		}
+	})
+}

@@ -267,8 +267,8 @@ func (w *textWriter) link(href string) int {
 	if w.base != nil {
 		u = w.base.ResolveReference(u)
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return 0
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return 0 // https:0 is a scheme and an opaque part: nowhere to go
 	}
 	u.Fragment = ""
 	s := u.String()

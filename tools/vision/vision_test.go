@@ -298,3 +298,23 @@ func BenchmarkFit(b *testing.B) {
 		})
 	}
 }
+
+// FuzzFit: any bytes are refused or fitted within the bounds, never a
+// panic or an image over them.
+func FuzzFit(f *testing.F) {
+	f.Add(pngBytes(f, gradient(20, 10)))
+	f.Add(jpegBytes(f, gradient(30, 30)))
+	f.Add(gifBytes(f, gradient(5, 7)))
+	f.Add(webpGray(f))
+	f.Add(pngClaiming(f, 100_000, 100_000))
+	f.Add([]byte("<svg></svg>"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		img, _, err := Fit("f", data, 16)
+		if err != nil {
+			return
+		}
+		if img.Width <= 0 || img.Height <= 0 || img.Width > 16 || img.Height > 16 || len(img.Data) == 0 || len(img.Data) > MaxSentBytes {
+			t.Fatalf("sent %d×%d, %d bytes", img.Width, img.Height, len(img.Data))
+		}
+	})
+}
