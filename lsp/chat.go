@@ -222,6 +222,11 @@ type chatWriter struct {
 	started bool
 	pending strings.Builder // streamed, not yet written
 	shown   strings.Builder // this step's text written so far
+	// midLine: what the writer wrote last does not end its line. An
+	// editor that keeps a final newline on every buffer (Neovim) then
+	// shows the document with one more "\n" than was written: the next
+	// text goes before it, not after.
+	midLine bool
 }
 
 // resultLines is how much of a tool's result the document quotes.
@@ -307,18 +312,43 @@ func (w *chatWriter) flush(ctx context.Context) {
 }
 
 func (w *chatWriter) write(ctx context.Context, text string) {
-	w.edit(ctx, func(cur string) string { return cur + text })
+	w.edit(ctx, func(cur string) string {
+		body, end := w.split(cur, text)
+		return body + text + end
+	})
+	w.wrote(text)
 }
 
 // replaceTail puts want where the document ends with shown; if the user
 // changed the end meanwhile, the settled reply is appended instead.
 func (w *chatWriter) replaceTail(ctx context.Context, shown, want string) {
 	w.edit(ctx, func(cur string) string {
-		if strings.HasSuffix(cur, shown) {
-			return cur[:len(cur)-len(shown)] + want
+		body, end := w.split(cur, want)
+		if strings.HasSuffix(body, shown) {
+			return body[:len(body)-len(shown)] + want + end
 		}
-		return cur + "\n\n" + want
+		return body + "\n\n" + want + end
 	})
+	w.wrote(want)
+}
+
+// split separates the document into what the writer's text continues and
+// the final newline the editor added after a line the writer left open;
+// that newline stays last while next leaves the line open still.
+func (w *chatWriter) split(cur, next string) (body, end string) {
+	if w.midLine && strings.HasSuffix(cur, "\n") {
+		if strings.HasSuffix(next, "\n") {
+			return cur[:len(cur)-1], ""
+		}
+		return cur[:len(cur)-1], "\n"
+	}
+	return cur, ""
+}
+
+func (w *chatWriter) wrote(text string) {
+	if text != "" {
+		w.midLine = !strings.HasSuffix(text, "\n")
+	}
 }
 
 // edit changes the chat document: through the editor when it is open (a
