@@ -109,7 +109,11 @@ func (s *Server) startTurn(plan turnPlan) (int, error) {
 		// server's shell host, made by the first command.
 		mcpConfig := set.MCP()
 		mcpConfig.Dir = req.Root
-		turnTools, warnings, err := s.mcp.SelectTurn(ctx, mcpConfig, builtin.Registry(), allow, explicit, ws)
+		servers := s.mcp
+		if plan.readOnly {
+			servers = nil // a question offers no MCP tool, and warns of none
+		}
+		turnTools, warnings, err := servers.SelectTurn(ctx, mcpConfig, builtin.Registry(), allow, explicit, ws)
 		for _, w := range warnings {
 			s.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agentls: agent turn %d: %s", id, w))
 		}

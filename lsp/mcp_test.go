@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/agentls/agentls/agent/modeltest"
 	"github.com/agentls/agentls/lsp/lsptest"
 )
@@ -148,4 +150,31 @@ func serverProcesses(t *testing.T, bin string) []int {
 		pids = append(pids, pid)
 	}
 	return pids
+}
+
+// TestMCPNotInQuestions: an AI? question's turn only reads: it starts no
+// MCP server, offers no MCP tool and warns of none (the one-time warning
+// of a server the tools setting leaves out is still the next turn's).
+func TestMCPNotInQuestions(t *testing.T) {
+	bin := buildEchoServer(t)
+	srv := modeltest.New(modeltest.Text("At start-up.", 50), modeltest.Text("Nothing.", 50))
+	defer srv.Close()
+	opts := map[string]any{"model": "m", "baseUrl": srv.URL, "tools": []string{"read"}, "mcpServers": map[string]any{"e": map[string]any{"command": bin}}, "toolAllowlist": []string{"e.*"}}
+	e := lsptest.Start(t, writeFiles(t, files), lsptest.Neovim07(), lsptest.InitOptions(opts))
+	e.OpenFile("a.go", "go")
+	e.Type("a.go", "package p\n\n// when are settings read? AI?\ntype Config struct{}\n")
+	action := findAction(e.CodeActions("a.go", protocol.Range{Start: protocol.Position{Line: 2}, End: protocol.Position{Line: 2}}), "Agent: answer")
+	if action == nil {
+		t.Fatal("no answer action")
+	}
+	e.RunCodeAction(*action)
+	e.Await(lsptest.Diagnostics(lsptest.ForFile("a.go"), lsptest.WithMessage("At start-up.")))
+	if sys := srv.Requests()[0].Body.Messages[0].Content; strings.Contains(sys, "e.echo") {
+		t.Error("a question's turn was offered an MCP tool")
+	}
+	if running := serverProcesses(t, bin); len(running) != 0 {
+		t.Errorf("a question started an MCP server: %v", running)
+	}
+	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "hi"})
+	e.Await(lsptest.ShownMessage("agent turn 2 done"), lsptest.LoggedMessage("agent turn 2: MCP server e: the tools setting leaves all its tools out"))
 }
