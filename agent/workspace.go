@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
 
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/tools/browser"
 	"github.com/agentls/agentls/tools/edittool"
+	"github.com/agentls/agentls/tools/morph"
 	"github.com/agentls/agentls/tools/shelltool"
 	"github.com/agentls/agentls/tools/vision"
 )
@@ -58,8 +60,11 @@ type Workspace interface {
 // view_image to ws's root, and browser asking through ws before each
 // fetch its allowlist does not allow (one Browser a call of BindTools: an
 // "Always" lasts the turn); the last two configured by ws's ToolOptions
-// when it is a ToolConfigured. Tools reg holds that none of these
-// packages runs keep their own Run.
+// when it is a ToolConfigured. morph merges through the apply model the
+// ToolOptions name (none: it is marked unavailable, and refuses), and
+// subagent runs child turns over the bound tools themselves (through the
+// Subagents in the call's context: WithSubagents). Tools reg holds that
+// none of these packages runs keep their own Run.
 func BindTools(reg *tools.Registry, ws Workspace, host func() (*shelltool.Host, error)) *tools.Registry {
 	var opts ToolOptions
 	if c, ok := ws.(ToolConfigured); ok {
@@ -69,7 +74,12 @@ func BindTools(reg *tools.Registry, ws Workspace, host func() (*shelltool.Host, 
 	maps.Copy(runs, shelltool.Runs(host, ws)) // no name is in two
 	maps.Copy(runs, vision.Runs(ws, opts.Vision))
 	maps.Copy(runs, browser.Runs(ws, opts.Browser))
-	return reg.Bind(runs)
+	maps.Copy(runs, morph.Runs(ws, opts.morph()))
+	bound := reg.Bind(runs)
+	if opts.ApplyModel == nil {
+		bound = unavailable(bound, "morph")
+	}
+	return bindSubagent(bound, ws)
 }
 
 // ToolOptions configure the built-in tools that the settings, not the
@@ -79,6 +89,43 @@ func BindTools(reg *tools.Registry, ws Workspace, host func() (*shelltool.Host, 
 type ToolOptions struct {
 	Vision  vision.Options
 	Browser browser.Options
+	// ApplyModel is the model morph merges lazy edits with (the
+	// applyModel setting); nil: none, and morph is unavailable (a call
+	// is refused saying so).
+	ApplyModel *ModelConfig
+	// Getenv reads the apply model's key; nil: the process's environment.
+	Getenv func(string) string
+}
+
+// morph returns the morph tool's options: its apply model, if any.
+func (o ToolOptions) morph() morph.Options {
+	if o.ApplyModel == nil {
+		return morph.Options{}
+	}
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return morph.Options{Complete: ApplyModel(*o.ApplyModel, getenv), Model: o.ApplyModel.Model}
+}
+
+// unavailable returns reg with the named tool marked unavailable (its
+// Requires says why: agentls tools --all shows it), so a turn's
+// selection leaves it out.
+func unavailable(reg *tools.Registry, name string) *tools.Registry {
+	specs := reg.All()
+	for i, s := range specs {
+		if s.Name == name {
+			off := *s
+			off.Available = func() bool { return false }
+			specs[i] = &off
+		}
+	}
+	out, err := tools.NewRegistry(specs...)
+	if err != nil {
+		return reg // the same specs as reg, which is valid
+	}
+	return out
 }
 
 // A ToolConfigured workspace says how its turn's tools are configured

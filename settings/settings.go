@@ -93,6 +93,51 @@ type Settings struct {
 	SearchURL string `json:"searchUrl"`
 	// BrowserTimeout is how many seconds a page fetch may take.
 	BrowserTimeout int `json:"browserTimeout"`
+	// ApplyModel is the fast apply model the morph tool merges lazy edits
+	// with (nil: none, and morph is not offered).
+	ApplyModel *ApplyModel `json:"applyModel"`
+}
+
+// ApplyModel is the applyModel setting: any OpenAI-compatible endpoint
+// (Morph's, or a general model prompted the same way). BaseURL and
+// APIKeyEnv default to the main model's.
+type ApplyModel struct {
+	Model     string `json:"model"`
+	BaseURL   string `json:"baseUrl,omitempty"`
+	APIKeyEnv string `json:"apiKeyEnv,omitempty"`
+}
+
+// ApplyModelConfig returns the apply model as agent reaches it, nil when
+// none is configured.
+func (s Settings) ApplyModelConfig() *agent.ModelConfig {
+	if s.ApplyModel == nil {
+		return nil
+	}
+	cfg := agent.ModelConfig{Model: s.ApplyModel.Model, BaseURL: s.ApplyModel.BaseURL, APIKeyEnv: s.ApplyModel.APIKeyEnv}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = s.BaseURL
+	}
+	if cfg.APIKeyEnv == "" {
+		cfg.APIKeyEnv = s.APIKeyEnv
+	}
+	return &cfg
+}
+
+// checkApplyModel checks an applyModel value as the user wrote it.
+func checkApplyModel(m *ApplyModel) error {
+	if m == nil {
+		return nil // null: no apply model
+	}
+	if strings.TrimSpace(m.Model) == "" {
+		return fmt.Errorf(`give the apply model's name as "model" (e.g. {"model": "morph-v3-fast", "baseUrl": "https://api.morphllm.com/v1", "apiKeyEnv": "MORPH_API_KEY"})`)
+	}
+	if m.BaseURL != "" && !strings.HasPrefix(m.BaseURL, "http://") && !strings.HasPrefix(m.BaseURL, "https://") {
+		return fmt.Errorf("baseUrl %q is not an http or https URL", m.BaseURL)
+	}
+	if m.APIKeyEnv != "" && (strings.HasPrefix(m.APIKeyEnv, "sk-") || strings.ContainsAny(m.APIKeyEnv, " =")) {
+		return fmt.Errorf("apiKeyEnv: give the name of the environment variable that holds the key, not the key")
+	}
+	return nil
 }
 
 // MCP returns what the settings say about MCP servers, as tools/mcp
@@ -108,7 +153,11 @@ func (s Settings) TurnTools() []string {
 	if len(s.Tools) > 0 {
 		return s.Tools
 	}
-	return append(edittool.TurnTools(), shelltool.TurnTools()...)
+	out := append(edittool.TurnTools(), shelltool.TurnTools()...)
+	if s.ApplyModel != nil {
+		out = append(out, "morph") // configured, so offered
+	}
+	return out
 }
 
 // TaggedThinking reports whether calls may run as soon as they are
@@ -162,6 +211,7 @@ func (s Settings) ToolOptions() agent.ToolOptions {
 		Vision: vision.Options{Mode: vision.Mode(s.Vision), MaxSide: s.ImageMaxSide},
 		Browser: browser.Options{Allowlist: s.BrowserAllowlist, SearchURL: s.SearchURL,
 			Timeout: time.Duration(s.BrowserTimeout) * time.Second},
+		ApplyModel: s.ApplyModelConfig(),
 	}
 }
 
@@ -257,6 +307,8 @@ var keys = []key{
 	{name: "searchUrl", risk: "it says where the agent's searches are sent",
 		set: field(func(s *Settings) *string { return &s.SearchURL }, browser.CheckSearchURL)},
 	{name: "browserTimeout", set: field(func(s *Settings) *int { return &s.BrowserTimeout }, positive("seconds"))},
+	{name: "applyModel", risk: "it says where the morph tool sends your files and edits, and which of your environment's secrets goes with them",
+		set: field(func(s *Settings) **ApplyModel { return &s.ApplyModel }, checkApplyModel)},
 }
 
 // Keys returns the names of every setting, in documented order.

@@ -28,6 +28,7 @@ func Specs() []*tools.ToolSpec {
 	return []*tools.ToolSpec{
 		shell(), ipython(), save(), appendSpec(), patch(), patchMany(), applyPatch(),
 		viewAnchored(), patchAnchored(), read(), tmux(), viewImage(), browser(),
+		morphSpec(), subagent(),
 	}
 }
 
@@ -379,6 +380,71 @@ func browser() *tools.ToolSpec {
 			{Title: "Search", Steps: []tools.ExampleStep{
 				user("find the docs of x/image/draw"),
 				assistant("", call("browser", "search golang.org/x/image/draw Scale")),
+			}},
+		},
+	}
+}
+
+// morphSpec is gptme's morph: tools/morph runs it, through the apply
+// model the applyModel setting names (agent.BindTools binds it only then;
+// otherwise it is unavailable, and agentls tools --all says why).
+func morphSpec() *tools.ToolSpec {
+	return &tools.ToolSpec{
+		Name:         "morph",
+		BlockTypes:   []string{"morph"},
+		PathArg:      true,
+		Description:  "Change a file by writing only the changed code, with markers for the rest; a fast apply model merges it.",
+		Instructions: `Write the code as it should be, with a comment line "// ... existing code ..." (in the file's comment syntax: "# ... existing code ..." for Python) wherever unchanged code is left out. Begin and end with a marker unless you change the file's first or last lines. Show a line or two of unchanged code around each change so it is clear where it goes; to remove lines, show the lines just before and after them in the same piece, with nothing between. The merge is checked: if it changed anything the edit does not show, or the file changed meanwhile, nothing is changed and you see the merge's diff; then use patch. Read the file first.`,
+		Parameters: []tools.Parameter{
+			pathParam("file to change"),
+			{Name: "edit", Type: "string", Required: true, Description: `The changed code, with "// ... existing code ..." lines for the unchanged parts.`},
+			{Name: "instruction", Type: "string", Description: "One sentence saying what the edit does, for the apply model."},
+		},
+		Requires:          "an apply model: the applyModel setting",
+		DisabledByDefault: true,
+		LoadPriority:      5,
+		Examples: []tools.Example{
+			{Steps: []tools.ExampleStep{
+				user("make Total skip negative prices"),
+				assistant("", call("morph", `// ... existing code ...
+func Total(prices []int) int {
+	sum := 0
+	for _, p := range prices {
+		if p < 0 {
+			continue
+		}
+		sum += p
+	}
+	return sum
+}
+// ... existing code ...`, "cart.go")),
+				system("Merged the edit into cart.go (+3 -0 lines)"),
+			}},
+		},
+	}
+}
+
+// subagent is gptme's subagent: agent runs it, as a child turn of the
+// turn that calls it.
+func subagent() *tools.ToolSpec {
+	return &tools.ToolSpec{
+		Name:         "subagent",
+		BlockTypes:   []string{"subagent"},
+		Description:  "Hand a self-contained sub-task to a subagent with its own conversation; its final answer comes back as the result.",
+		Instructions: `The subagent starts fresh: it sees only the prompt you give it, so say everything it needs (files, names, what to answer). By default it may only read files; list the tools it needs in "tools" (only tools you have yourself; edit tools only if the task needs them: its edits are applied like yours). It stops after "max_steps" model calls or "timeout" seconds (bounded by your own). A few subagents may run at once; use them for research across many files, not for one quick read.`,
+		Parameters: []tools.Parameter{
+			{Name: "prompt", Type: "string", Required: true, Description: "The sub-task, complete: the subagent sees nothing else."},
+			{Name: "tools", Schema: json.RawMessage(`{"type":"array","items":{"type":"string"},"description":"The tools the subagent may use (default: read)."}`)},
+			{Name: "max_steps", Type: "integer", Description: "At most this many model calls (default 10)."},
+			{Name: "timeout", Type: "integer", Description: "At most this many seconds (default 300)."},
+		},
+		DisabledByDefault: true,
+		LoadPriority:      40,
+		Examples: []tools.Example{
+			{Steps: []tools.ExampleStep{
+				user("which packages call Load?"),
+				assistant("", call("subagent", "List every function in this repository that calls settings.Load, with its file and line. Answer with the list only.")),
+				system("Result of subagent:\nSubagent 1 answered (4 steps):\ncmd/agentls/ask.go:57 runAsk\nlsp/settings.go:40 loadSettings"),
 			}},
 		},
 	}
