@@ -224,7 +224,7 @@ type editorWorkspace struct {
 func (w *editorWorkspace) Root() string { return w.s.session().root }
 
 func (w *editorWorkspace) source() editorSource {
-	return editorSource{s: w.s, disk: edittool.DiskSource{Root: w.Root()}}
+	return w.s.source()
 }
 
 func (w *editorWorkspace) Read(ctx context.Context, path string) (string, int32, bool, error) {

@@ -173,7 +173,7 @@ func (s *Server) applyReply(ctx context.Context, t *task, turn int, reply string
 		}
 		return res.Edits, err
 	})
-	s.showMessage(context.WithoutCancel(ctx), o.severity, "%s", o.message)
+	t.finish(o.severity, o.message)
 }
 
 // An outcome is what became of a proposed change, told as a message for
@@ -202,7 +202,7 @@ func (s *Server) propose(ctx context.Context, t *task, turn int, what, label str
 	}
 	n := 0
 	run := func(ctx context.Context) (edits.Changeset, error) {
-		batch := &edittool.Batch{Root: root, Source: editorSource{s: s, disk: edittool.DiskSource{Root: root}}}
+		batch := &edittool.Batch{Root: root, Source: s.source()}
 		var err error
 		n, err = compute(ctx, batch)
 		if n == 0 && err == nil {

@@ -6,8 +6,6 @@ import (
 	"sync"
 
 	"go.lsp.dev/protocol"
-
-	"github.com/agentls/agentls/tools/edittool"
 )
 
 // publishDiagnostics shows everything agentls has to say about a file, in
@@ -16,8 +14,7 @@ import (
 // questions, the approvals waiting on it, and the problems the last run of
 // each command found in it.
 func (s *Server) publishDiagnostics(ctx context.Context, path string) {
-	root := s.session().root
-	src := editorSource{s: s, disk: edittool.DiskSource{Root: root}}
+	src := s.source()
 	diags := []protocol.Diagnostic{}
 	diags = append(diags, s.pendingDiagnostics(ctx, path)...)
 	if s.answers.has(path) {

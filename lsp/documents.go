@@ -216,10 +216,15 @@ func cleanFile(name string) string {
 }
 
 // editorSource reads files as the editor has them: an open buffer, else
-// the disk. It implements edit.Source.
+// the disk. It implements edittool.Source.
 type editorSource struct {
 	s    *Server
 	disk edittool.DiskSource
+}
+
+// source is the workspace as the editor has it (editorSource).
+func (s *Server) source() editorSource {
+	return editorSource{s: s, disk: edittool.DiskSource{Root: s.session().root}}
 }
 
 func (e editorSource) Read(ctx context.Context, rel string) (string, int32, bool, error) {

@@ -11,7 +11,6 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/edits"
-	"github.com/agentls/agentls/tools/edittool"
 )
 
 // Undo and redo, of a whole turn (every edit an agent turn or one apply
@@ -490,8 +489,7 @@ type undoPlan struct {
 // buffers and the disk as they are now.
 func (s *Server) planUndo(ctx context.Context, es []*entry, undo bool) (undoPlan, error) {
 	verb := map[bool]string{true: "undo", false: "redo"}[undo]
-	root := s.session().root
-	src := editorSource{s: s, disk: edittool.DiskSource{Root: root}}
+	src := s.source()
 	var p undoPlan
 	for _, f := range turnFiles(es) {
 		from, to := f.after, f.before

@@ -129,7 +129,7 @@ func (s *Server) resolveReview(ctx context.Context, accept bool, a reviewArgs) {
 // acceptedChanges turns taken hunks into one changeset against the files
 // as they are now; a hunk that no longer applies fails it whole.
 func (s *Server) acceptedChanges(ctx context.Context, taken []*pendingHunk) (edits.Changeset, error) {
-	src := editorSource{s: s, disk: edittool.DiskSource{Root: s.session().root}}
+	src := s.source()
 	var cs edits.Changeset
 	byFile := map[string][]edits.Hunk{}
 	var order []string

@@ -10,7 +10,6 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/edits"
-	"github.com/agentls/agentls/tools/edittool"
 )
 
 const cmdReviewDiff = "agentls.review.diff"
@@ -53,8 +52,7 @@ func (s *Server) showReviewDiff(ctx context.Context, a reviewArgs) {
 // the files' current text. Hunks that conflict with the user's changes
 // are named in the header instead: there is nothing to show them against.
 func (s *Server) pendingDiff(ctx context.Context, hs []*pendingHunk) string {
-	root := s.session().root
-	src := editorSource{s: s, disk: edittool.DiskSource{Root: root}}
+	src := s.source()
 	var order []string
 	byFile := map[string][]*pendingHunk{}
 	for _, h := range hs {

@@ -15,7 +15,6 @@ import (
 	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/tools/diagnose"
-	"github.com/agentls/agentls/tools/edittool"
 	"github.com/agentls/agentls/tools/jobs"
 	"github.com/agentls/agentls/tools/policy"
 	"github.com/agentls/agentls/tools/shelltool"
@@ -134,7 +133,7 @@ func (s *Server) commandFinished(f shelltool.Finished) {
 		rel = filepath.ToSlash(rel)
 		m, seen := texts[rel]
 		if !seen {
-			if text, _, _, err := (editorSource{s: s, disk: edittool.DiskSource{Root: root}}).Read(ctx, rel); err == nil {
+			if text, _, _, err := s.source().Read(ctx, rel); err == nil {
 				m = edits.NewMapper(text)
 			}
 			texts[rel] = m
