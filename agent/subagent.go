@@ -38,6 +38,10 @@ const (
 type Subagents struct {
 	Model  *Model
 	Format tools.Format
+	// Registry is the parent turn's own tools, bound (what its Runner
+	// runs): a child's tools are a subset of them. Nil: the registry the
+	// subagent tool was bound in.
+	Registry *tools.Registry
 	// Limits are the parent turn's: a child's steps, wall time and reply
 	// size are bounded by them.
 	Limits Limits
@@ -101,6 +105,9 @@ func bindSubagent(reg *tools.Registry, ws Workspace) *tools.Registry {
 		s, _ := ctx.Value(subagentsKey{}).(*Subagents)
 		if s == nil {
 			return "", errors.New("subagents cannot run here (this turn was started without them); do the task yourself")
+		}
+		if s.Registry != nil {
+			return s.run(ctx, s.Registry, use)
 		}
 		return s.run(ctx, parent, use)
 	}})
