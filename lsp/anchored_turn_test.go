@@ -16,7 +16,7 @@ import (
 // hashes follow): the model sees the anchors of the buffer as it is, and
 // its patch lands there.
 func TestAnchoredToolsOnAChangingBuffer(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Parallel()
 	typed := "package p\n\nfunc f() int {\n\treturn 1\n}\n\nfunc g() {\n}\n"
 	edited := "package p\n\nfunc f() int {\n\tx := 1\n\treturn 1\n}\n\nfunc g() {\n}\n"
 	v, err := anchored.View(edited, 0, 0, anchored.Options{})

@@ -14,9 +14,10 @@ import (
 // lands in the open buffer as an agent edit (undoable), the model is told
 // it was applied, and the turn ends with the model's closing words.
 func TestAsk(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir()) // conversation logs go there
+	t.Parallel()
 	for _, p := range lsptest.Profiles() {
 		t.Run(p.Name, func(t *testing.T) {
+			t.Parallel()
 			srv := modeltest.New(
 				modeltest.Text("Renaming.\n```patch a.go\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n```\n\n", 9),
 				modeltest.Text("Renamed Config to Settings.", 9),
@@ -51,11 +52,10 @@ func TestAsk(t *testing.T) {
 // how to configure one; a model error ends the turn with a clear message;
 // a patch that does not match reaches the model, and the buffer is left.
 func TestAskFailures(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Parallel()
 	root := writeFiles(t, files)
-	e := lsptest.Start(t, root, lsptest.Helix(), lsptest.InitOptions(map[string]any{"model": ""}))
-	t.Setenv("AGENTLS_MODEL", "")
-	t.Setenv("OPENAI_API_KEY", "")
+	// No model and no key, whatever the machine running the test has.
+	e := lsptest.Start(t, root, lsptest.Helix(), lsptest.InitOptions(map[string]any{"model": ""}), lsptest.Env(map[string]string{"AGENTLS_MODEL": "", "OPENAI_API_KEY": ""}))
 	if err := e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "x"}); err == nil || !strings.Contains(err.Error(), "AGENTLS_MODEL") {
 		t.Errorf("no model: %v", err)
 	}
@@ -81,7 +81,7 @@ func TestAskFailures(t *testing.T) {
 // TestAskCancel: the progress's cancel button stops a turn waiting on the
 // model, and the user is told.
 func TestAskCancel(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Parallel()
 	srv := modeltest.New(modeltest.Reply{Chunks: []modeltest.Chunk{{Text: "Let me think"}}, Stall: true})
 	defer srv.Close()
 	root := writeFiles(t, files)
@@ -113,7 +113,7 @@ func TestAskCancel(t *testing.T) {
 // unsaved changes included, and the default tools are the ones agentls
 // runs by default.
 func TestAskReadsBuffers(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Parallel()
 	srv := modeltest.New(
 		modeltest.Text("```read a.go\n```\n\n", 5),
 		modeltest.Text("It has an import.", 50),
@@ -139,7 +139,7 @@ func TestAskReadsBuffers(t *testing.T) {
 // offered as "Agent: …"; running it asks the agent with the instruction
 // and the code around it.
 func TestAICommentAction(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Parallel()
 	srv := modeltest.New(
 		modeltest.Text("```patch a.go\n<<<<<<< ORIGINAL\n// rename Config to Settings AI!\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n```\n\n", 11),
 		modeltest.Text("Renamed, and removed the comment.", 50),
@@ -167,7 +167,7 @@ func TestAICommentAction(t *testing.T) {
 // "Agent: fix — …", and the agent is asked with the problem and the code
 // around it.
 func TestFixDiagnosticAction(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Parallel()
 	srv := modeltest.New(modeltest.Text("```patch b.go\n<<<<<<< ORIGINAL\nvar c Config\n=======\nvar c Settings\n>>>>>>> UPDATED\n```\n\n", 50), modeltest.Text("Fixed.", 50))
 	defer srv.Close()
 	root := writeFiles(t, files)
@@ -190,7 +190,7 @@ func TestFixDiagnosticAction(t *testing.T) {
 // answer shows as an Information diagnostic on the comment's line until
 // the comment goes, and nothing is edited.
 func TestAIQuestion(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Parallel()
 	srv := modeltest.New(modeltest.Text("Settings are read once, at start-up.", 50))
 	defer srv.Close()
 	root := writeFiles(t, files)
@@ -221,7 +221,7 @@ func TestAIQuestion(t *testing.T) {
 // as "Ask agent: <comment>"; the turn gets the comment as its request and
 // the selection as the code it is about.
 func TestAskSelectionAction(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Parallel()
 	srv := modeltest.New(modeltest.Text("It is a struct with no fields.", 50))
 	defer srv.Close()
 	root := writeFiles(t, files)

@@ -16,6 +16,7 @@ import (
 // the whole document's; a range holding whole blocks still offers just
 // those; in code, a range outside any block offers nothing.
 func TestCodeActionRangeInsideReply(t *testing.T) {
+	t.Parallel()
 	// Two blocks: a patch of a.go (lines 2-8) and a save of c.go (lines
 	// 10-12), with prose around them.
 	const replyDoc = "Renaming Config, then a new file.\n\n" +

@@ -57,6 +57,8 @@ var helperPidFiles = []string{
 // the same, the ipython tool and an interactive bash in a tmux-tool pty
 // with a background job; then kills it without Close (SIGKILL, or a panic)
 // and waits for every one of those processes to be gone.
+// Not in parallel: it waits under a deadline for processes to end, which
+// other tests' servers on the same cores would slow.
 func TestNothingOutlivesTheServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a helper server and waits for its processes")
@@ -108,6 +110,8 @@ func TestNothingOutlivesTheServer(t *testing.T) {
 // TestNothingOutlivesTheBinary is the attack on the real server: agentls
 // over stdio runs an agentls.run job that leaves `sleep 300 &` behind,
 // then is SIGKILLed.
+// Not in parallel: it waits under a deadline for processes to end, which
+// other tests' servers on the same cores would slow.
 func TestNothingOutlivesTheBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")

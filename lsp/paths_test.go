@@ -46,6 +46,7 @@ func listDir(t *testing.T, dir string) []string {
 // its real path outside, is refused whole: no CreateFile or TextDocumentEdit reaches the editor, nothing
 // outside changes, and the user is told why.
 func TestApplyReplyRefusesSymlinkOut(t *testing.T) {
+	t.Parallel()
 	for _, p := range lsptest.Profiles() {
 		t.Run(p.Name, func(t *testing.T) {
 			root := writeFiles(t, files)
@@ -85,6 +86,7 @@ func TestApplyReplyRefusesSymlinkOut(t *testing.T) {
 // goes to that buffer, pinned to its version, never to the disk through
 // the other name with positions computed on the buffer.
 func TestApplyReplyThroughSymlinkInside(t *testing.T) {
+	t.Parallel()
 	for _, p := range lsptest.Profiles() {
 		for _, tc := range []struct{ open, named string }{
 			{"real/a.txt", "inlink/a.txt"},
@@ -115,7 +117,7 @@ func TestApplyReplyThroughSymlinkInside(t *testing.T) {
 // dirlink/x — and the save is refused (the path is checked when the save
 // runs, after the command), nothing lands outside, and the model is told.
 func TestAskSymlinkMadeByCommand(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Parallel()
 	root := writeFiles(t, files)
 	outside := filepath.Join(filepath.Dir(root), filepath.Base(root)+"-out")
 	os.Mkdir(outside, 0o755)

@@ -12,6 +12,7 @@ import (
 // TestProgress: applying a reply shows as one cancellable work-done
 // progress, begun and ended on the token the editor was asked to create.
 func TestProgress(t *testing.T) {
+	t.Parallel()
 	for _, p := range lsptest.Profiles() {
 		t.Run(p.Name, func(t *testing.T) {
 			root := writeFiles(t, files)
@@ -36,6 +37,7 @@ func TestProgress(t *testing.T) {
 // from the progress's cancel button or with agentls.cancel; agentls.cancel
 // with nothing running says so.
 func TestCancel(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"button", "command"} {
 		t.Run(how, func(t *testing.T) {
 			root := writeFiles(t, files)

@@ -175,6 +175,7 @@ type rpcError struct {
 // id when one can be read), and the session goes on: the request behind
 // it is answered. jsonrpc2's own stream ended the session (exit 1).
 func TestMalformedMessagesAreAnswered(t *testing.T) {
+	t.Parallel()
 	c := startRaw(t)
 	c.initialize(fmt.Sprintf(`{"processId":null,"rootUri":%q,"capabilities":{}}`, uri.File(t.TempDir())))
 	tests := []struct {
@@ -240,6 +241,7 @@ func TestMalformedMessagesAreAnswered(t *testing.T) {
 // URI) is no root: initialize is answered (go.lsp.dev/uri panicked on it),
 // the user is told, and an edit says a folder is needed.
 func TestNonFileRoot(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ name, params string }{
 		{"untitled root", `{"processId":null,"rootUri":"untitled:x","capabilities":{}}`},
 		{"remote folder", `{"processId":null,"rootUri":null,"workspaceFolders":[{"uri":"vscode-vfs://github/agentls/agentls","name":"remote"}],"capabilities":{}}`},
@@ -261,6 +263,7 @@ func TestNonFileRoot(t *testing.T) {
 // died on the first didOpen); commands that need a file say so; a reply
 // pasted into an untitled buffer is still applied to the workspace.
 func TestNonFileDocuments(t *testing.T) {
+	t.Parallel()
 	root := writeFiles(t, files)
 	e := lsptest.Start(t, root, lsptest.VSCode())
 	e.OpenFile("a.go", "go")
@@ -325,6 +328,7 @@ func TestNonFileDocuments(t *testing.T) {
 // review, from where it is applied once the editor answers again. (The
 // task used to wait for good.)
 func TestApplyEditUnanswered(t *testing.T) {
+	t.Parallel()
 	root := writeFiles(t, files)
 	// The editor loses the apply, and answers again for the accept.
 	e := lsptest.Start(t, root, lsptest.VSCode(), lsptest.ServerOptions(lsp.Options{ApplyEditTimeout: 200 * time.Millisecond}), lsptest.HoldEdits("apply reply"))
@@ -351,6 +355,7 @@ func TestApplyEditUnanswered(t *testing.T) {
 // server stopped waiting (and kept it as pending review) has the change
 // twice over; the user is told to reject the pending copy.
 func TestApplyEditAnsweredLate(t *testing.T) {
+	t.Parallel()
 	root := writeFiles(t, files)
 	e := lsptest.Start(t, root, lsptest.VSCode(), lsptest.ServerOptions(lsp.Options{ApplyEditTimeout: 200 * time.Millisecond}), lsptest.HoldEdits())
 	e.OpenFile("a.go", "go")
@@ -368,7 +373,7 @@ func TestApplyEditAnsweredLate(t *testing.T) {
 // TestApplyEditUnansweredAgentTurn: in an agent turn, the model is told
 // (the tool's error) that the editor did not answer, and the turn goes on.
 func TestApplyEditUnansweredAgentTurn(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Parallel()
 	srv := modeltest.New(
 		modeltest.Text("Renaming.\n```patch a.go\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n```\n\n", 9),
 		modeltest.Text("The editor did not take it.", 9),
@@ -401,6 +406,7 @@ func TestApplyEditUnansweredAgentTurn(t *testing.T) {
 // minutes.) The fake editor fails the test when the server is not gone
 // within 10 s.
 func TestExitWhileApplyEditUnanswered(t *testing.T) {
+	t.Parallel()
 	for _, end := range []string{"shutdown and exit", "client dies"} {
 		t.Run(end, func(t *testing.T) {
 			root := writeFiles(t, files)
@@ -426,6 +432,8 @@ func TestExitWhileApplyEditUnanswered(t *testing.T) {
 // workspace/applyEdit: the process still ends at once on shutdown and
 // exit (code 0), and when the editor dies and its stdin closes (code 1).
 // Such servers were found alive 15 minutes after their editor.
+// Not in parallel: it waits under a deadline for processes to end, which
+// other tests' servers on the same cores would slow.
 func TestBinaryEndsWithEditUnanswered(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds agentls")

@@ -40,11 +40,12 @@ func askAbout(t *testing.T, e *lsptest.Editor, prompt string) {
 // pending-approval diagnostic with code actions where it has not (Helix).
 // Approved, it runs; skipped, it does not, and the model is told.
 func TestShellApproval(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Parallel()
 	for _, p := range lsptest.Profiles() {
 		for _, approve := range []bool{true, false} {
 			name := p.Name + map[bool]string{true: "/approve", false: "/deny"}[approve]
 			t.Run(name, func(t *testing.T) {
+				t.Parallel()
 				srv := shellTurn("touch made")
 				defer srv.Close()
 				root := writeFiles(t, files)
@@ -87,7 +88,7 @@ func TestShellApproval(t *testing.T) {
 // TestShellApprovalTimeout: an approval nobody answers counts as a
 // denial; agentls.approve for it then fails clearly.
 func TestShellApprovalTimeout(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Parallel()
 	srv := shellTurn("touch made")
 	defer srv.Close()
 	root := writeFiles(t, files)
@@ -107,7 +108,7 @@ func TestShellApprovalTimeout(t *testing.T) {
 // TestShellStopTurn: "Stop turn" ends the turn without running the
 // command or asking the model again.
 func TestShellStopTurn(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Parallel()
 	srv := shellTurn("touch made")
 	defer srv.Close()
 	e := lsptest.Start(t, writeFiles(t, files), lsptest.VSCode(), lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL}), lsptest.Press("Stop turn"))
@@ -128,10 +129,10 @@ var brokenModule = map[string]string{
 // diagnostics on the right line, from the command's output; the next run
 // of the same command, after the fix, clears them.
 func TestShellDiagnostics(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go is not installed")
 	}
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	srv := modeltest.New(
 		modeltest.Text("```shell\ngo vet ./...\n```\n\n", 16),
 		modeltest.Text("It fails.", 16),
@@ -161,9 +162,10 @@ func TestShellDiagnostics(t *testing.T) {
 // (agentls/saveDocuments); otherwise the model and the user are told which
 // files the command did not see.
 func TestSaveBeforeShell(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Parallel()
 	for _, saves := range []bool{true, false} {
 		t.Run(map[bool]string{true: "plugin saves", false: "no plugin"}[saves], func(t *testing.T) {
+			t.Parallel()
 			srv := modeltest.New(
 				modeltest.Text("```patch a.go\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n```\n\n", 16),
 				modeltest.Text("```shell\ncat a.go\n```\n\n", 16),
@@ -202,10 +204,10 @@ func TestSaveBeforeShell(t *testing.T) {
 // the progress's cancel button kills one; and every process dies with the
 // server.
 func TestRunJobs(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go is not installed")
 	}
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	root := writeFiles(t, brokenModule)
 	e := lsptest.Start(t, root, lsptest.VSCode())
 	e.OpenFile("a.go", "go")
@@ -276,6 +278,7 @@ func waitGone(t *testing.T, pid int) {
 // TestWorkspaceSettings: a trusted .agentls/settings.json extends the
 // allowlist (the command runs unasked); a broken one is reported.
 func TestWorkspaceSettings(t *testing.T) {
+	t.Parallel()
 	// The trust granted here is read by the server from its state folder.
 	env := map[string]string{"XDG_STATE_HOME": t.TempDir()}
 	srv := shellTurn("touch made")
@@ -309,8 +312,9 @@ func TestWorkspaceSettings(t *testing.T) {
 // processes die) and a pending approval, promptly, and the turn ends
 // cancelled.
 func TestCancelDuringTools(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Parallel()
 	t.Run("running command", func(t *testing.T) {
+		t.Parallel()
 		srv := shellTurn("echo $$ > pid; sleep 300")
 		defer srv.Close()
 		root := writeFiles(t, files)
@@ -327,6 +331,7 @@ func TestCancelDuringTools(t *testing.T) {
 		}
 	})
 	t.Run("pending approval", func(t *testing.T) {
+		t.Parallel()
 		srv := shellTurn("touch made")
 		defer srv.Close()
 		root := writeFiles(t, files)
@@ -346,7 +351,7 @@ func TestCancelDuringTools(t *testing.T) {
 // TestClientDeath: when the editor dies without shutdown, the server ends
 // and takes its jobs with it.
 func TestClientDeath(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Parallel()
 	root := writeFiles(t, files)
 	e := lsptest.Start(t, root, lsptest.Helix())
 	e.ExecuteCommand("agentls.run", map[string]any{"command": "echo $$ > pid; sleep 300"})
@@ -358,7 +363,7 @@ func TestClientDeath(t *testing.T) {
 // TestOutputLimits: the model reads the head and tail of a command's
 // output that the outputLimits setting allows, and where the rest is.
 func TestOutputLimits(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Parallel()
 	srv := shellTurn("seq 1 10000")
 	defer srv.Close()
 	e := lsptest.Start(t, writeFiles(t, files), lsptest.Helix(), lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL,
@@ -374,6 +379,7 @@ func TestOutputLimits(t *testing.T) {
 // TestAlwaysKept: "Always" allows the command's pattern for the rest of
 // the session and in the next one on the same workspace.
 func TestAlwaysKept(t *testing.T) {
+	t.Parallel()
 	// The next session reads the answers this one keeps.
 	state := lsptest.Env(map[string]string{"XDG_STATE_HOME": t.TempDir()})
 	root := writeFiles(t, files)

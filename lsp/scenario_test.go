@@ -32,6 +32,7 @@ var update = flag.Bool("update", false, "rewrite the want/ files of testdata/sce
 // want/ with the content "<absent>" must not exist. -update rewrites the
 // want/ files (of the first profile: all must agree).
 func TestScenarios(t *testing.T) {
+	t.Parallel()
 	names, _ := filepath.Glob("testdata/scenarios/*.txtar")
 	if len(names) == 0 {
 		t.Fatal("no scenarios")

@@ -46,6 +46,7 @@ var files = map[string]string{
 // TestApplyReply applies a multi-file reply (an open buffer, a file not
 // open, a new file) as one WorkspaceEdit, under each editor's profile.
 func TestApplyReply(t *testing.T) {
+	t.Parallel()
 	for _, p := range lsptest.Profiles() {
 		t.Run(p.Name, func(t *testing.T) {
 			root := writeFiles(t, files)
@@ -75,6 +76,7 @@ func TestApplyReply(t *testing.T) {
 }
 
 func TestApplyReplyFailureChangesNothing(t *testing.T) {
+	t.Parallel()
 	root := writeFiles(t, map[string]string{"a.go": files["a.go"], "b.go": "package p\n\nvar c Other\n"})
 	e := lsptest.Start(t, root, lsptest.VSCode())
 	e.OpenFile("a.go", "go")
@@ -90,8 +92,10 @@ func TestApplyReplyFailureChangesNothing(t *testing.T) {
 }
 
 func TestClientRejects(t *testing.T) {
+	t.Parallel()
 	for _, p := range lsptest.Profiles() {
 		t.Run(p.Name, func(t *testing.T) {
+			t.Parallel()
 			root := writeFiles(t, files)
 			// The user declines the apply, and later accepts the review.
 			e := lsptest.Start(t, root, p, lsptest.RefuseEdits("apply reply"))
@@ -125,6 +129,7 @@ func TestClientRejects(t *testing.T) {
 // refuses the stale version, the server resolves again, and both the
 // keystroke and the edit survive.
 func TestUserTypesDuringApply(t *testing.T) {
+	t.Parallel()
 	for _, p := range lsptest.Profiles() {
 		t.Run(p.Name, func(t *testing.T) {
 			root := writeFiles(t, files)
@@ -152,6 +157,7 @@ func TestUserTypesDuringApply(t *testing.T) {
 // again, rebased onto what the user typed; if the editor skips it again,
 // the server names the file.
 func TestEditorSkipsTypedBuffer(t *testing.T) {
+	t.Parallel()
 	for _, times := range []int{1, 2} {
 		t.Run(fmt.Sprintf("skipped %d times", times), func(t *testing.T) {
 			root := writeFiles(t, files)
@@ -186,6 +192,7 @@ func TestEditorSkipsTypedBuffer(t *testing.T) {
 // TestCodeActionOnScratchBuffer: a reply pasted into a Markdown scratch
 // buffer is offered as a code action and applied.
 func TestCodeActionOnScratchBuffer(t *testing.T) {
+	t.Parallel()
 	root := writeFiles(t, files)
 	e := lsptest.Start(t, root, lsptest.Neovim07())
 	e.OpenBuffer("reply.md", "markdown", reply)
@@ -211,6 +218,7 @@ func TestCodeActionOnScratchBuffer(t *testing.T) {
 // change, under UTF-16 (VS Code) and UTF-8 (Helix) positions, and a CRLF
 // file.
 func TestPositionsWithAstralCharacters(t *testing.T) {
+	t.Parallel()
 	for _, p := range []lsptest.Profile{lsptest.VSCode(), lsptest.Helix()} {
 		t.Run(p.Name, func(t *testing.T) {
 			root := writeFiles(t, map[string]string{"e.txt": "x := \"😀\"; y := 1\r\nz\r\n"})
@@ -226,6 +234,7 @@ func TestPositionsWithAstralCharacters(t *testing.T) {
 // dropped; settings pushed with didChangeConfiguration and pulled with
 // workspace/configuration take effect (here the tool-call format).
 func TestConfiguration(t *testing.T) {
+	t.Parallel()
 	root := writeFiles(t, files)
 	e := lsptest.Start(t, root, lsptest.VSCode(), lsptest.InitOptions(map[string]any{"toolFormat": "yaml"}), lsptest.Settings(map[string]any{"maxSteps": -1}))
 	e.Await(
