@@ -1,17 +1,18 @@
 package anchored
 
 import (
+	"fmt"
 	"testing"
 )
 
 // goLikeTexts are goLike's generated Go of about 10 KB, 100 KB, 1 MB and
-// 10 MB: the repeated lines of real code ("}", blank lines, "return
-// nil", whole bodies), which widen, where benchText's lines are all
-// different.
+// 10 MB, every function named apart: the repeated lines of real code
+// ("}", blank lines, "return nil", whole bodies), which widen, where
+// benchText's lines are all different.
 func goLikeTexts() []string {
 	var texts []string
-	for _, n := range []int{500, 5_000, 50_000, 500_000} {
-		texts = append(texts, goLike(n))
+	for _, n := range []int{1_000, 10_000, 100_000, 1_000_000} {
+		texts = append(texts, goLike(n, n))
 	}
 	return texts
 }
@@ -49,6 +50,16 @@ func BenchmarkApplyGoLike(b *testing.B) {
 
 // bySizeAllocs is bySize reporting allocations.
 func bySizeAllocs(b *testing.B, texts []string, setup func(text string) func() error) {
-	b.ReportAllocs()
-	bySize(b, "", texts, setup)
+	for _, text := range texts {
+		work := setup(text)
+		b.Run(fmt.Sprintf("%dKB", len(text)>>10), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				if err := work(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

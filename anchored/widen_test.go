@@ -7,9 +7,10 @@ import (
 )
 
 // goLike returns n lines of generated Go: functions of a few templated
-// bodies, so that "}", blank lines, "return nil" and whole bodies repeat,
-// some alike across more than 17 lines (ordinals).
-func goLike(n int) string {
+// bodies, so that "}", blank lines, "return nil" and whole bodies repeat;
+// function names repeat every names functions, so that with few names
+// whole functions are alike across more than 17 lines (ordinals).
+func goLike(n, names int) string {
 	var b strings.Builder
 	for i, lines := 0, 0; lines < n; i++ {
 		body := []string{"\tif err != nil {", "\t\treturn err", "\t}", "\treturn nil"}
@@ -21,7 +22,7 @@ func goLike(n int) string {
 		case 2:
 			body = []string{"\treturn nil"}
 		}
-		fmt.Fprintf(&b, "func f%d() error {\n%s\n}\n\n", i%3000, strings.Join(body, "\n"))
+		fmt.Fprintf(&b, "func f%d() error {\n%s\n}\n\n", i%names, strings.Join(body, "\n"))
 		lines += len(body) + 3
 	}
 	return b.String()
@@ -56,7 +57,7 @@ func referenceRadii(ix *Index, shared []int) map[int]int {
 // shown is named by its anchor alone.
 func TestWidenLinear(t *testing.T) {
 	for _, n := range []int{200, 40_000} {
-		text := goLike(n)
+		text := goLike(n, 3000)
 		var ls lineSet
 		ix := &Index{}
 		ix.load(&ls, text, Options{})
