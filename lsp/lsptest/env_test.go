@@ -15,6 +15,7 @@ import (
 // environment, Env's variables over both ("" hides one), and a Getenv a
 // test gave in ServerOptions as it is, under Env.
 func TestServerEnv(t *testing.T) {
+	// t.Setenv, not Env: what is tested is reading the process's own.
 	t.Setenv("AGENTLS_TEST_FROM_PROCESS", "process")
 	t.Setenv("XDG_STATE_HOME", "/the/user/state")
 	dir := t.TempDir()
@@ -64,6 +65,7 @@ func TestServerEnv(t *testing.T) {
 // (and, with no TestMain, write into the user's own). Each server reads
 // its own folders; two that should share one (a restart) say so with Env.
 func TestServersDoNotShareState(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "a.go"), []byte("package p\n\ntype Config struct{}\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -31,6 +31,7 @@ func message(typ protocol.MessageType, text string) protocol.ShowMessageParams {
 // pass on (words spread over two messages, the right code in the wrong
 // file, the end of another progress, a refused edit for an applied one).
 func TestExpectations(t *testing.T) {
+	t.Parallel()
 	applyBegin := ProgressEvent{Token: "1", Kind: "begin", Title: "agentls: apply reply"}
 	tests := []struct {
 		name string
@@ -128,6 +129,7 @@ func TestExpectations(t *testing.T) {
 }
 
 func TestShownDocumentAndFile(t *testing.T) {
+	t.Parallel()
 	e := editorWith(t, seen{})
 	e.seen.shown = []protocol.DocumentURI{protocol.DocumentURI(uri.File(filepath.Join(e.Root, "review.diff")))}
 	if err := os.WriteFile(filepath.Join(e.Root, "c.go"), []byte("package c\n"), 0o644); err != nil {
@@ -184,6 +186,7 @@ func await(e *Editor, exps ...Expectation) string {
 // ones) with what the editor saw; it fails at once on one that can no
 // longer be met, and on a call with nothing to wait for.
 func TestAwait(t *testing.T) {
+	t.Parallel()
 	t.Run("met by a later event", func(t *testing.T) {
 		e := editorWith(t, seen{})
 		go e.record(func(s *seen) {
