@@ -35,7 +35,7 @@ func (s *Server) aiCommentActions(d document, r protocol.Range) []protocol.CodeA
 			End:   protocol.Position{Line: uint32(min(lines-1, line+aiContext+1))},
 		}
 		title := "Agent: " + c.Instruction
-		args := askArgs{Prompt: fmt.Sprintf("%s\n\n(This is the instruction of the AI! comment on line %d of %s. Do it, then remove that comment.)", c.Instruction, line+1, rel), URI: d.uri, Range: &around}
+		args := askArgs{Prompt: fmt.Sprintf("%s\n\n(This is the instruction of the AI! comment on line %d of %s. Do it, then remove that comment.)", c.Instruction, line+1, rel), URI: d.uri, Range: &around, Line: &line}
 		kind := protocol.RefactorRewrite
 		if c.Question {
 			title = "Agent: answer — " + c.Instruction

@@ -34,6 +34,10 @@ type askArgs struct {
 	// AnswerLine, for an AI? question on that line (0-based) of uri: the
 	// turn may only read, and its answer is shown on that line.
 	AnswerLine *int `json:"answerLine,omitempty"`
+	// Line (0-based) of uri is where the request was made (an AI!
+	// comment's), when the range is wider: the turn's approvals show
+	// there, where the user asked, not at the range's first line.
+	Line *int `json:"line,omitempty"`
 }
 
 // askCommand starts an agent turn and returns its id at once; the turn
@@ -49,6 +53,9 @@ func (s *Server) askCommand(_ context.Context, a askArgs) (any, error) {
 	plan := turnPlan{req: req, readOnly: a.AnswerLine != nil}
 	if req.Selection != nil {
 		plan.home, plan.homeLine = req.Selection.Path, req.Selection.StartLine-1
+		if a.Line != nil {
+			plan.homeLine = *a.Line
+		}
 	}
 	if a.AnswerLine != nil && req.Selection != nil {
 		line := *a.AnswerLine
@@ -143,7 +150,7 @@ func (s *Server) startTurn(plan turnPlan) (int, error) {
 		if plan.done != nil {
 			plan.done(context.WithoutCancel(ctx), sum, err)
 		}
-		s.finishTurn(ctx, id, sum, err)
+		s.finishTurn(ctx, t, id, sum, err)
 	})
 	return id, nil
 }
@@ -187,8 +194,8 @@ func (s *Server) agentRequest(a askArgs) (agent.Request, error) {
 }
 
 // finishTurn tells the user how a turn ended: the model's closing words,
-// or why it stopped.
-func (s *Server) finishTurn(ctx context.Context, id int, sum agent.Summary, err error) {
+// or why it stopped (shown after the turn's progress end: t.finish).
+func (s *Server) finishTurn(ctx context.Context, t *task, id int, sum agent.Summary, err error) {
 	ctx = context.WithoutCancel(ctx)
 	final := strings.TrimSpace(sum.Final)
 	if final != "" {
@@ -196,12 +203,12 @@ func (s *Server) finishTurn(ctx context.Context, id int, sum agent.Summary, err 
 	}
 	switch {
 	case errors.Is(err, context.Canceled):
-		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: agent turn %d cancelled after %d %s; edits already applied stay (agentls.turn.undo reverts them)", id, sum.Steps, plural(sum.Steps, "step", "steps"))
+		t.finish(protocol.MessageTypeInfo, fmt.Sprintf("agentls: agent turn %d cancelled after %d %s; edits already applied stay (agentls.turn.undo reverts them)", id, sum.Steps, plural(sum.Steps, "step", "steps")))
 	case err != nil:
-		s.showMessage(ctx, protocol.MessageTypeError, "agentls: agent turn %d stopped: %v", id, err)
+		t.finish(protocol.MessageTypeError, fmt.Sprintf("agentls: agent turn %d stopped: %v", id, err))
 	default:
 		final = clip(final, 300, "… (the rest is in the output channel)")
-		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: agent turn %d done (%d %s, %d tool %s): %s", id, sum.Steps, plural(sum.Steps, "step", "steps"), sum.ToolUses, plural(sum.ToolUses, "call", "calls"), final)
+		t.finish(protocol.MessageTypeInfo, fmt.Sprintf("agentls: agent turn %d done (%d %s, %d tool %s): %s", id, sum.Steps, plural(sum.Steps, "step", "steps"), sum.ToolUses, plural(sum.ToolUses, "call", "calls"), final))
 	}
 }
 

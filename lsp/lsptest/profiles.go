@@ -40,14 +40,49 @@ func VSCode() Profile {
 	}}
 }
 
+// Helix is Helix 25.07.1's initialize request, recorded from real Helix
+// (TestHelixReal/initialize compares it with the hx it runs). Helix
+// announces neither window/showMessage (it answers showMessageRequest
+// with MethodNotFound) nor showDocument, and applies a WorkspaceEdit with
+// failureHandling "abort": the changes before a failing one stay applied.
 func Helix() Profile {
-	return Profile{Name: "helix", Capabilities: map[string]any{
+	return Profile{Name: "helix", ClientInfo: map[string]string{"name": "helix", "version": "25.07.1"}, Capabilities: map[string]any{
 		"general": map[string]any{"positionEncodings": []string{"utf-8", "utf-32", "utf-16"}},
 		"workspace": map[string]any{
-			"applyEdit":     true,
-			"workspaceEdit": map[string]any{"documentChanges": true, "resourceOperations": []string{"create", "rename", "delete"}},
+			"applyEdit":              true,
+			"configuration":          true,
+			"didChangeConfiguration": map[string]any{"dynamicRegistration": false},
+			"didChangeWatchedFiles":  map[string]any{"dynamicRegistration": true, "relativePatternSupport": false},
+			"executeCommand":         map[string]any{"dynamicRegistration": false},
+			"fileOperations":         map[string]any{"didRename": true, "willRename": true},
+			"inlayHint":              map[string]any{"refreshSupport": false},
+			"symbol":                 map[string]any{"dynamicRegistration": false},
+			"workspaceEdit": map[string]any{"documentChanges": true, "failureHandling": "abort", "normalizesLineEndings": false,
+				"resourceOperations": []string{"create", "rename", "delete"}},
+			"workspaceFolders": true,
 		},
 		"window": map[string]any{"workDoneProgress": true},
+		"textDocument": map[string]any{
+			"codeAction": map[string]any{
+				"codeActionLiteralSupport": map[string]any{"codeActionKind": map[string]any{"valueSet": []string{
+					"", "quickfix", "refactor", "refactor.extract", "refactor.inline", "refactor.rewrite", "source", "source.organizeImports"}}},
+				"dataSupport": true, "disabledSupport": true, "isPreferredSupport": true,
+				"resolveSupport": map[string]any{"properties": []string{"edit", "command"}},
+			},
+			"completion": map[string]any{
+				"completionItem": map[string]any{"deprecatedSupport": true, "insertReplaceSupport": true,
+					"resolveSupport": map[string]any{"properties": []string{"documentation", "detail", "additionalTextEdits"}},
+					"snippetSupport": true, "tagSupport": map[string]any{"valueSet": []int{1}}},
+				"completionItemKind": map[string]any{},
+			},
+			"formatting":         map[string]any{"dynamicRegistration": false},
+			"hover":              map[string]any{"contentFormat": []string{"markdown"}},
+			"inlayHint":          map[string]any{"dynamicRegistration": false},
+			"publishDiagnostics": map[string]any{"tagSupport": map[string]any{"valueSet": []int{1, 2}}, "versionSupport": true},
+			"rename":             map[string]any{"dynamicRegistration": false, "honorsChangeAnnotations": false, "prepareSupport": true},
+			"signatureHelp": map[string]any{"signatureInformation": map[string]any{"activeParameterSupport": true,
+				"documentationFormat": []string{"markdown"}, "parameterInformation": map[string]any{"labelOffsetSupport": true}}},
+		},
 	}}
 }
 
