@@ -146,7 +146,7 @@ func (s *Server) startTurn(plan turnPlan) (int, error) {
 				plan.observe(ctx, e)
 			}
 		}
-		sum, err := turn.Run(ctx, req)
+		sum, err := turn.Run(agent.WithSubagents(ctx, s.subagents(ctx, t, id, turn, req.Root)), req)
 		if plan.done != nil {
 			plan.done(context.WithoutCancel(ctx), sum, err)
 		}

@@ -141,7 +141,16 @@ func runAsk(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		turn.Log = f
 		fmt.Fprintf(stderr, "[agentls] conversation log: %s\n", f.Name())
 	}
-	sum, err := turn.Run(ctx, agent.Request{Prompt: prompt, Root: root})
+	// Subagents (when the tools setting offers them) are child turns of
+	// this one over its tools; their calls show on stderr numbered.
+	sub := &agent.Subagents{Model: m, Format: f, Registry: reg, Limits: turn.Limits, Root: root,
+		OpenLog: func(n int) (io.WriteCloser, error) { return agent.OpenSubagentLog(os.Getenv, root, 1, n, time.Now()) },
+		Observe: func(n int, e agent.Event) {
+			if e.Kind == agent.EventToolStart {
+				fmt.Fprintf(stderr, "\n[agentls] subagent %d: step %d: %s\n", n, e.Step, agent.DescribeUse(*e.Use))
+			}
+		}}
+	sum, err := turn.Run(agent.WithSubagents(ctx, sub), agent.Request{Prompt: prompt, Root: root})
 	fmt.Fprintln(stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls ask: the turn stopped after %d steps: %v\n", sum.Steps, err)

@@ -1,0 +1,53 @@
+package lsp_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/agentls/agentls/agent/modeltest"
+	"github.com/agentls/agentls/lsp/lsptest"
+)
+
+// TestSubagentEditUndoneWithTurn: a turn hands a rename to a subagent
+// (allowed patch: the turn has it), whose patch goes through the turn's
+// own send path: it reaches the editor's buffer, its call shows on the
+// turn's progress nested under it, and undoing the parent turn undoes it.
+func TestSubagentEditUndoneWithTurn(t *testing.T) {
+	t.Parallel()
+	srv := modeltest.New(
+		modeltest.Text("A helper will do it.\n```subagent read patch\nIn a.go, rename the type Config to Settings.\n```\n", 16),
+		modeltest.Text("```patch a.go\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n```\n", 16),
+		modeltest.Text("Renamed it.", 16),
+		modeltest.Text("The subagent renamed it.", 16),
+	)
+	defer srv.Close()
+	root := writeFiles(t, files)
+	e := lsptest.Start(t, root, lsptest.Neovim07(), lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL, "tools": []string{"read", "patch", "subagent"}}))
+	e.OpenFile("a.go", "go")
+	var started struct{ Turn int }
+	if err := e.Call("workspace/executeCommand", map[string]any{"command": "agentls.ask", "arguments": []any{map[string]any{"prompt": "rename Config"}}}, &started); err != nil {
+		t.Fatal(err)
+	}
+	turn := fmt.Sprintf("agent turn %d", started.Turn)
+	e.Await(
+		lsptest.ShownMessage(turn+" done", "The subagent renamed it."),
+		lsptest.BufferContaining("a.go", "type Settings struct{}"),
+	)
+	var reports []string
+	for _, p := range e.Progress() {
+		if p.Kind == "report" {
+			reports = append(reports, p.Message)
+		}
+	}
+	if want := "subagent 1: step 1: patch a.go"; !strings.Contains(strings.Join(reports, "\n"), want) {
+		t.Errorf("progress reports %q, want %q among them", reports, want)
+	}
+	if err := e.ExecuteCommand("agentls.turn.undo", map[string]any{"turn": started.Turn}); err != nil {
+		t.Fatal(err)
+	}
+	e.Await(
+		lsptest.ShownMessage("undone", turn),
+		lsptest.BufferContent("a.go", files["a.go"]),
+	)
+}
