@@ -1,0 +1,290 @@
+// Package rag is the rag tool: the workspace's files and passages most
+// relevant to a question, found by BM25 over an index of the workspace
+// kept in the state folder.
+//
+// The index is its own (index.go), not bleve: what rag needs is one
+// field, one analyzer (words split at identifier boundaries) and BM25
+// over a few hundred thousand files, with an incremental update keyed by
+// mtime and size. Bleve brings dozens of packages (its own storage
+// engine, analyzers for many languages, a query language) to do that,
+// and an index format we would have to migrate; ours is 400 lines, saved
+// as one gob file that is only a cache (a version mismatch rebuilds it).
+//
+// Trust (DESIGN §8a): rag reads the workspace's files as read does and
+// tells the model what they say; it sends nothing anywhere and writes only
+// its index, in the user's state folder. It runs git ls-files (honouring
+// .gitignore), with core.fsmonitor off on the command line, so that a
+// hostile repository's config cannot make listing run a program; symlinks
+// are not followed, so nothing outside the workspace is indexed.
+package rag
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agentls/agentls/tools"
+)
+
+const (
+	// DefaultWait is how long a call waits for an index being built
+	// before it answers with the progress: a small workspace is indexed
+	// within it, and the model is answered at once.
+	DefaultWait = 2 * time.Second
+	// DefaultResults is how many files a result lists.
+	DefaultResults = 8
+	// syncUpdate is the most changed files a call re-indexes before it
+	// answers; more are re-indexed in the background while the index as
+	// it was answers.
+	syncUpdate = 256
+	// snippetLines is the window of lines shown from each file.
+	snippetLines = 12
+	// maxLineBytes and maxResultBytes bound what a result shows.
+	maxLineBytes   = 200
+	maxResultBytes = 16 << 10
+)
+
+// Options configure rag.
+type Options struct {
+	// Dir is the folder the workspace's index is saved in (agent.StateDir
+	// "rag"); "" keeps it in memory only.
+	Dir string
+	// Wait is how long a call waits for an index being built (0:
+	// DefaultWait).
+	Wait time.Duration
+	// Results is how many files a result lists (0: DefaultResults).
+	Results int
+}
+
+// A Workspace is what rag searches: its root folder, absolute.
+type Workspace interface {
+	Root() string
+}
+
+// Runs returns rag's run function over ws's files, for Registry.Bind.
+func Runs(ws Workspace, opts Options) map[string]tools.RunFunc {
+	var once sync.Once
+	var s *Searcher
+	return map[string]tools.RunFunc{
+		"rag": func(ctx context.Context, use tools.ToolUse) (string, error) {
+			once.Do(func() { s = New(ws.Root(), opts) })
+			return s.Search(ctx, queryArg(use))
+		},
+	}
+}
+
+// queryArg is the call's question: its body, its arguments, or its named
+// query.
+func queryArg(use tools.ToolUse) string {
+	if q := strings.TrimSpace(use.Content); q != "" {
+		return q
+	}
+	if len(use.Args) > 0 {
+		return strings.TrimSpace(strings.Join(use.Args, " "))
+	}
+	q, _ := use.Kwargs["query"].(string)
+	return strings.TrimSpace(q)
+}
+
+// A Searcher answers questions over one workspace's index, building it in
+// the background the first time and bringing it up to date on each call.
+// It is safe for concurrent use.
+type Searcher struct {
+	root string
+	opts Options
+
+	mu     sync.Mutex
+	ix     *Index // nil until a first build ends
+	loaded bool   // the saved index was looked for
+	job    *job   // the build or update under way, if any
+	// saveErr is why the index was last not saved, if it was not.
+	saveErr error
+}
+
+// A job indexes files in the background.
+type job struct {
+	done           chan struct{}
+	indexed, total atomic.Int64
+	initial        bool
+	err            error // set before done is closed
+}
+
+// New returns a Searcher over root's files.
+func New(root string, opts Options) *Searcher {
+	if opts.Wait <= 0 {
+		opts.Wait = DefaultWait
+	}
+	if opts.Results <= 0 {
+		opts.Results = DefaultResults
+	}
+	return &Searcher{root: root, opts: opts}
+}
+
+// Search answers query: the best files with their best passage, the
+// progress of a first index still being built, or an error saying why
+// nothing can be answered.
+func (s *Searcher) Search(ctx context.Context, query string) (string, error) {
+	if query == "" {
+		return "", errors.New("no question given: write what you are looking for, e.g. rag where are the settings validated")
+	}
+	j, err := s.refresh(ctx)
+	if err != nil {
+		return "", err
+	}
+	if j != nil {
+		timer := time.NewTimer(s.opts.Wait)
+		select {
+		case <-j.done:
+		case <-timer.C:
+		case <-ctx.Done():
+		}
+		timer.Stop()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ix == nil {
+		if j != nil {
+			select {
+			case <-j.done:
+				if j.err != nil {
+					return "", fmt.Errorf("rag: building the index failed: %w", j.err)
+				}
+			default:
+				return fmt.Sprintf("index building: %d of %d files; call rag again in a little while (the first index of a large workspace takes a while), or use shell's grep meanwhile", j.indexed.Load(), j.total.Load()), nil
+			}
+		}
+		return "", errors.New("rag: no index") // not reached: refresh makes one or a job
+	}
+	if s.ix.Len() == 0 {
+		return "", errors.New("nothing indexed: the workspace has no text files rag reads (it skips binary files, files over 1 MB, symlinks and what .gitignore ignores); read or list files instead")
+	}
+	hits, weights := s.ix.search(query, s.opts.Results)
+	note := ""
+	if s.job != nil {
+		note = fmt.Sprintf(" (re-indexing %d changed files: %d done; results may be stale)", s.job.total.Load(), s.job.indexed.Load())
+	}
+	if s.saveErr != nil {
+		note += fmt.Sprintf(" (the index could not be saved, so it is rebuilt next time: %v)", s.saveErr)
+	}
+	if len(hits) == 0 {
+		return fmt.Sprintf("nothing matches %q in the %d files indexed%s: try other words (names of functions, types, messages), or shell's grep for an exact string", query, s.ix.Len(), note), nil
+	}
+	return render(s.root, query, hits, weights, s.ix.Len(), note), nil
+}
+
+// refresh brings the index up to date with the files: it loads the saved
+// index on first use, lists the files, forgets the removed, and re-indexes
+// the changed — now when they are few, else in a job it returns (the job
+// already under way, if there is one).
+func (s *Searcher) refresh(ctx context.Context) (*job, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.loaded {
+		s.loaded = true
+		if s.opts.Dir != "" {
+			ix, err := loadIndex(s.opts.Dir)
+			if err != nil {
+				return nil, err
+			}
+			s.ix = ix
+		}
+	}
+	if s.job != nil {
+		return s.job, nil
+	}
+	files, _, err := listFiles(ctx, s.root)
+	if err != nil {
+		return nil, fmt.Errorf("rag: %w", err)
+	}
+	var changed []fileInfo
+	if s.ix == nil {
+		changed = files
+	} else {
+		listed := make(map[string]bool, len(files))
+		for _, f := range files {
+			listed[f.Path] = true
+			if !s.ix.has(f) {
+				changed = append(changed, f)
+			}
+		}
+		var removed []string
+		for p := range s.ix.byPath {
+			if !listed[p] {
+				removed = append(removed, p)
+			}
+		}
+		for _, p := range removed {
+			s.ix.remove(p)
+		}
+		if len(changed) <= syncUpdate {
+			for _, f := range changed {
+				if content, ok := readText(s.root, f); ok {
+					s.ix.add(f, content)
+				} else {
+					s.ix.remove(f.Path)
+				}
+			}
+			if len(changed) > 0 || len(removed) > 0 {
+				s.ix.compactIfSparse()
+				s.saveLocked()
+			}
+			return nil, nil
+		}
+	}
+	j := &job{done: make(chan struct{}), initial: s.ix == nil}
+	j.total.Store(int64(len(changed)))
+	s.job = j
+	go s.run(context.WithoutCancel(ctx), j, changed)
+	return j, nil
+}
+
+// run indexes files for j: each file is read and its words counted
+// outside the lock, and added under it, so queries go on meanwhile. A
+// first build fills an index of its own, published when it is complete.
+func (s *Searcher) run(ctx context.Context, j *job, files []fileInfo) {
+	target := newIndex()
+	if !j.initial {
+		s.mu.Lock()
+		target = s.ix
+		s.mu.Unlock()
+	}
+	for _, f := range files {
+		if ctx.Err() != nil {
+			break
+		}
+		content, ok := readText(s.root, f)
+		var t terms
+		if ok {
+			t = analyze(f.Path, content)
+		}
+		s.mu.Lock()
+		if ok {
+			target.insert(f, t)
+		} else {
+			target.remove(f.Path)
+		}
+		s.mu.Unlock()
+		j.indexed.Add(1)
+	}
+	s.mu.Lock()
+	target.compactIfSparse()
+	s.ix = target
+	s.job = nil
+	s.saveLocked()
+	s.mu.Unlock()
+	close(j.done)
+}
+
+// saveLocked saves the index when there is a state folder. A failure to
+// save costs only a rebuild next time, so it is not the call's error:
+// results mention it (saveErr).
+func (s *Searcher) saveLocked() {
+	if s.opts.Dir == "" || s.ix == nil {
+		return
+	}
+	s.saveErr = s.ix.save(s.opts.Dir)
+}

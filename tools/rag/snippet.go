@@ -1,0 +1,119 @@
+package rag
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// render writes the result: each file found with the window of lines that
+// best matches the query, until maxResultBytes.
+func render(root, query string, hits []hit, weights map[string]float64, indexed int, note string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d files for %q (BM25 over %d files indexed)%s:\n", len(hits), query, indexed, note)
+	shown := 0
+	for _, h := range hits {
+		var section strings.Builder
+		content, ok := readText(root, fileInfo{Path: h.Path})
+		if !ok {
+			fmt.Fprintf(&section, "\n%s (score %.1f; no longer readable)\n", h.Path, h.Score)
+		} else {
+			lines := splitLines(content)
+			first, last := bestWindow(lines, weights, snippetLines)
+			fmt.Fprintf(&section, "\n%s lines %d-%d (score %.1f):\n", h.Path, first+1, last, h.Score)
+			for i := first; i < last; i++ {
+				line := lines[i]
+				if len(line) > maxLineBytes {
+					line = truncateUTF8(line, maxLineBytes) + "…"
+				}
+				fmt.Fprintf(&section, "%5d  %s\n", i+1, line)
+			}
+		}
+		if b.Len()+section.Len() > maxResultBytes {
+			fmt.Fprintf(&b, "\n(%d more files left out to keep this short: ask a narrower question)\n", len(hits)-shown)
+			break
+		}
+		b.WriteString(section.String())
+		shown++
+	}
+	return b.String()
+}
+
+// splitLines splits text into lines without their endings.
+func splitLines(text []byte) []string {
+	text = bytes.TrimSuffix(text, []byte("\n"))
+	lines := strings.Split(string(text), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSuffix(l, "\r")
+	}
+	return lines
+}
+
+// bestWindow returns the lines [first, last) of the window of at most size
+// lines whose query words weigh the most: each distinct word the window
+// holds counts its idf, and each further occurrence a tenth of it, so a
+// window holding all the words beats one repeating a single word. With no
+// word anywhere (a file found by its path) it is the file's start.
+func bestWindow(lines []string, weights map[string]float64, size int) (first, last int) {
+	if len(lines) <= size {
+		return 0, len(lines)
+	}
+	perLine := make([]map[string]int, len(lines))
+	for i, l := range lines {
+		tokenize([]byte(l), func(t string) {
+			if _, ok := weights[t]; ok {
+				if perLine[i] == nil {
+					perLine[i] = map[string]int{}
+				}
+				perLine[i][t]++
+			}
+		})
+	}
+	counts := map[string]int{}
+	score := func() float64 {
+		s := 0.0
+		for t, c := range counts {
+			if c > 0 {
+				s += weights[t] * (1 + 0.1*float64(c-1))
+			}
+		}
+		return s
+	}
+	for i := 0; i < size; i++ {
+		for t, c := range perLine[i] {
+			counts[t] += c
+		}
+	}
+	best, bestStart := score(), 0
+	for start := 1; start+size <= len(lines); start++ {
+		for t, c := range perLine[start-1] {
+			counts[t] -= c
+		}
+		for t, c := range perLine[start+size-1] {
+			counts[t] += c
+		}
+		if perLine[start+size-1] == nil && perLine[start-1] == nil {
+			continue // same words as the window before
+		}
+		if s := score(); s > best {
+			best, bestStart = s, start
+		}
+	}
+	// Start the window a line before its first match, when there is room,
+	// so the passage reads from its context.
+	for bestStart+1 < len(lines) && perLine[bestStart] == nil && bestStart+size < len(lines) {
+		bestStart++
+	}
+	if bestStart > 0 {
+		bestStart--
+	}
+	return bestStart, min(bestStart+size, len(lines))
+}
+
+// truncateUTF8 cuts s to at most n bytes, at a character boundary.
+func truncateUTF8(s string, n int) string {
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
