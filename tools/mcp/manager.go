@@ -115,12 +115,20 @@ type server struct {
 type conn struct {
 	session *sdk.ClientSession
 	stdio   *stdioServer // nil for http
+	// toolset is the server's tools as last listed: replaced whole when
+	// the server says its list changed, so a turn reads one list.
+	toolset atomic.Pointer[toolset]
+	stale   atomic.Bool   // the server said its tools changed since
+	done    chan struct{} // closed once the session ended and state says so
+	exit    string        // how it ended, once done
+}
+
+// A toolset is a server's tools as listed once.
+type toolset struct {
 	tools   []*sdk.Tool
 	specs   []*tools.ToolSpec // without Run
 	kept    []*sdk.Tool       // the tool of each spec
 	skipped []string          // tools whose names cannot be called
-	done    chan struct{}     // closed once the session ended and state says so
-	exit    string            // how it ended, once done
 }
 
 // configure makes the servers those of cfg: a server whose entry changed
@@ -258,7 +266,7 @@ func (s *server) status() Status {
 		if s.conn.stdio != nil {
 			st.Pid = s.conn.stdio.proc.Pid()
 		}
-		for _, t := range s.conn.tools {
+		for _, t := range s.conn.toolset.Load().tools {
 			if !validToolName(t.Name) {
 				continue
 			}
@@ -281,6 +289,15 @@ func (s *server) ensure(ctx context.Context) (*conn, error) {
 	case s.conn != nil:
 		c := s.conn
 		s.mu.Unlock()
+		if c.stale.CompareAndSwap(true, false) {
+			listCtx, cancel := context.WithTimeout(ctx, s.m.config().timeout())
+			defer cancel()
+			if err := s.list(listCtx, c); err != nil {
+				// The list the turn had stays; the next one tries again.
+				c.stale.Store(true)
+				s.m.log(s.stream(), fmt.Sprintf("agentls: MCP server %s said its tools changed, and listing them failed: %v", s.name, err))
+			}
+		}
 		return c, nil
 	case s.state == StateFailed && time.Now().Before(s.retryAt):
 		err := fmt.Errorf("MCP server %s failed %d times in a row (last: %v); it is started again after %s", s.name, s.failures, s.lastErr, s.retryAt.Format(time.TimeOnly))
@@ -313,7 +330,7 @@ func (s *server) ensure(ctx context.Context) (*conn, error) {
 		c.close()
 		return nil, fmt.Errorf("MCP server %s is stopped (agentls is closing, or its settings changed)", s.name)
 	}
-	s.m.log(s.stream(), fmt.Sprintf("agentls: MCP server %s started: %d tools", s.name, len(c.specs)))
+	s.m.log(s.stream(), fmt.Sprintf("agentls: MCP server %s started: %d tools", s.name, len(c.toolset.Load().specs)))
 	return c, nil
 }
 
@@ -380,6 +397,7 @@ func (s *server) connect(ctx context.Context) (*conn, error) {
 	client := sdk.NewClient(&sdk.Implementation{Name: "agentls", Version: cmp.Or(s.m.opts.Version, "dev")}, &sdk.ClientOptions{
 		Logger:                      slog.New(slog.NewTextHandler(io.Discard, nil)),
 		ProgressNotificationHandler: s.onProgress,
+		ToolListChangedHandler:      s.onToolsChanged,
 	})
 	var (
 		transport sdk.Transport
@@ -405,21 +423,42 @@ func (s *server) connect(ctx context.Context) (*conn, error) {
 		return nil, err
 	}
 	c := &conn{session: session, stdio: stdio, done: make(chan struct{})}
-	for t, err := range session.Tools(ctx, nil) {
-		if err != nil {
-			session.Close()
-			if stdio != nil {
-				stdio.stop()
-			}
-			return nil, fmt.Errorf("list its tools: %w", err)
+	if err := s.list(ctx, c); err != nil {
+		session.Close()
+		if stdio != nil {
+			stdio.stop()
 		}
-		c.tools = append(c.tools, t)
-	}
-	c.specs, c.kept, c.skipped = specsOf(s.name, c.tools)
-	for _, name := range c.skipped {
-		s.m.log(s.stream(), fmt.Sprintf("agentls: MCP server %s: tool %q is left out: its name can hold only letters, digits, '_', '-' and '.'", s.name, name))
+		return nil, err
 	}
 	return c, nil
+}
+
+// list lists the server's tools into c.
+func (s *server) list(ctx context.Context, c *conn) error {
+	ts := &toolset{}
+	for t, err := range c.session.Tools(ctx, nil) {
+		if err != nil {
+			return fmt.Errorf("list its tools: %w", err)
+		}
+		ts.tools = append(ts.tools, t)
+	}
+	ts.specs, ts.kept, ts.skipped = specsOf(s.name, ts.tools)
+	for _, name := range ts.skipped {
+		s.m.log(s.stream(), fmt.Sprintf("agentls: MCP server %s: tool %q is left out: its name can hold only letters, digits, '_', '-' and '.'", s.name, name))
+	}
+	c.toolset.Store(ts)
+	return nil
+}
+
+// onToolsChanged marks the running session's list stale: the next turn
+// that offers the server lists its tools again (notifications/tools/list_changed).
+func (s *server) onToolsChanged(context.Context, *sdk.ToolListChangedRequest) {
+	s.mu.Lock()
+	c := s.conn
+	s.mu.Unlock()
+	if c != nil {
+		c.stale.Store(true)
+	}
 }
 
 // onProgress passes a progress notification to the call that asked for

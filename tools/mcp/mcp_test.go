@@ -480,3 +480,33 @@ func alive(pid int) bool {
 	i := strings.LastIndexByte(string(stat), ')')
 	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
 }
+
+// TestToolListChanged: a server that announces a new tool
+// (notifications/tools/list_changed) has it offered from the next turn,
+// without a restart.
+func TestToolListChanged(t *testing.T) {
+	f := newFixture(t, nil)
+	ctx := context.Background()
+	if _, ok := f.registry(t, ctx).Get("t.late"); ok {
+		t.Fatal("t.late is there before the server adds it")
+	}
+	if got, err := f.call(t, ctx, "grow", ""); err != nil || got != "grown" {
+		t.Fatalf("%q, %v", got, err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if spec, ok := f.registry(t, ctx).Get("t.late"); ok {
+			if got, err := spec.Run(ctx, tools.ToolUse{Tool: spec.Name}); err != nil || got != "late but here" {
+				t.Errorf("t.late: %q, %v", got, err)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the new tool was never offered")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if st := f.m.Status(); st[0].Restarts != 0 {
+		t.Errorf("restarted: %+v", st)
+	}
+}

@@ -98,6 +98,14 @@ func runTestServer() int {
 			}
 			return text(strconv.Itoa(cmd.Process.Pid)), nil
 		})
+	s.AddTool(&sdk.Tool{Name: "grow", Description: "Adds the tool late, which the server announces (tools/list_changed).", InputSchema: empty},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			s.AddTool(&sdk.Tool{Name: "late", Description: "Came later.", InputSchema: empty},
+				func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+					return text("late but here"), nil
+				})
+			return text("grown"), nil
+		})
 	s.AddTool(&sdk.Tool{Name: "bad name!", Description: "Cannot be called in a fenced block.", InputSchema: empty},
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text("?"), nil })
 	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {

@@ -161,16 +161,16 @@ func (m *Manager) start(ctx context.Context, names []string, turn Turn) []starte
 			continue
 		}
 		s, _ := m.server(name)
-		c := conns[i]
-		for j, spec := range c.specs {
+		ts := conns[i].toolset.Load()
+		for j, spec := range ts.specs {
 			bound := *spec
 			bound.BlockTypes = slices.Clone(spec.BlockTypes)
 			for k := 2; natives[bound.NativeName]; k++ {
-				bound.NativeName = nativeName(name, c.kept[j].Name, fmt.Sprintf("_%d", k))
+				bound.NativeName = nativeName(name, ts.kept[j].Name, fmt.Sprintf("_%d", k))
 				bound.BlockTypes[1] = bound.NativeName
 			}
 			natives[bound.NativeName] = true
-			bound.Run = m.runFunc(s, c.kept[j], &bound, turn)
+			bound.Run = m.runFunc(s, ts.kept[j], &bound, turn)
 			out[i].specs = append(out[i].specs, &bound)
 		}
 	}
