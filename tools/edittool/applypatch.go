@@ -57,17 +57,19 @@ func (b *Batch) applyV4AFile(ctx context.Context, v edits.V4AFile) (string, erro
 	if !f.exists {
 		return "", fmt.Errorf("update %s: the file does not exist; add it with \"*** Add File:\"", f.path)
 	}
-	result, es := f.content, []edits.TextEdit{}
+	es := []edits.TextEdit{}
 	if len(v.Hunks) > 0 {
 		if es, err = edits.ResolveHunks(f.content, v.Hunks); err != nil {
 			return "", fmt.Errorf("update %s: %w", f.path, err)
 		}
-		result = edits.ApplyEdits(f.content, es)
 	}
 	if v.MoveTo == "" {
-		b.writeEdits(f, result, es)
+		if err := b.writeEdits(f, es); err != nil {
+			return "", fmt.Errorf("update %s: %w", f.path, err)
+		}
 		return "M " + f.path, nil
 	}
+	result := edits.ApplyEdits(f.content, es)
 	to, err := b.read(ctx, v.MoveTo)
 	if err != nil {
 		return "", err

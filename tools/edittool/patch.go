@@ -23,9 +23,11 @@ func (b *Batch) Patch(ctx context.Context, path, patch string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	b.writeEdits(f.file, f.result, f.edits)
+	if err := b.writeEdits(f.file, f.edits); err != nil {
+		return "", fmt.Errorf("patch %s: %w", f.path, err)
+	}
 	msg := fmt.Sprintf("Patch applied to %s (%d %s)", f.path, f.hunks, plural(f.hunks, "hunk", "hunks"))
-	if len(patch) > 1000 && len(patch) > len(f.result) {
+	if len(patch) > 1000 && len(patch) > editedLen(f.content, f.edits) {
 		msg += "\nNote: the patch was larger than the file; for a rewrite, save is simpler."
 	}
 	return msg, nil
@@ -33,19 +35,29 @@ func (b *Batch) Patch(ctx context.Context, path, patch string) (string, error) {
 
 type patched struct {
 	file
-	result string
-	edits  []edits.TextEdit // from f.content to result, where the hunks matched
-	hunks  int
+	edits []edits.TextEdit // of f.content, where the hunks matched
+	hunks int
 }
 
-// writeEdits records f's new content with the edits that make it (the
-// hunks a tool resolved), so that sending the change costs the size of
-// the edits rather than a diff of the whole file.
-func (b *Batch) writeEdits(f file, result string, es []edits.TextEdit) {
-	b.Changes.WriteEdits(f.path, f.content, f.exists, f.version, result, es)
+// writeEdits records f's new content by the edits that make it of
+// f.content (the hunks a tool resolved), so that sending the change costs
+// the size of the edits rather than a diff of the whole file, and the
+// new content is made only when something reads it (Changeset.Edit): a
+// patch to a large open buffer is not copied on its way to the editor.
+func (b *Batch) writeEdits(f file, es []edits.TextEdit) error {
+	return b.Changes.Edit(f.path, f.content, f.exists, f.version, es)
 }
 
-// patchFile computes the result of patching path, without recording it.
+// editedLen returns the length of what es make of text.
+func editedLen(text string, es []edits.TextEdit) int {
+	n := len(text)
+	for _, e := range es {
+		n += len(e.New) - (e.End - e.Start)
+	}
+	return n
+}
+
+// patchFile resolves the hunks of patching path, without recording them.
 func (b *Batch) patchFile(ctx context.Context, path, patch string) (patched, error) {
 	hunks, err := edits.ParseConflict(patch)
 	if err != nil {
@@ -62,7 +74,7 @@ func (b *Batch) patchFile(ctx context.Context, path, patch string) (patched, err
 	if err != nil {
 		return patched{}, fmt.Errorf("patch %s: %w", f.path, err)
 	}
-	return patched{file: f, result: edits.ApplyEdits(f.content, es), edits: es, hunks: len(hunks)}, nil
+	return patched{file: f, edits: es, hunks: len(hunks)}, nil
 }
 
 // A filePatch is one file's part of a patch_many.
@@ -87,7 +99,9 @@ func (b *Batch) PatchMany(ctx context.Context, use tools.ToolUse, patchesArg any
 			if err != nil {
 				return fmt.Errorf("patch_many: file %d/%d: %w", i+1, len(fps), err)
 			}
-			t.writeEdits(p.file, p.result, p.edits)
+			if err := t.writeEdits(p.file, p.edits); err != nil {
+				return fmt.Errorf("patch_many: file %d/%d: patch %s: %w", i+1, len(fps), p.path, err)
+			}
 			paths = append(paths, p.path)
 		}
 		return nil

@@ -77,7 +77,9 @@ func (b *Batch) Append(ctx context.Context, path, content string) (string, error
 		sep = "\n"
 	}
 	added := matchEOL(f.content, sep+ensureFinalNewline(content))
-	b.writeEdits(f, f.content+added, []edits.TextEdit{{Start: len(f.content), End: len(f.content), New: added}})
+	if err := b.writeEdits(f, []edits.TextEdit{{Start: len(f.content), End: len(f.content), New: added}}); err != nil {
+		return "", fmt.Errorf("append %s: %w", f.path, err)
+	}
 	if !f.exists {
 		return "Appended to " + f.path + throughSymlink(path, f.path) + " (created)", nil
 	}
