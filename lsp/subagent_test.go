@@ -51,3 +51,56 @@ func TestSubagentEditUndoneWithTurn(t *testing.T) {
 		lsptest.BufferContent("a.go", files["a.go"]),
 	)
 }
+
+// TestMorphThroughTurn: with applyModel set, a turn offers morph; the
+// agent's lazy edit is merged by the apply model (a second fake server),
+// checked, and lands in the editor's buffer as the turn's edit, undone
+// with the turn. A hallucinated merge from the same apply model is
+// refused and changes nothing.
+func TestMorphThroughTurn(t *testing.T) {
+	t.Parallel()
+	const lazy = "```morph a.go\n// ... existing code ...\npackage p\n\n// Settings holds settings.\ntype Settings struct{}\n```\n"
+	merged := strings.Replace(files["a.go"], "// Config holds settings.\ntype Config struct{}", "// Settings holds settings.\ntype Settings struct{}", 1)
+	apply := modeltest.New(
+		modeltest.Text(merged, 16),
+		modeltest.Text("package p\n\n// Settings holds settings.\ntype Settings struct{}\n\nfunc Extra() {}\n", 16), // adds what the edit does not show
+	)
+	defer apply.Close()
+	srv := modeltest.New(
+		modeltest.Text(lazy, 16),
+		modeltest.Text("Renamed.", 16),
+		modeltest.Text(lazy, 16),
+		modeltest.Text("Refused, so I stop.", 16),
+	)
+	defer srv.Close()
+	root := writeFiles(t, files)
+	e := lsptest.Start(t, root, lsptest.Neovim07(), lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL,
+		"applyModel": map[string]any{"model": "morph-v3-fast", "baseUrl": apply.URL}}))
+	e.OpenFile("a.go", "go")
+	var started struct{ Turn int }
+	if err := e.Call("workspace/executeCommand", map[string]any{"command": "agentls.ask", "arguments": []any{map[string]any{"prompt": "rename Config"}}}, &started); err != nil {
+		t.Fatal(err)
+	}
+	turn := fmt.Sprintf("agent turn %d", started.Turn)
+	e.Await(lsptest.ShownMessage(turn+" done", "Renamed."), lsptest.BufferContent("a.go", merged))
+	if !strings.Contains(srv.Requests()[0].Body.Messages[0].Content, "## morph") {
+		t.Error("the turn did not offer morph")
+	}
+	if err := e.ExecuteCommand("agentls.turn.undo", map[string]any{"turn": started.Turn}); err != nil {
+		t.Fatal(err)
+	}
+	e.Await(lsptest.ShownMessage("undone", turn), lsptest.BufferContent("a.go", files["a.go"]))
+
+	if err := e.Call("workspace/executeCommand", map[string]any{"command": "agentls.ask", "arguments": []any{map[string]any{"prompt": "rename Config"}}}, &started); err != nil {
+		t.Fatal(err)
+	}
+	e.Await(lsptest.ShownMessage(fmt.Sprintf("agent turn %d done", started.Turn), "Refused, so I stop."))
+	reqs := srv.Requests()
+	told := reqs[3].Body.Messages[len(reqs[3].Body.Messages)-1].Content
+	if !strings.Contains(told, "the apply model's merge was refused") || !strings.Contains(told, "+func Extra() {}") {
+		t.Errorf("the model was told %q", told)
+	}
+	if got := e.Buffer("a.go"); got != files["a.go"] {
+		t.Errorf("a refused merge changed a.go:\n%s", got)
+	}
+}

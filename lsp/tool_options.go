@@ -7,5 +7,7 @@ import "github.com/agentls/agentls/agent"
 // imageMaxSide, browserAllowlist, searchUrl, browserTimeout) when
 // agent.BindTools binds them.
 func (w *editorWorkspace) ToolOptions() agent.ToolOptions {
-	return w.s.currentSettings().ToolOptions()
+	opts := w.s.currentSettings().ToolOptions()
+	opts.Getenv = w.s.getenv // morph's apply model reads its key from the server's environment
+	return opts
 }

@@ -133,6 +133,69 @@ func Check(original, edit, result string) error {
 		return &Refusal{"the edit holds only markers: there is nothing to merge"}
 	}
 	o, r := splitLines(original), splitLines(result)
+	err := checkLines(o, r, ps)
+	if err == nil {
+		return nil
+	}
+	// An edit that does not begin (end) with a marker says its first
+	// (last) piece is the file's beginning (end): there the file's edge
+	// is a line the piece shows, so lines between it and the piece's
+	// first shown line are named. This holds only when the merge put the
+	// piece there; else the refusal above stands.
+	lead, trail := !startsWithMarker(edit), !startsWithMarker(reverseLines(edit))
+	if !lead && !trail {
+		return err
+	}
+	eo, er := withEdges(o, lead, trail), withEdges(r, lead, trail)
+	eps := slices.Clone(ps)
+	if lead {
+		eps[0] = piece{lines: append([]string{fileEdge}, eps[0].lines...), keys: append([]string{fileEdge}, eps[0].keys...)}
+	}
+	if trail {
+		k := len(eps) - 1
+		eps[k] = piece{lines: append(slices.Clone(eps[k].lines), fileEdge), keys: append(slices.Clone(eps[k].keys), fileEdge)}
+	}
+	if checkLines(eo, er, eps) == nil {
+		return nil
+	}
+	return err
+}
+
+// fileEdge stands for the beginning or end of a file in checkLines: a
+// line no text holds.
+const fileEdge = "\x00file edge\x00"
+
+func withEdges(lines []string, lead, trail bool) []string {
+	out := make([]string, 0, len(lines)+2)
+	if lead {
+		out = append(out, fileEdge)
+	}
+	out = append(out, lines...)
+	if trail {
+		out = append(out, fileEdge)
+	}
+	return out
+}
+
+// startsWithMarker reports whether a text's first non-blank line is a
+// marker.
+func startsWithMarker(text string) bool {
+	for _, l := range splitLines(text) {
+		if strings.TrimSpace(l) != "" {
+			return IsMarker(l)
+		}
+	}
+	return false
+}
+
+func reverseLines(text string) string {
+	lines := splitLines(text)
+	slices.Reverse(lines)
+	return strings.Join(lines, "\n")
+}
+
+// checkLines is Check on the texts' lines and the edit's pieces.
+func checkLines(o, r []string, ps []piece) error {
 	inOriginal := map[string]bool{}
 	for _, l := range o {
 		if IsMarker(l) {
