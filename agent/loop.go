@@ -41,6 +41,9 @@ type Event struct {
 	Text string         // Text: the streamed text; Reasoning: the streamed reasoning; Reply: the reply as kept; ToolDone: the output
 	Use  *tools.ToolUse // ToolStart, ToolDone
 	Err  error          // ToolDone: the tool's error
+	// Call is the call as it ended, with its duration and outcome
+	// (ToolDone).
+	Call *ToolCall
 }
 
 // EventKind says what an Event is.
@@ -71,6 +74,9 @@ type Turn struct {
 	Limits   Limits
 	// Observe, if set, is told of each event as it happens.
 	Observe func(Event)
+	// Hooks run around every tool call (hooks.go): Before may refuse it,
+	// After sees how it went (the output channel's timing lines).
+	Hooks []Hook
 	// Log, if set, gets the conversation as it grows, one JSON message
 	// per line, so a turn can be inspected (or resumed) even if it dies.
 	Log io.Writer
@@ -282,11 +288,13 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 		use := &uses[i]
 		t.observe(Event{Step: step, Kind: EventToolStart, Use: use})
 		call := &callImages{turn: images, use: *use}
-		output, err := t.Runner.RunTool(tools.WithImageAttacher(ctx, call), *use)
+		ran := t.runHooked(tools.WithImageAttacher(ctx, call), *use)
+		output, err := ran.Output, ran.Err
 		if err != nil {
 			call.release() // a failed call's images are not sent
 		}
-		t.observe(Event{Step: step, Kind: EventToolDone, Use: use, Text: output, Err: err})
+		t.logCall(ran)
+		t.observe(Event{Step: step, Kind: EventToolDone, Use: use, Text: output, Err: err, Call: &ran})
 		text := fmt.Sprintf("Result of %s:\n%s", DescribeUse(*use), output)
 		switch {
 		case errors.Is(err, approval.ErrStopTurn):
@@ -353,6 +361,24 @@ func (t *Turn) log(msgs ...openai.ChatCompletionMessage) {
 	for _, m := range msgs {
 		enc.Encode(m)
 	}
+}
+
+// logCall writes a call's timing to the turn's log, between the
+// messages: {"tool_call": {"tool", "call", "ms", "outcome"}}.
+func (t *Turn) logCall(c ToolCall) {
+	if t.Log == nil {
+		return
+	}
+	rec := map[string]any{"tool": c.Use.Tool, "call": DescribeUse(c.Use), "ms": c.Duration.Milliseconds()}
+	switch {
+	case c.Err != nil:
+		rec["outcome"] = "failed: " + c.Err.Error()
+	case c.Outcome != "":
+		rec["outcome"] = c.Outcome
+	default:
+		rec["outcome"] = "ok"
+	}
+	json.NewEncoder(t.Log).Encode(map[string]any{"tool_call": rec})
 }
 
 func (t *Turn) observe(e Event) {

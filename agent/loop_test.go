@@ -217,7 +217,8 @@ func TestTurnModelFailureAndCancel(t *testing.T) {
 }
 
 // TestTurnLog: the conversation is logged as it grows, one JSON message
-// per line, in a file under the state folder (not the workspace).
+// per line, in a file under the state folder (not the workspace), with
+// each tool call's timing between them ({"tool_call": …}).
 func TestTurnLog(t *testing.T) {
 	srv := modeltest.New(modeltest.Text("```save a.txt\nx\n```\n\n", 100), modeltest.Text("Saved.", 100))
 	defer srv.Close()
@@ -242,15 +243,29 @@ func TestTurnLog(t *testing.T) {
 		t.Errorf("log at %s", f.Name())
 	}
 	data, _ := os.ReadFile(f.Name())
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if len(lines) != len(sum.Messages) {
-		t.Fatalf("%d log lines for %d messages", len(lines), len(sum.Messages))
+	var msgs []string
+	var calls []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var rec struct {
+			ToolCall map[string]any `json:"tool_call"`
+		}
+		if json.Unmarshal([]byte(l), &rec) == nil && rec.ToolCall != nil {
+			calls = append(calls, rec.ToolCall)
+			continue
+		}
+		msgs = append(msgs, l)
 	}
-	for i, l := range lines {
+	if len(msgs) != len(sum.Messages) {
+		t.Fatalf("%d logged messages for %d messages", len(msgs), len(sum.Messages))
+	}
+	for i, l := range msgs {
 		var m openai.ChatCompletionMessage
 		if err := json.Unmarshal([]byte(l), &m); err != nil || m.Role != sum.Messages[i].Role || m.Content != sum.Messages[i].Content {
 			t.Errorf("line %d = %s (%v)", i, l, err)
 		}
+	}
+	if len(calls) != 1 || calls[0]["tool"] != "save" || calls[0]["call"] != "save a.txt" || calls[0]["outcome"] != "ok" || calls[0]["ms"] == nil {
+		t.Errorf("tool calls logged: %v", calls)
 	}
 }
 

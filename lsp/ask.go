@@ -142,6 +142,10 @@ func (s *Server) startTurn(plan turnPlan) (int, error) {
 			if e.Kind == agent.EventToolStart {
 				t.report(ctx, fmt.Sprintf("step %d: %s", e.Step, agent.DescribeUse(*e.Use)))
 			}
+			if e.Kind == agent.EventToolDone && e.Call != nil {
+				// Each call's timing line: "[shell] go test ./... 4.2 s, exit 1".
+				s.output.write(fmt.Sprintf("turn %d", id), []byte(e.Call.Summary()+"\n"))
+			}
 			if plan.observe != nil {
 				plan.observe(ctx, e)
 			}

@@ -128,6 +128,9 @@ func runAsk(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			} else if e.Use.Tool == "read" {
 				fmt.Fprintf(stderr, "\n[agentls] read %s\n", strings.Join(append(e.Use.Args, strings.Fields(e.Use.Content)...), " "))
 			} else if shelltool.IsShellTool(e.Use.Tool) {
+				if e.Call != nil {
+					fmt.Fprintf(stderr, "\n[agentls] %s", e.Call.Summary())
+				}
 				fmt.Fprintf(stderr, "\n[agentls] %s\n", strings.ReplaceAll(strings.TrimSpace(e.Text), "\n", "\n[agentls] "))
 			} else {
 				fmt.Fprintf(stderr, "\n[agentls] %s\n", strings.ReplaceAll(strings.TrimSpace(e.Text), "\n", "; "))

@@ -47,7 +47,7 @@ func runDemo(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.
 	editor := fs.Bool("editor", false, "serve the demo model for an editor until Ctrl-C, with a demo workspace set up to use it")
 	dir := fs.String("dir", "", "with --editor: the demo workspace, a new or empty `folder` (default: a fresh one in the temporary folder)")
 	listen := fs.String("listen", "127.0.0.1:0", "with --editor: the demo model's `address`, on this machine (port 0: a free one)")
-	if code, ok := parseFlags(fs, args, "usage: agentls demo [--keep]\n       agentls demo --editor [--dir DIR] [--listen ADDR]\n\n"+
+	if code, ok := parseFlags(fs, args, "usage: agentls demo [--keep | --editor [--dir DIR] [--listen ADDR]]\n\n"+
 		"Runs a scripted agent turn against a temporary workspace with a fake model\n"+
 		"(no key, no network): a two-file patch_many, an anchored edit, `go test` as a\n"+
 		"background job whose failure becomes diagnostics, then an undo, printing each\n"+

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/tools/jobs"
 	"github.com/agentls/agentls/tools/policy"
@@ -133,6 +134,17 @@ func (h *Host) runCommands(ctx context.Context, script string) (msg string, fail
 		}
 		if cmd.ExitCode != 0 {
 			failed = true
+		}
+	}
+	if n := len(res.Commands); n > 0 {
+		last := res.Commands[n-1]
+		switch {
+		case last.TimedOut:
+			tools.ReportOutcome(ctx, "timed out")
+		case last.Interrupted:
+			tools.ReportOutcome(ctx, "interrupted")
+		default:
+			tools.ReportOutcome(ctx, fmt.Sprintf("exit %d", last.ExitCode))
 		}
 	}
 	h.mu.Lock()
