@@ -466,6 +466,7 @@ func TestHelixReal(t *testing.T) {
 		p.command("3")
 		p.codeAction("Agent: make approved.txt")
 		menu := p.codeAction("Approve: ")
+		t.Logf("the approval menu:\n%s", menu)
 		if !strings.Contains(menu, "touch approved.txt") {
 			t.Errorf("the approval does not name its command:\n%s", menu)
 		}
@@ -548,8 +549,8 @@ type helixStatusLine struct {
 	mu     sync.Mutex
 	titles map[string]string // by progress token
 	status string
-	ended  int // progress ends seen
-	shown  []string
+	ended  int      // progress ends seen
+	shown  []string // the messages
 }
 
 func (h *helixStatusLine) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
