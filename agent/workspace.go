@@ -11,6 +11,7 @@ import (
 	"github.com/agentls/agentls/tools/browser"
 	"github.com/agentls/agentls/tools/edittool"
 	"github.com/agentls/agentls/tools/morph"
+	"github.com/agentls/agentls/tools/rag"
 	"github.com/agentls/agentls/tools/shelltool"
 	"github.com/agentls/agentls/tools/vision"
 )
@@ -63,7 +64,8 @@ type Workspace interface {
 // when it is a ToolConfigured. morph merges through the apply model the
 // ToolOptions name (none: it is marked unavailable, and refuses), and
 // subagent runs child turns over the bound tools themselves (through the
-// Subagents in the call's context: WithSubagents). Tools reg holds that
+// Subagents in the call's context: WithSubagents); rag searches ws's
+// files, its index in the state folder. Tools reg holds that
 // none of these packages runs keep their own Run.
 func BindTools(reg *tools.Registry, ws Workspace, host func() (*shelltool.Host, error)) *tools.Registry {
 	var opts ToolOptions
@@ -75,6 +77,7 @@ func BindTools(reg *tools.Registry, ws Workspace, host func() (*shelltool.Host, 
 	maps.Copy(runs, vision.Runs(ws, opts.Vision))
 	maps.Copy(runs, browser.Runs(ws, opts.Browser))
 	maps.Copy(runs, morph.Runs(ws, opts.morph()))
+	maps.Copy(runs, rag.Runs(ws, opts.rag(ws.Root())))
 	bound := reg.Bind(runs)
 	if opts.ApplyModel == nil {
 		bound = unavailable(bound, "morph")
@@ -107,6 +110,16 @@ func (o ToolOptions) morph() morph.Options {
 		getenv = os.Getenv
 	}
 	return morph.Options{Complete: ApplyModel(*o.ApplyModel, getenv), Model: o.ApplyModel.Model}
+}
+
+// rag returns the rag tool's options: its index kept in root's state
+// folder ("rag"), made on rag's first call.
+func (o ToolOptions) rag(root string) rag.Options {
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return rag.Options{StateDir: func() (string, error) { return StateDir(getenv, "rag", root) }}
 }
 
 // unavailable returns reg with the named tool marked unavailable (its

@@ -28,7 +28,7 @@ func Specs() []*tools.ToolSpec {
 	return []*tools.ToolSpec{
 		shell(), ipython(), save(), appendSpec(), patch(), patchMany(), applyPatch(),
 		viewAnchored(), patchAnchored(), read(), tmux(), viewImage(), browser(),
-		morphSpec(), subagent(),
+		morphSpec(), subagent(), rag(),
 	}
 }
 
@@ -353,6 +353,30 @@ func viewImage() *tools.ToolSpec {
 				user("does the login page in docs/login.png match the design?"),
 				assistant("", call("view_image", "", "docs/login.png")),
 				system("Result of view_image docs/login.png:\n(image docs/login.png, 1280×800, sent)"),
+			}},
+		},
+	}
+}
+
+// rag finds the passages relevant to a question: tools/rag runs it, over
+// an index of the workspace it keeps in the state folder.
+func rag() *tools.ToolSpec {
+	return &tools.ToolSpec{
+		Name:         "rag",
+		BlockTypes:   []string{"rag"},
+		Description:  "Find the files and passages of the workspace most relevant to a question.",
+		Instructions: `Write the question or the words to look for (names of functions, types, settings, error messages): you get the best-matching files, each with the window of lines that matches best, with line numbers. It ranks by the words themselves (BM25: identifiers are split, so "parse config" finds parseConfig), not by meaning, and honours .gitignore. Read a file it finds before you change it. The first call in a large workspace may answer that the index is being built; call again later, or use the shell's grep meanwhile.`,
+		Parameters: []tools.Parameter{
+			{Name: "query", Type: "string", Required: true, Description: "The question, or the words to find."},
+		},
+		Hints:        []string{"read-only"},
+		Requires:     "nothing: it reads the workspace and keeps its index in the state folder",
+		LoadPriority: 15,
+		Examples: []tools.Example{
+			{Steps: []tools.ExampleStep{
+				user("where are the settings validated?"),
+				assistant("", call("rag", "settings validation of keys")),
+				system("Result of rag:\n2 files for \"settings validation of keys\" (BM25 over 120 files indexed):\n\nsettings/settings.go lines 300-311 (score 9.1):\n  300  // keys are every setting..."),
 			}},
 		},
 	}

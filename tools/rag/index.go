@@ -92,16 +92,28 @@ func (ix *Index) remove(path string) {
 // terms are one file's words and their counts, made outside the
 // Searcher's lock (analyze), then added to the index under it (insert).
 type terms struct {
-	counts map[string]int
+	counts map[string]*int
 	n      int
 }
 
 // analyze counts a file's words: its content's, and its path's at
 // pathWeight each.
 func analyze(path string, content []byte) terms {
-	t := terms{counts: map[string]int{}}
-	tokenize(content, func(w string) { t.counts[w]++; t.n++ })
-	tokenize([]byte(path), func(w string) { t.counts[w] += pathWeight; t.n += pathWeight })
+	t := terms{counts: map[string]*int{}}
+	var tk tokenizer
+	count := func(weight int) func([]byte) {
+		return func(w []byte) {
+			if c, ok := t.counts[string(w)]; ok { // a lookup by string(w) does not allocate; a store would
+				*c += weight
+			} else {
+				c := weight
+				t.counts[string(w)] = &c
+			}
+			t.n += weight
+		}
+	}
+	tk.run(content, count(1))
+	tk.run([]byte(path), count(pathWeight))
 	return t
 }
 
@@ -123,7 +135,7 @@ func (ix *Index) insert(f fileInfo, t terms) {
 			ix.termIDs[w] = tid
 			ix.postings = append(ix.postings, nil)
 		}
-		tf := uint16(min(c, math.MaxUint16))
+		tf := uint16(min(*c, math.MaxUint16))
 		d.TermIDs = append(d.TermIDs, tid)
 		d.Freqs = append(d.Freqs, tf)
 		ix.postings[tid] = append(ix.postings[tid], posting{doc: id, tf: tf})
@@ -211,7 +223,8 @@ func (ix *Index) idf(df int) float64 {
 func (ix *Index) search(query string, k int) ([]hit, map[string]float64) {
 	weights := map[string]float64{}
 	var tids []uint32
-	tokenize([]byte(query), func(t string) {
+	tokenize([]byte(query), func(w []byte) {
+		t := string(w)
 		if _, seen := weights[t]; seen {
 			return
 		}
@@ -259,32 +272,60 @@ func (ix *Index) search(query string, k int) ([]hit, map[string]float64) {
 // letters, digits and underscores of 2 to 64 bytes, and, when it has
 // several, its parts split at underscores, lower-to-upper case changes and
 // letter-digit changes (parseConfig: parseconfig, parse, config), so a
-// question in words finds identifiers.
-func tokenize(text []byte, emit func(string)) {
-	var word []rune
-	flush := func() {
-		if len(word) > 0 {
-			emitWord(word, emit)
-			word = word[:0]
-		}
-	}
+// question in words finds identifiers. The bytes emit is given are reused
+// after it returns (a caller keeping one makes a string of it).
+func tokenize(text []byte, emit func([]byte)) {
+	var tk tokenizer
+	tk.run(text, emit)
+}
+
+// A tokenizer keeps its buffers across words, so that tokenizing a file
+// allocates only for the words the caller keeps.
+type tokenizer struct {
+	word    []rune
+	lower   []byte
+	offsets []int // offsets[i]: where word[i] starts in lower
+}
+
+func (tk *tokenizer) run(text []byte, emit func([]byte)) {
+	tk.word = tk.word[:0]
 	for i := 0; i < len(text); {
 		r, size := rune(text[i]), 1
 		if r >= utf8.RuneSelf {
 			r, size = utf8.DecodeRune(text[i:])
 		}
 		i += size
-		if r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) {
-			word = append(word, r)
+		if r == '_' || r < utf8.RuneSelf && ('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') ||
+			r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			tk.word = append(tk.word, r)
 			continue
 		}
-		flush()
+		if len(tk.word) > 0 {
+			tk.emitWord(emit)
+			tk.word = tk.word[:0]
+		}
 	}
-	flush()
+	if len(tk.word) > 0 {
+		tk.emitWord(emit)
+	}
 }
 
-func emitWord(word []rune, emit func(string)) {
-	whole := trimUnderscores(lowerString(word))
+func (tk *tokenizer) emitWord(emit func([]byte)) {
+	word := tk.word
+	tk.lower, tk.offsets = tk.lower[:0], tk.offsets[:0]
+	for _, r := range word {
+		tk.offsets = append(tk.offsets, len(tk.lower))
+		if r < utf8.RuneSelf {
+			if 'A' <= r && r <= 'Z' {
+				r += 'a' - 'A'
+			}
+			tk.lower = append(tk.lower, byte(r))
+		} else {
+			tk.lower = utf8.AppendRune(tk.lower, unicode.ToLower(r))
+		}
+	}
+	tk.offsets = append(tk.offsets, len(tk.lower))
+	whole := bytes.Trim(tk.lower, "_")
 	if len(whole) < 2 || len(whole) > 64 {
 		return
 	}
@@ -294,7 +335,7 @@ func emitWord(word []rune, emit func(string)) {
 		if i < len(word) && !isBoundary(word[i-1], word[i], i+1 < len(word) && unicode.IsLower(word[i+1])) {
 			continue
 		}
-		if part := trimUnderscores(lowerString(word[start:i])); len(part) >= 2 && part != whole {
+		if part := bytes.Trim(tk.lower[tk.offsets[start]:tk.offsets[i]], "_"); len(part) >= 2 && len(part) != len(whole) {
 			emit(part)
 		}
 		start = i
@@ -317,24 +358,6 @@ func isBoundary(prev, next rune, nextNextLower bool) bool {
 		return true
 	}
 	return false
-}
-
-func lowerString(rs []rune) string {
-	var b []byte
-	for _, r := range rs {
-		b = utf8.AppendRune(b, unicode.ToLower(r))
-	}
-	return string(b)
-}
-
-func trimUnderscores(s string) string {
-	for len(s) > 0 && s[0] == '_' {
-		s = s[1:]
-	}
-	for len(s) > 0 && s[len(s)-1] == '_' {
-		s = s[:len(s)-1]
-	}
-	return s
 }
 
 // indexFile is where a workspace's index is saved in its state folder.

@@ -22,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,8 +52,12 @@ const (
 // Options configure rag.
 type Options struct {
 	// Dir is the folder the workspace's index is saved in (agent.StateDir
-	// "rag"); "" keeps it in memory only.
+	// "rag"); "" keeps it in memory only, unless StateDir gives one.
 	Dir string
+	// StateDir, when Dir is "", is called on the first call to make and
+	// name the folder (so that binding the tool for a turn that never
+	// calls it creates nothing); an error keeps the index in memory.
+	StateDir func() (string, error)
 	// Wait is how long a call waits for an index being built (0:
 	// DefaultWait).
 	Wait time.Duration
@@ -120,6 +125,11 @@ func New(root string, opts Options) *Searcher {
 	}
 	if opts.Results <= 0 {
 		opts.Results = DefaultResults
+	}
+	if opts.Dir == "" && opts.StateDir != nil {
+		if dir, err := opts.StateDir(); err == nil {
+			opts.Dir = dir
+		}
 	}
 	return &Searcher{root: root, opts: opts}
 }
@@ -242,9 +252,10 @@ func (s *Searcher) refresh(ctx context.Context) (*job, error) {
 	return j, nil
 }
 
-// run indexes files for j: each file is read and its words counted
-// outside the lock, and added under it, so queries go on meanwhile. A
-// first build fills an index of its own, published when it is complete.
+// run indexes files for j: workers (one a core) read each file and count
+// its words outside the lock, and run adds them under it, so queries go on
+// meanwhile. A first build fills an index of its own, published when it
+// is complete.
 func (s *Searcher) run(ctx context.Context, j *job, files []fileInfo) {
 	target := newIndex()
 	if !j.initial {
@@ -252,20 +263,45 @@ func (s *Searcher) run(ctx context.Context, j *job, files []fileInfo) {
 		target = s.ix
 		s.mu.Unlock()
 	}
-	for _, f := range files {
-		if ctx.Err() != nil {
-			break
+	type analyzed struct {
+		f  fileInfo
+		t  terms
+		ok bool
+	}
+	work := make(chan fileInfo)
+	out := make(chan analyzed, 64)
+	var workers sync.WaitGroup
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		workers.Go(func() {
+			for f := range work {
+				content, ok := readText(s.root, f)
+				a := analyzed{f: f, ok: ok}
+				if ok {
+					a.t = analyze(f.Path, content)
+				}
+				out <- a
+			}
+		})
+	}
+	go func() {
+		defer close(work)
+		for _, f := range files {
+			if ctx.Err() != nil {
+				return
+			}
+			work <- f
 		}
-		content, ok := readText(s.root, f)
-		var t terms
-		if ok {
-			t = analyze(f.Path, content)
-		}
+	}()
+	go func() {
+		workers.Wait()
+		close(out)
+	}()
+	for a := range out {
 		s.mu.Lock()
-		if ok {
-			target.insert(f, t)
+		if a.ok {
+			target.insert(a.f, a.t)
 		} else {
-			target.remove(f.Path)
+			target.remove(a.f.Path)
 		}
 		s.mu.Unlock()
 		j.indexed.Add(1)

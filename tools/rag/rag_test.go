@@ -294,7 +294,7 @@ func TestTokenize(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var got []string
-		tokenize([]byte(tt.in), func(s string) { got = append(got, s) })
+		tokenize([]byte(tt.in), func(s []byte) { got = append(got, string(s)) })
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("tokenize(%q) = %q, want %q", tt.in, got, tt.want)
 		}

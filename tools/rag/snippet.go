@@ -59,13 +59,14 @@ func bestWindow(lines []string, weights map[string]float64, size int) (first, la
 		return 0, len(lines)
 	}
 	perLine := make([]map[string]int, len(lines))
+	var tk tokenizer
 	for i, l := range lines {
-		tokenize([]byte(l), func(t string) {
-			if _, ok := weights[t]; ok {
+		tk.run([]byte(l), func(w []byte) {
+			if _, ok := weights[string(w)]; ok {
 				if perLine[i] == nil {
 					perLine[i] = map[string]int{}
 				}
-				perLine[i][t]++
+				perLine[i][string(w)]++
 			}
 		})
 	}
