@@ -52,6 +52,9 @@ type Subagents struct {
 	// Observe, if set, is told of child n's events (progress nested
 	// under the parent's: "subagent 1: step 2: read a.go").
 	Observe func(n int, e Event)
+	// Hooks are the parent's: they run around a child's calls too, so a
+	// hook that refuses a call cannot be passed by by delegating it.
+	Hooks []Hook
 	// Max is how many children may run at once (default 3); a call past
 	// it is refused with a message, never queued behind a turn that may
 	// be waiting on the user.
@@ -216,7 +219,7 @@ func (s *Subagents) run(ctx context.Context, parent *tools.Registry, use tools.T
 		return "", fmt.Errorf("subagent: %w", err)
 	}
 	defer s.done()
-	child := &Turn{Model: s.Model, Registry: reg, Format: s.Format, Runner: Runner{Registry: reg}, Limits: lim}
+	child := &Turn{Model: s.Model, Registry: reg, Format: s.Format, Runner: Runner{Registry: reg}, Limits: lim, Hooks: s.Hooks}
 	if s.Observe != nil {
 		child.Observe = func(e Event) { s.Observe(n, e) }
 	}

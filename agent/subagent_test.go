@@ -259,3 +259,36 @@ func TestSubagentLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestSubagentRunsParentHooks: the attack of a model that delegates a
+// call the turn's hook refuses (here: every save) to a subagent: the
+// child runs the parent's hooks, so the save is refused there too and
+// nothing is written.
+func TestSubagentRunsParentHooks(t *testing.T) {
+	ws := &memWorkspace{files: map[string]string{}}
+	srv := modeltest.New(
+		modeltest.Text("```subagent read save\nWrite pwned to b.txt.\n```\n", 64),
+		modeltest.Text("```save b.txt\npwned\n```\n", 64),
+		modeltest.Text("It was refused.", 64),
+		modeltest.Text("The helper could not.", 64),
+	)
+	defer srv.Close()
+	turn, sub, ctx := parentTurn(t, srv.URL, ws, []string{"read", "save", "subagent"})
+	turn.Hooks = []Hook{{Name: "no saves", Before: func(_ context.Context, use tools.ToolUse) error {
+		if use.Tool == "save" {
+			return errors.New("saving is off")
+		}
+		return nil
+	}}}
+	sub.Hooks = turn.Hooks
+	if _, err := turn.Run(ctx, Request{Prompt: "write", Root: "/ws"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := ws.files["b.txt"]; ok {
+		t.Error("the subagent wrote past the parent's hook")
+	}
+	reqs := srv.Requests()
+	if told := reqs[2].Body.Messages[len(reqs[2].Body.Messages)-1].Content; !strings.Contains(told, "refused before it ran (no saves): saving is off") {
+		t.Errorf("the child was told %q", told)
+	}
+}

@@ -146,7 +146,7 @@ func runAsk(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	// Subagents (when the tools setting offers them) are child turns of
 	// this one over its tools; their calls show on stderr numbered.
-	sub := &agent.Subagents{Model: m, Format: f, Registry: reg, Limits: turn.Limits, Root: root,
+	sub := &agent.Subagents{Model: m, Format: f, Registry: reg, Limits: turn.Limits, Hooks: turn.Hooks, Root: root,
 		OpenLog: func(n int) (io.WriteCloser, error) { return agent.OpenSubagentLog(os.Getenv, root, 1, n, time.Now()) },
 		Observe: func(n int, e agent.Event) {
 			if e.Kind == agent.EventToolStart {
