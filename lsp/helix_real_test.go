@@ -429,6 +429,28 @@ func TestHelixReal(t *testing.T) {
 		p.awaitFile("c.go", "package p\n")
 	})
 
+	// Positions are UTF-8 (Helix offers it first): an edit after
+	// multi-byte and astral characters on its line lands where it
+	// belongs, byte for byte, on disk after :write.
+	t.Run("utf-8 positions", func(t *testing.T) {
+		model := modeltest.New()
+		defer model.Close()
+		u := "package p\n\nvar s = \"é🎉ü\" // Config é🎉\n"
+		root := writeFiles(t, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "u.go": u, "reply.md": "# A reply\n"})
+		p := startHelix(t, hx, home, bin, root, model.URL, "reply.md")
+		p.keys("g", "e", "o")
+		p.awaitText("INS")
+		p.paste("```patch u.go\n<<<<<<< ORIGINAL\nvar s = \"é🎉ü\" // Config é🎉\n=======\nvar s = \"é🎉ü\" // Settings é🎉!\n>>>>>>> UPDATED\n```\n")
+		p.awaitText(">>>>>>> UPDATED")
+		p.normal()
+		p.codeAction("Apply agent reply (1 edit in 1 file)")
+		p.awaitText("agentls: applied")
+		p.command("open u.go")
+		p.awaitText("// Settings é🎉!")
+		p.command("write")
+		p.awaitFile("u.go", "package p\n\nvar s = \"é🎉ü\" // Settings é🎉!\n")
+	})
+
 	// An AI! comment: space a offers "Agent: <instruction>"; the fake
 	// model's patch lands in a.go's buffer; "Undo agent turn 1" (a code
 	// action in a.go) reverts it.
