@@ -143,7 +143,8 @@ func checkApplyModel(m *ApplyModel) error {
 // MCP returns what the settings say about MCP servers, as tools/mcp
 // takes it.
 func (s Settings) MCP() mcp.Config {
-	return mcp.Config{Servers: s.MCPServers, Allowlist: s.ToolAllowlist, ReadOnly: s.MCPReadOnly, Timeout: time.Duration(s.MCPTimeout) * time.Second}
+	return mcp.Config{Servers: s.MCPServers, Allowlist: s.ToolAllowlist, ReadOnly: s.MCPReadOnly, Timeout: time.Duration(s.MCPTimeout) * time.Second,
+		Images: vision.Options{Mode: vision.Mode(s.Vision), MaxSide: s.ImageMaxSide}}
 }
 
 // TurnTools is the allowlist an agent turn selects its tools with: the

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
+	"github.com/agentls/agentls/tools/vision"
 )
 
 // A Turn is where an MCP call asks the user and shows its progress: the
@@ -181,7 +182,7 @@ func (m *Manager) call(ctx context.Context, s *server, tool string, args map[str
 		return "", fmt.Errorf("%s: the server answered with an error: %w", name, err)
 	}
 	s.succeeded()
-	text := resultText(res)
+	text := resultText(ctx, res, m.config().Images)
 	if res.IsError {
 		return "", fmt.Errorf("%s failed: %s", name, cmpText(text, "the server gave no reason"))
 	}
@@ -216,18 +217,20 @@ func cmpText(s, otherwise string) string {
 	return s
 }
 
-// resultText is what the model reads of a result: its text parts, a
-// placeholder for each image, audio or binary part (images reach the
-// model with issue #16), the structured content when there is nothing
-// else, cut to MaxResultBytes.
-func resultText(res *sdk.CallToolResult) string {
+// resultText is what the model reads of a result: its text parts; each
+// image part sent to the model with it as view_image sends one (checked,
+// fitted to the bounds, and within the turn's) and described, or, when it
+// cannot be, a placeholder saying why; a placeholder for each audio or
+// binary part; the structured content when there is nothing else; cut to
+// MaxResultBytes.
+func resultText(ctx context.Context, res *sdk.CallToolResult, images vision.Options) string {
 	var parts []string
-	for _, c := range res.Content {
+	for i, c := range res.Content {
 		switch c := c.(type) {
 		case *sdk.TextContent:
 			parts = append(parts, c.Text)
 		case *sdk.ImageContent:
-			parts = append(parts, fmt.Sprintf("[an image (%s, %d bytes): images are not shown to the model yet]", c.MIMEType, len(c.Data)))
+			parts = append(parts, sendImage(ctx, fmt.Sprintf("image %d", i+1), c, images))
 		case *sdk.AudioContent:
 			parts = append(parts, fmt.Sprintf("[audio (%s, %d bytes): not shown to the model]", c.MIMEType, len(c.Data)))
 		case *sdk.ResourceLink:
@@ -271,4 +274,25 @@ func clip(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// sendImage sends an image part of a result to the model and returns its
+// description, or a placeholder saying why it was not sent.
+func sendImage(ctx context.Context, name string, c *sdk.ImageContent, opts vision.Options) string {
+	if opts.Mode == vision.ModeOff {
+		return fmt.Sprintf("[%s (%s, %d bytes): not shown to the model, whose vision setting is off]", name, c.MIMEType, len(c.Data))
+	}
+	maxSide := opts.MaxSide
+	if maxSide <= 0 {
+		maxSide = vision.DefaultMaxSide
+	}
+	img, note, err := vision.Fit(name, c.Data, maxSide)
+	if err == nil {
+		img.RefusalEndsTurn = opts.Mode == vision.ModeOn
+		err = tools.AttachImage(ctx, img)
+	}
+	if err != nil {
+		return fmt.Sprintf("[%s (%s, %d bytes): not shown to the model: %v]", name, c.MIMEType, len(c.Data), err)
+	}
+	return vision.Describe(img, note)
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/agentls/agentls/tools/vision"
 )
 
 // A ServerConfig is one entry of the mcpServers setting, in the shape
@@ -116,6 +118,9 @@ type Config struct {
 	// Timeout bounds each call (and a server's start); 0 means
 	// DefaultTimeout.
 	Timeout time.Duration
+	// Images are how images a tool returns reach the model, as for
+	// view_image (the vision and imageMaxSide settings).
+	Images vision.Options
 	// Dir, when set, is where stdio servers start (the turn's workspace
 	// folder), instead of Options.Dir.
 	Dir string

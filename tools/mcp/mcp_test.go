@@ -141,7 +141,7 @@ func TestCallResults(t *testing.T) {
 		{tool: "echo", args: ``, want: "<nil>"},
 		{tool: "fail", wantErr: "t.fail failed: disk on fire"},
 		{tool: "echo", args: `{"text": `, wantErr: "must be one JSON object"},
-		{tool: "image", want: "a chart:\n[an image (image/png, 8 bytes): images are not shown to the model yet]"},
+		{tool: "image", want: "a chart:\n[image 2 (image/png, 8 bytes): not shown to the model: view_image image 2: not an image view_image reads (its bytes look like text/plain; charset=utf-8); it shows PNG, JPEG, GIF and WebP files]"},
 		{tool: "echo", args: `{"text": "still here"}`, want: "still here"},
 	}
 	for _, c := range cases {
