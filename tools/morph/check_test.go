@@ -126,3 +126,26 @@ func BenchmarkCheck(b *testing.B) {
 		})
 	}
 }
+
+// FuzzCheck: any original, edit and merged text are checked without a
+// panic, and a merge the check takes keeps the original's first and last
+// lines unless the edit shows them.
+func FuzzCheck(f *testing.F) {
+	f.Add(goFile, "// ...\nfunc b() int {\n\tx := 1\n\ty := 2\n\treturn x\n}\n// ...", strings.Replace(goFile, "\tx := 1\n", "\tx := 1\n\ty := 2\n", 1))
+	f.Add("a\nb\nc\n", "// ...\nb\nB\n// ...", "a\nb\nB\nc\n")
+	f.Add("a\n}\n}\n", "# ...\n}\nx\n}", "a\n}\nx\n}\n")
+	f.Add("", "// ...", "")
+	f.Fuzz(func(t *testing.T, original, edit, result string) {
+		if Check(original, edit, result) != nil {
+			return
+		}
+		o, r := splitLines(original), splitLines(result)
+		shown := map[string]bool{}
+		for _, l := range splitLines(edit) {
+			shown[strings.TrimSpace(l)] = true
+		}
+		if len(o) > 0 && len(r) > 0 && startsWithMarker(edit) && o[0] != r[0] && !shown[strings.TrimSpace(r[0])] && strings.TrimSpace(r[0]) != "" {
+			t.Errorf("took a merge whose first line %q is neither the original's %q nor in the edit", r[0], o[0])
+		}
+	})
+}
