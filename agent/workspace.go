@@ -77,6 +77,9 @@ func BindTools(reg *tools.Registry, ws Workspace, host func() (*shelltool.Host, 
 	maps.Copy(runs, vision.Runs(ws, opts.Vision))
 	maps.Copy(runs, browser.Runs(ws, opts.Browser))
 	maps.Copy(runs, morph.Runs(ws, opts.morph()))
+	if opts.ApplyModelFallback && opts.ApplyModel != nil && runs["patch"] != nil {
+		runs["patch"] = morph.PatchFallback(runs["patch"], ws, opts.morph())
+	}
 	maps.Copy(runs, rag.Runs(ws, opts.rag(ws.Root())))
 	bound := reg.Bind(runs)
 	if opts.ApplyModel == nil {
@@ -96,7 +99,13 @@ type ToolOptions struct {
 	// applyModel setting); nil: none, and morph is unavailable (a call
 	// is refused saying so).
 	ApplyModel *ModelConfig
-	// Getenv reads the apply model's key; nil: the process's environment.
+	// ApplyModelFallback sends a patch whose placeholder hunks cannot be
+	// placed to the apply model as a lazy edit (morph.PatchFallback).
+	ApplyModelFallback bool
+	// Embeddings is the model rag re-ranks its passages with (the
+	// embeddings setting); nil: BM25 alone.
+	Embeddings *ModelConfig
+	// Getenv reads the apply and embeddings models' keys; nil: the process's environment.
 	Getenv func(string) string
 }
 
@@ -119,7 +128,11 @@ func (o ToolOptions) rag(root string) rag.Options {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	return rag.Options{StateDir: func() (string, error) { return StateDir(getenv, "rag", root) }}
+	opts := rag.Options{StateDir: func() (string, error) { return StateDir(getenv, "rag", root) }}
+	if o.Embeddings != nil {
+		opts.Embed, opts.EmbedModel = Embedder(*o.Embeddings, getenv), o.Embeddings.Model
+	}
+	return opts
 }
 
 // unavailable returns reg with the named tool marked unavailable (its

@@ -96,6 +96,10 @@ type Settings struct {
 	// ApplyModel is the fast apply model the morph tool merges lazy edits
 	// with (nil: none, and morph is not offered).
 	ApplyModel *ApplyModel `json:"applyModel"`
+	// Embeddings is the OpenAI-compatible embeddings model rag re-ranks
+	// its passages with (nil: BM25 alone); it has applyModel's shape and
+	// defaults.
+	Embeddings *ApplyModel `json:"embeddings"`
 }
 
 // ApplyModel is the applyModel setting: any OpenAI-compatible endpoint
@@ -121,6 +125,31 @@ func (s Settings) ApplyModelConfig() *agent.ModelConfig {
 		cfg.APIKeyEnv = s.APIKeyEnv
 	}
 	return &cfg
+}
+
+// EmbeddingsConfig returns the embeddings model as agent reaches it, nil
+// when none is configured; its baseUrl and apiKeyEnv default to the main
+// model's.
+func (s Settings) EmbeddingsConfig() *agent.ModelConfig {
+	if s.Embeddings == nil {
+		return nil
+	}
+	cfg := agent.ModelConfig{Model: s.Embeddings.Model, BaseURL: s.Embeddings.BaseURL, APIKeyEnv: s.Embeddings.APIKeyEnv}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = s.BaseURL
+	}
+	if cfg.APIKeyEnv == "" {
+		cfg.APIKeyEnv = s.APIKeyEnv
+	}
+	return &cfg
+}
+
+// checkEmbeddings checks an embeddings value as the user wrote it.
+func checkEmbeddings(m *ApplyModel) error {
+	if m != nil && strings.TrimSpace(m.Model) == "" {
+		return fmt.Errorf(`give the embeddings model's name as "model" (e.g. {"model": "text-embedding-3-small"}, or with "baseUrl" and "apiKeyEnv" for another server)`)
+	}
+	return checkApplyModel(m)
 }
 
 // checkApplyModel checks an applyModel value as the user wrote it.
@@ -213,6 +242,7 @@ func (s Settings) ToolOptions() agent.ToolOptions {
 		Browser: browser.Options{Allowlist: s.BrowserAllowlist, SearchURL: s.SearchURL,
 			Timeout: time.Duration(s.BrowserTimeout) * time.Second},
 		ApplyModel: s.ApplyModelConfig(),
+		Embeddings: s.EmbeddingsConfig(),
 	}
 }
 
@@ -310,6 +340,8 @@ var keys = []key{
 	{name: "browserTimeout", set: field(func(s *Settings) *int { return &s.BrowserTimeout }, positive("seconds"))},
 	{name: "applyModel", risk: "it says where the morph tool sends your files and edits, and which of your environment's secrets goes with them",
 		set: field(func(s *Settings) **ApplyModel { return &s.ApplyModel }, checkApplyModel)},
+	{name: "embeddings", risk: "it says where the rag tool sends passages of your files and your questions, and which of your environment's secrets goes with them",
+		set: field(func(s *Settings) **ApplyModel { return &s.Embeddings }, checkEmbeddings)},
 }
 
 // Keys returns the names of every setting, in documented order.

@@ -91,7 +91,7 @@ func BenchmarkRagQuery(b *testing.B) {
 				if len(hits) == 0 {
 					b.Fatal("no hits")
 				}
-				render(root, query, hits, weights, s.ix.Len(), "")
+				render(query, passages(root, hits, weights), s.ix.Len(), "BM25", "")
 			}
 		})
 	}

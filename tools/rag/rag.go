@@ -63,6 +63,11 @@ type Options struct {
 	Wait time.Duration
 	// Results is how many files a result lists (0: DefaultResults).
 	Results int
+	// Embed, when set, re-ranks BM25's best files by the embeddings of
+	// their passages (the embeddings setting); EmbedModel names its model,
+	// which keys the vector cache.
+	Embed      Embed
+	EmbedModel string
 }
 
 // A Workspace is what rag searches: its root folder, absolute.
@@ -108,6 +113,9 @@ type Searcher struct {
 	job    *job   // the build or update under way, if any
 	// saveErr is why the index was last not saved, if it was not.
 	saveErr error
+
+	vmu     sync.Mutex   // guards vectors, apart from mu: embedding waits on the network
+	vectors *vectorCache // nil until embeddings first re-rank
 }
 
 // A job indexes files in the background.
@@ -154,6 +162,34 @@ func (s *Searcher) Search(ctx context.Context, query string) (string, error) {
 		}
 		timer.Stop()
 	}
+	hits, weights, indexed, note, err := s.query(j, query)
+	if err != nil || hits == nil {
+		return note, err
+	}
+	if len(hits) == 0 {
+		return fmt.Sprintf("nothing matches %q in the %d files indexed%s: try other words (names of functions, types, messages), or shell's grep for an exact string", query, indexed, note), nil
+	}
+	ps := passages(s.root, hits, weights)
+	how := "BM25"
+	if s.opts.Embed != nil {
+		ranked, err := s.rerank(ctx, query, ps)
+		if err != nil {
+			note += fmt.Sprintf(" (embeddings failed, so ranked by BM25 alone: %v)", err)
+		} else {
+			ps, how = ranked, "BM25 and embeddings"
+		}
+	}
+	if len(ps) > s.opts.Results {
+		ps = ps[:s.opts.Results]
+	}
+	return render(query, ps, indexed, how, note), nil
+}
+
+// query runs the query on the index under the lock: the files found (more
+// than Results when embeddings re-rank them), the words' weights, and a
+// note on the index's state. With no index yet it returns nil hits and,
+// as the note, the build's progress.
+func (s *Searcher) query(j *job, query string) (hits []hit, weights map[string]float64, indexed int, note string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ix == nil {
@@ -161,29 +197,49 @@ func (s *Searcher) Search(ctx context.Context, query string) (string, error) {
 			select {
 			case <-j.done:
 				if j.err != nil {
-					return "", fmt.Errorf("rag: building the index failed: %w", j.err)
+					return nil, nil, 0, "", fmt.Errorf("rag: building the index failed: %w", j.err)
 				}
 			default:
-				return fmt.Sprintf("index building: %d of %d files; call rag again in a little while (the first index of a large workspace takes a while), or use shell's grep meanwhile", j.indexed.Load(), j.total.Load()), nil
+				return nil, nil, 0, fmt.Sprintf("index building: %d of %d files; call rag again in a little while (the first index of a large workspace takes a while), or use shell's grep meanwhile", j.indexed.Load(), j.total.Load()), nil
 			}
 		}
-		return "", errors.New("rag: no index") // not reached: refresh makes one or a job
+		return nil, nil, 0, "", errors.New("rag: no index") // not reached: refresh makes one or a job
 	}
 	if s.ix.Len() == 0 {
-		return "", errors.New("nothing indexed: the workspace has no text files rag reads (it skips binary files, files over 1 MB, symlinks and what .gitignore ignores); read or list files instead")
+		return nil, nil, 0, "", errors.New("nothing indexed: the workspace has no text files rag reads (it skips binary files, files over 1 MB, symlinks and what .gitignore ignores); read or list files instead")
 	}
-	hits, weights := s.ix.search(query, s.opts.Results)
-	note := ""
 	if s.job != nil {
 		note = fmt.Sprintf(" (re-indexing %d changed files: %d done; results may be stale)", s.job.total.Load(), s.job.indexed.Load())
 	}
 	if s.saveErr != nil {
 		note += fmt.Sprintf(" (the index could not be saved, so it is rebuilt next time: %v)", s.saveErr)
 	}
-	if len(hits) == 0 {
-		return fmt.Sprintf("nothing matches %q in the %d files indexed%s: try other words (names of functions, types, messages), or shell's grep for an exact string", query, s.ix.Len(), note), nil
+	k := s.opts.Results
+	if s.opts.Embed != nil {
+		k = max(k, rerankDepth)
 	}
-	return render(s.root, query, hits, weights, s.ix.Len(), note), nil
+	hits, weights = s.ix.search(query, k)
+	if hits == nil {
+		hits = []hit{}
+	}
+	return hits, weights, s.ix.Len(), note, nil
+}
+
+// rerank re-ranks passages with embeddings, through the vector cache
+// (loaded on first use, saved after each call that added to it).
+func (s *Searcher) rerank(ctx context.Context, query string, ps []passage) ([]passage, error) {
+	s.vmu.Lock()
+	defer s.vmu.Unlock()
+	if s.vectors == nil {
+		s.vectors = loadVectors(s.opts.Dir, s.opts.EmbedModel)
+	}
+	ranked, err := rerank(ctx, s.vectors, s.opts.Embed, query, ps)
+	if err != nil {
+		return nil, err
+	}
+	// A cache not saved costs only requests next time: not the call's error.
+	_ = s.vectors.save(s.opts.Dir)
+	return ranked, nil
 }
 
 // refresh brings the index up to date with the files: it loads the saved

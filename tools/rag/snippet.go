@@ -6,23 +6,41 @@ import (
 	"strings"
 )
 
-// render writes the result: each file found with the window of lines that
-// best matches the query, until maxResultBytes.
-func render(root, query string, hits []hit, weights map[string]float64, indexed int, note string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d files for %q (BM25 over %d files indexed)%s:\n", len(hits), query, indexed, note)
-	shown := 0
+// A passage is a file found and the window of its lines that best
+// matches the query.
+type passage struct {
+	hit
+	lines       []string // the file's lines; nil when it is no longer readable
+	first, last int      // the window: lines[first:last]
+}
+
+// passages reads each file found and picks its best window.
+func passages(root string, hits []hit, weights map[string]float64) []passage {
+	ps := make([]passage, 0, len(hits))
 	for _, h := range hits {
+		p := passage{hit: h}
+		if content, ok := readText(root, fileInfo{Path: h.Path}); ok {
+			p.lines = splitLines(content)
+			p.first, p.last = bestWindow(p.lines, weights, snippetLines)
+		}
+		ps = append(ps, p)
+	}
+	return ps
+}
+
+// render writes the result: each passage with its line numbers, until
+// maxResultBytes.
+func render(query string, ps []passage, indexed int, how, note string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d files for %q (%s over %d files indexed)%s:\n", len(ps), query, how, indexed, note)
+	for shown, p := range ps {
 		var section strings.Builder
-		content, ok := readText(root, fileInfo{Path: h.Path})
-		if !ok {
-			fmt.Fprintf(&section, "\n%s (score %.1f; no longer readable)\n", h.Path, h.Score)
+		if p.lines == nil {
+			fmt.Fprintf(&section, "\n%s (score %.1f; no longer readable)\n", p.Path, p.Score)
 		} else {
-			lines := splitLines(content)
-			first, last := bestWindow(lines, weights, snippetLines)
-			fmt.Fprintf(&section, "\n%s lines %d-%d (score %.1f):\n", h.Path, first+1, last, h.Score)
-			for i := first; i < last; i++ {
-				line := lines[i]
+			fmt.Fprintf(&section, "\n%s lines %d-%d (score %.1f):\n", p.Path, p.first+1, p.last, p.Score)
+			for i := p.first; i < p.last; i++ {
+				line := p.lines[i]
 				if len(line) > maxLineBytes {
 					line = truncateUTF8(line, maxLineBytes) + "…"
 				}
@@ -30,11 +48,10 @@ func render(root, query string, hits []hit, weights map[string]float64, indexed 
 			}
 		}
 		if b.Len()+section.Len() > maxResultBytes {
-			fmt.Fprintf(&b, "\n(%d more files left out to keep this short: ask a narrower question)\n", len(hits)-shown)
+			fmt.Fprintf(&b, "\n(%d more files left out to keep this short: ask a narrower question)\n", len(ps)-shown)
 			break
 		}
 		b.WriteString(section.String())
-		shown++
 	}
 	return b.String()
 }
