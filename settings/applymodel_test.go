@@ -149,3 +149,45 @@ func TestApplyModelKey(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyModelFallback: off by default, a patch whose placeholder hunk
+// cannot be placed fails alone; with applyModelFallback (a risky key: an
+// untrusted file cannot turn it on) it goes to the apply model, whose
+// merge lands.
+func TestApplyModelFallback(t *testing.T) {
+	const file = "package p\n\nfunc b() int {\n\tx := 1\n\treturn x\n}\n"
+	const want = "package p\n\nfunc b() int {\n\tx := 1\n\ty := 2\n\treturn x + y\n}\n"
+	// The piece after the placeholder is not in the file ("return  x"),
+	// so the patch tool cannot place it.
+	const patch = "<<<<<<< ORIGINAL\nfunc b() int {\n// ...\n\treturn  x\n}\n=======\nfunc b() int {\n// ...\n\ty := 2\n\treturn x + y\n}\n>>>>>>> UPDATED"
+	var asked atomic.Int32
+	apply := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write([]byte(`data: {"choices":[{"index":0,"delta":{"content":` + strings.ReplaceAll(strings.ReplaceAll(`"`+want+`"`, "\n", `\n`), "\t", `\t`) + `}}]}` + "\n\n"))
+		w.Write([]byte(`data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\ndata: [DONE]\n\n"))
+	}))
+	defer apply.Close()
+	run := func(raw string, src Source) (Settings, string, error) {
+		root := t.TempDir()
+		write(t, filepath.Join(root, "p.go"), file)
+		s, _ := Defaults(func(string) string { return "" }).Apply([]byte(`{"applyModel": {"model": "m", "baseUrl": "`+apply.URL+`/v1"}}`), Source{Name: "user", Trusted: true})
+		s, _ = s.Apply([]byte(raw), src)
+		bound := agent.BindTools(builtin.Registry(), withOptions{diskWorkspace{root}, s.ToolOptions()}, nil)
+		_, err := agent.Runner{Registry: bound}.RunTool(context.Background(), tools.ToolUse{Tool: "patch", Args: []string{"p.go"}, Content: patch})
+		data, _ := os.ReadFile(filepath.Join(root, "p.go"))
+		return s, string(data), err
+	}
+	if d := Defaults(func(string) string { return "" }); d.ApplyModelFallback {
+		t.Error("the fallback is on by default")
+	}
+	if _, got, err := run(`{}`, Source{Name: "user", Trusted: true}); err == nil || got != file || asked.Load() != 0 {
+		t.Errorf("off: err %v, file %q, %d requests", err, got, asked.Load())
+	}
+	if s, got, err := run(`{"applyModelFallback": true}`, Source{Name: WorkspaceFile}); s.ApplyModelFallback || err == nil || got != file || asked.Load() != 0 {
+		t.Errorf("untrusted: fallback %v, err %v, file %q, %d requests", s.ApplyModelFallback, err, got, asked.Load())
+	}
+	if _, got, err := run(`{"applyModelFallback": true}`, Source{Name: "user", Trusted: true}); err != nil || got != want || asked.Load() != 1 {
+		t.Errorf("on: err %v, file %q, %d requests", err, got, asked.Load())
+	}
+}

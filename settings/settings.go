@@ -96,6 +96,9 @@ type Settings struct {
 	// ApplyModel is the fast apply model the morph tool merges lazy edits
 	// with (nil: none, and morph is not offered).
 	ApplyModel *ApplyModel `json:"applyModel"`
+	// ApplyModelFallback hands a patch with "// ..." placeholders that
+	// cannot be placed to the apply model (off by default).
+	ApplyModelFallback bool `json:"applyModelFallback"`
 	// Embeddings is the OpenAI-compatible embeddings model rag re-ranks
 	// its passages with (nil: BM25 alone); it has applyModel's shape and
 	// defaults.
@@ -241,8 +244,9 @@ func (s Settings) ToolOptions() agent.ToolOptions {
 		Vision: vision.Options{Mode: vision.Mode(s.Vision), MaxSide: s.ImageMaxSide},
 		Browser: browser.Options{Allowlist: s.BrowserAllowlist, SearchURL: s.SearchURL,
 			Timeout: time.Duration(s.BrowserTimeout) * time.Second},
-		ApplyModel: s.ApplyModelConfig(),
-		Embeddings: s.EmbeddingsConfig(),
+		ApplyModel:         s.ApplyModelConfig(),
+		ApplyModelFallback: s.ApplyModelFallback,
+		Embeddings:         s.EmbeddingsConfig(),
 	}
 }
 
@@ -340,6 +344,8 @@ var keys = []key{
 	{name: "browserTimeout", set: field(func(s *Settings) *int { return &s.BrowserTimeout }, positive("seconds"))},
 	{name: "applyModel", risk: "it says where the morph tool sends your files and edits, and which of your environment's secrets goes with them",
 		set: field(func(s *Settings) **ApplyModel { return &s.ApplyModel }, checkApplyModel)},
+	{name: "applyModelFallback", risk: "it sends a file and a patch to the apply model whenever the patch cannot be placed",
+		set: field(func(s *Settings) *bool { return &s.ApplyModelFallback }, nil)},
 	{name: "embeddings", risk: "it says where the rag tool sends passages of your files and your questions, and which of your environment's secrets goes with them",
 		set: field(func(s *Settings) **ApplyModel { return &s.Embeddings }, checkEmbeddings)},
 }

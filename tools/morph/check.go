@@ -128,12 +128,24 @@ func (r *Refusal) Error() string { return r.Reason }
 // more than once (everything accepted obeys the rules above); such a
 // pick can only refuse a merge it could have taken.
 func Check(original, edit, result string) error {
+	return checkNamed(original, edit, result, nil)
+}
+
+// NamedKey is how a line is looked up in checkNamed's named lines: its
+// words, whitespace runs as one space (a patch's ORIGINAL that does not
+// match often differs in spacing only).
+func NamedKey(line string) string { return strings.Join(strings.Fields(line), " ") }
+
+// checkNamed is Check where an original line whose NamedKey is in
+// named may also be deleted (a patch's ORIGINAL lines, which the patch
+// says it replaces: PatchFallback).
+func checkNamed(original, edit, result string, named map[string]bool) error {
 	ps, _ := pieces(edit)
 	if len(ps) == 0 {
 		return &Refusal{"the edit holds only markers: there is nothing to merge"}
 	}
 	o, r := splitLines(original), splitLines(result)
-	err := checkLines(o, r, ps)
+	err := checkLines(o, r, ps, named)
 	if err == nil {
 		return nil
 	}
@@ -155,7 +167,7 @@ func Check(original, edit, result string) error {
 		k := len(eps) - 1
 		eps[k] = piece{lines: append(slices.Clone(eps[k].lines), fileEdge), keys: append(slices.Clone(eps[k].keys), fileEdge)}
 	}
-	if checkLines(eo, er, eps) == nil {
+	if checkLines(eo, er, eps, named) == nil {
 		return nil
 	}
 	return err
@@ -195,7 +207,7 @@ func reverseLines(text string) string {
 }
 
 // checkLines is Check on the texts' lines and the edit's pieces.
-func checkLines(o, r []string, ps []piece) error {
+func checkLines(o, r []string, ps []piece, named map[string]bool) error {
 	inOriginal := map[string]bool{}
 	for _, l := range o {
 		if IsMarker(l) {
@@ -257,7 +269,7 @@ func checkLines(o, r []string, ps []piece) error {
 		if oTo < oFrom {
 			return &Refusal{"the merged file repeats unchanged code around an edited piece"}
 		}
-		if err := checkRegion(o[oFrom:oTo], oFrom, r, spans[i:j+1], ps[i:j+1]); err != nil {
+		if err := checkRegion(o[oFrom:oTo], oFrom, r, spans[i:j+1], named); err != nil {
 			return err
 		}
 		i = j + 1
@@ -300,7 +312,7 @@ func locate(ps []piece, r []string) ([][2]int, error) {
 // checkRegion applies rule 3 to one region: orig (starting at the
 // original's line base) replaced by the result's spans, which are
 // consecutive in the result.
-func checkRegion(orig []string, base int, r []string, spans [][2]int, ps []piece) error {
+func checkRegion(orig []string, base int, r []string, spans [][2]int, named map[string]bool) error {
 	var res []string
 	var owner []int // which span each result line of the region is in
 	for k, s := range spans {
@@ -327,16 +339,16 @@ func checkRegion(orig []string, base int, r []string, spans [][2]int, ps []piece
 	// the deletions are checked under the alignment that keeps the
 	// original's lines as early as it can and under the one that keeps
 	// them as late as it can, and must be named under both.
-	if err := checkDeletions(mo, mr, res, owner, pre, suf, base, align(mo, mr)); err != nil {
+	if err := checkDeletions(mo, mr, res, owner, pre, suf, base, align(mo, mr), named); err != nil {
 		return err
 	}
-	return checkDeletions(mo, mr, res, owner, pre, suf, base, alignLate(mo, mr))
+	return checkDeletions(mo, mr, res, owner, pre, suf, base, alignLate(mo, mr), named)
 }
 
 // checkDeletions applies rule 3's test to each original line of the
 // middle mo that keptO does not keep (keptO[i]: the middle result line it
 // is kept as, or -1).
-func checkDeletions(mo, mr, res []string, owner []int, pre, suf, base int, keptO []int) error {
+func checkDeletions(mo, mr, res []string, owner []int, pre, suf, base int, keptO []int, named map[string]bool) error {
 	keptR := make([]bool, len(mr))
 	for _, k := range keptO {
 		if k >= 0 {
@@ -390,7 +402,7 @@ func checkDeletions(mo, mr, res []string, owner []int, pre, suf, base int, keptO
 	}
 	usedReindent := map[int]bool{}
 	for i := range mo {
-		if keptO[i] >= 0 || strings.TrimSpace(mo[i]) == "" {
+		if keptO[i] >= 0 || strings.TrimSpace(mo[i]) == "" || named[NamedKey(mo[i])] {
 			continue
 		}
 		before, after := prevAnchor[i], nextAnchor[i]

@@ -65,6 +65,12 @@ Answer with the complete merged file and nothing else: no code fence, no explana
 // result to ws. It returns what the model reads, or an error saying why
 // nothing was changed.
 func Merge(ctx context.Context, ws edittool.Workspace, opts Options, path, edit, instruction string) (string, error) {
+	return merge(ctx, ws, opts, path, edit, instruction, nil)
+}
+
+// merge is Merge, the check also taking the deletion of lines named
+// (checkNamed).
+func merge(ctx context.Context, ws edittool.Workspace, opts Options, path, edit, instruction string, named map[string]bool) (string, error) {
 	switch {
 	case opts.Complete == nil:
 		return "", errors.New("morph: no apply model is configured (the applyModel setting): use patch instead")
@@ -110,7 +116,7 @@ func Merge(ctx context.Context, ws edittool.Workspace, opts Options, path, edit,
 	if merged == original {
 		return fmt.Sprintf("morph %s: the merge changed nothing (the file already holds this edit)", clean), nil
 	}
-	if err := Check(original, edit, merged); err != nil {
+	if err := checkNamed(original, edit, merged, named); err != nil {
 		return "", fmt.Errorf("morph %s: the apply model's merge was refused: %w. Nothing was changed.\nIts merge, as a diff:\n%s\nCall morph again with pieces that show the lines around each change, or use patch", clean, err, clipDiff(udiff.Unified("a/"+clean, "b/"+clean, original, merged)))
 	}
 	approved := false
