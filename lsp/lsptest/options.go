@@ -44,7 +44,10 @@ func InitOptions(v any) Option { return func(c *config) { c.initOptions = v } }
 // profile that announces the capability: VS Code).
 func Settings(v any) Option { return func(c *config) { c.settings = v } }
 
-// ServerOptions are the server's own options (Version defaults to "test").
+// ServerOptions are the server's own options (Version defaults to
+// "test"). A Getenv given here is the server's whole environment, Env's
+// variables over it: the server gets no folders of its own, since the
+// test chose its environment.
 func ServerOptions(opts lsp.Options) Option { return func(c *config) { c.server = opts } }
 
 // AnswerRequests is the user answering every window/showMessageRequest:
