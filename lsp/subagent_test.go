@@ -3,6 +3,7 @@ package lsp_test
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agentls/agentls/agent/modeltest"
@@ -102,5 +103,34 @@ func TestMorphThroughTurn(t *testing.T) {
 	}
 	if got := e.Buffer("a.go"); got != files["a.go"] {
 		t.Errorf("a refused merge changed a.go:\n%s", got)
+	}
+}
+
+// TestSubagentCancel: the user cancels the turn while its subagent waits
+// on the model: both stop (the model is asked nothing more), and the
+// user is told the turn was cancelled.
+func TestSubagentCancel(t *testing.T) {
+	t.Parallel()
+	childAsked := make(chan struct{})
+	var once sync.Once
+	srv := modeltest.NewFunc(func(r modeltest.Request) modeltest.Reply {
+		for _, m := range r.Body.Messages {
+			if strings.Contains(m.Content, "You are subagent 1") {
+				once.Do(func() { close(childAsked) })
+				return modeltest.Reply{Chunks: []modeltest.Chunk{{Text: "Looking"}}, Stall: true}
+			}
+		}
+		return modeltest.Text("```subagent\nLook at every file.\n```\n", 16)
+	})
+	defer srv.Close()
+	root := writeFiles(t, files)
+	e := lsptest.Start(t, root, lsptest.VSCode(), lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL, "tools": []string{"read", "subagent"}}))
+	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "look"})
+	e.Await(lsptest.StartedWork("agentls: agent turn 1"))
+	<-childAsked
+	e.Cancel(e.WorkToken("agentls: agent turn 1"))
+	e.Await(lsptest.ShownMessage("agent turn 1 cancelled after"), lsptest.CompletedWork("agentls: agent turn 1"))
+	if n := len(srv.Requests()); n != 2 {
+		t.Errorf("%d model requests, want the turn's and its subagent's", n)
 	}
 }
