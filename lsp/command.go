@@ -245,6 +245,12 @@ func (s *Server) propose(ctx context.Context, t *task, turn int, what, label str
 		return outcome{noop: true, severity: protocol.MessageTypeWarning, message: fmt.Sprintf("agentls: %s has no edits to apply", what)}
 	case errors.Is(err, errAllSkipped):
 		return fail(protocol.MessageTypeWarning, "agentls: the editor skipped every file of the edit")
+	case errors.As(err, &refused) && refused.rest != nil:
+		// The editor made the first files, then refused (Helix aborts at
+		// the change that failed): they stay, journalled; the rest waits.
+		k := queuedOf(err)
+		return fail(protocol.MessageTypeError, "agentls: the editor made the edit in %s (agent turn %d, edit %d), then %s: %s %s not changed. Its %d %s are kept as pending review: accept them when ready (code actions, or agentls.review.accept {\"all\": true}), see them with agentls.review.diff, or reject them",
+			strings.Join(files(res.made), ", "), turn, res.edit, err, strings.Join(files(refused.rest), ", "), map[bool]string{true: "was", false: "were"}[len(refused.rest) == 1], k, plural(k, "change", "changes"))
 	case errors.As(err, &refused), errors.As(err, &unanswered):
 		// Nothing is lost: the changes wait as pending review hunks, to
 		// be accepted (against whatever the buffers hold then), shown as

@@ -456,6 +456,11 @@ func (s *Server) undoRedoEntries(ctx context.Context, es []*entry, what string, 
 	switch {
 	case errors.Is(err, errNoChanges):
 		nothing()
+	case errors.As(err, &refused) && refused.rest != nil:
+		// The editor made the first files, then refused the rest: the
+		// edits stay as they were, and running the undo again finishes
+		// it (the files already undone are left as they are).
+		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: the %s of %s reached only %s: the editor refused %s (%s); run it again to finish", verb, what, strings.Join(files(res.made), ", "), strings.Join(files(refused.rest), ", "), refused.reason)
 	case errors.As(err, &notSent):
 		s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s %s: %v; nothing changed", verb, what, err)
 	case errors.As(err, &refused):

@@ -32,6 +32,10 @@ type clientCapabilities struct {
 		WorkspaceEdit struct {
 			DocumentChanges    bool     `json:"documentChanges"`
 			ResourceOperations []string `json:"resourceOperations"`
+			// FailureHandling is what the client does when one change of
+			// a WorkspaceEdit fails: "abort" (Helix) keeps the ones before
+			// it applied; "transactional" and "undo" leave nothing.
+			FailureHandling string `json:"failureHandling"`
 		} `json:"workspaceEdit"`
 	} `json:"workspace"`
 	Window struct {

@@ -110,6 +110,22 @@ func (s *Server) resolveReview(ctx context.Context, accept bool, a reviewArgs) {
 	}
 	var refused *refusedError
 	switch {
+	case errors.As(err, &refused) && refused.rest != nil:
+		// The editor made the first files, then refused: their hunks are
+		// accepted; the others wait again.
+		rest := map[string]bool{}
+		for _, c := range refused.rest {
+			rest[c.Path] = true
+		}
+		var back []*pendingHunk
+		for _, h := range taken {
+			if rest[h.path] {
+				back = append(back, h)
+			}
+		}
+		s.review.putBack(back)
+		s.showMessage(ctx, protocol.MessageTypeError, "agentls: accepted the edits in %s (agent edit %d), then the editor refused %s (%s): those wait again", strings.Join(files(res.made), ", "), res.edit, strings.Join(files(refused.rest), ", "), refused.reason)
+		return
 	case errors.As(err, &refused):
 		s.review.putBack(taken)
 		s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot accept: the editor refused it (%s); nothing changed", refused.reason)

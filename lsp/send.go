@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/edits"
+	"go.lsp.dev/protocol"
 )
 
 // This file is the one way a change reaches the editor. Agent edits, a
@@ -85,10 +86,14 @@ func (e *notSentError) Error() string { return e.err.Error() }
 func (e *notSentError) Unwrap() error { return e.err }
 
 // A refusedError is the editor's applied: false, after the one
-// recompute; queued says how many hunks wait as pending review.
+// recompute; queued says how many hunks wait as pending review. An editor
+// that aborts at the change that failed keeps the ones before it: those
+// are the sendResult's made (journalled), and only the rest is queued.
 type refusedError struct {
 	reason string
 	queued int
+	// rest are the changes the editor did not make, when it made some.
+	rest []*edits.FileChange
 }
 
 func (e *refusedError) Error() string {
@@ -149,6 +154,15 @@ func (s *Server) send(ctx context.Context, req sendRequest) (sendResult, error) 
 			defer s.docs.unwatch(w)
 			return s.sent(ctx, req, w, res.after, changes)
 		}
+		if err == nil {
+			if made := s.madeBeforeFailure(we, res, changes); len(made) > 0 {
+				// Part of the edit is in the buffers: it is not computed
+				// again (that would apply it twice); what was made is
+				// journalled, the rest kept.
+				defer s.docs.unwatch(w)
+				return s.partlyMade(ctx, req, w, res, made, changes[len(made):])
+			}
+		}
 		s.docs.unwatch(w)
 		if err == nil && attempt == 0 && req.recompute != nil {
 			// The refusal may come from a buffer that moved on (the user
@@ -185,6 +199,58 @@ func (s *Server) sent(ctx context.Context, req sendRequest, w *echoWatch, after 
 		out.edit, out.note = s.journal.record(req.journal.turn, label, made)
 	}
 	return out, nil
+}
+
+// madeBeforeFailure returns the changes an editor that refused an edit
+// made anyway: with failureHandling "abort" (Helix) every change before
+// the one that failed (failedChange, an index into documentChanges) stays
+// applied. Other clients apply nothing of a refused edit.
+func (s *Server) madeBeforeFailure(we workspaceEdit, res applyEditResult, changes []*edits.FileChange) []*edits.FileChange {
+	if res.FailedChange == nil || *res.FailedChange <= 0 || len(we.DocumentChanges) == 0 ||
+		s.session().caps.Workspace.WorkspaceEdit.FailureHandling != "abort" {
+		return nil
+	}
+	// Each change is one entry of documentChanges, or two for a created
+	// file (CreateFile, then its text): consecutive entries of one URI.
+	// The changes before the failing entry's own change were made.
+	change, lastURI := -1, protocol.DocumentURI("")
+	for i, dc := range we.DocumentChanges {
+		if u := documentChangeURI(dc); i == 0 || u != lastURI {
+			change, lastURI = change+1, u
+		}
+		if i == *res.FailedChange {
+			return changes[:min(change, len(changes))]
+		}
+	}
+	return nil
+}
+
+func documentChangeURI(dc any) protocol.DocumentURI {
+	switch c := dc.(type) {
+	case textDocumentEdit:
+		return c.TextDocument.URI
+	case createFile:
+		return c.URI
+	case deleteFile:
+		return c.URI
+	}
+	return ""
+}
+
+// partlyMade finishes an edit the editor refused after making its first
+// changes (made): their echo is confirmed and they are journalled, the
+// rest is queued when the request keeps what it sends, and the error
+// says what was refused.
+func (s *Server) partlyMade(ctx context.Context, req sendRequest, w *echoWatch, res applyEditResult, made, rest []*edits.FileChange) (sendResult, error) {
+	out, err := s.sent(ctx, req, w, res.after, made)
+	if err != nil && !errors.Is(err, errAllSkipped) {
+		return out, err
+	}
+	queued := 0
+	if req.keep {
+		queued = s.queue(ctx, rest)
+	}
+	return out, &refusedError{reason: res.FailureReason, queued: queued, rest: rest}
 }
 
 // echoWait bounds the wait for the messages the editor sent before its

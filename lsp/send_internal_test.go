@@ -54,3 +54,50 @@ func TestSkippedChange(t *testing.T) {
 		})
 	}
 }
+
+// TestMadeBeforeFailure: an editor that aborts at the change that failed
+// (Helix: failureHandling "abort") keeps the changes before it — a
+// created file counts once both its CreateFile and its text are before
+// the failure; other clients apply nothing of a refused edit.
+func TestMadeBeforeFailure(t *testing.T) {
+	a := &edits.FileChange{Path: "a.go", Action: edits.Modify}
+	c := &edits.FileChange{Path: "c.go", Action: edits.Create}
+	b := &edits.FileChange{Path: "b.go", Action: edits.Modify}
+	changes := []*edits.FileChange{a, c, b}
+	we := workspaceEdit{DocumentChanges: []any{
+		textDocumentEdit{TextDocument: versionedID{URI: "file:///w/a.go"}},
+		createFile{Kind: "create", URI: "file:///w/c.go"},
+		textDocumentEdit{TextDocument: versionedID{URI: "file:///w/c.go"}},
+		textDocumentEdit{TextDocument: versionedID{URI: "file:///w/b.go"}},
+	}}
+	at := func(i int) applyEditResult { return applyEditResult{FailedChange: &i} }
+	for _, tc := range []struct {
+		name     string
+		handling string
+		res      applyEditResult
+		want     []*edits.FileChange
+	}{
+		{"the first failed", "abort", at(0), nil},
+		{"a.go made", "abort", at(1), []*edits.FileChange{a}},
+		{"c.go created, its text failed", "abort", at(2), []*edits.FileChange{a}},
+		{"b.go failed", "abort", at(3), []*edits.FileChange{a, c}},
+		{"an index past the edit", "abort", at(9), nil},
+		{"no index", "abort", applyEditResult{}, nil},
+		{"a transactional client", "transactional", at(3), nil},
+		{"a client that says nothing", "", at(3), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newServer(Options{})
+			testSession(s, "/w").caps.Workspace.WorkspaceEdit.FailureHandling = tc.handling
+			got := s.madeBeforeFailure(we, tc.res, changes)
+			if len(got) != len(tc.want) {
+				t.Fatalf("made %v, want %v", files(got), files(tc.want))
+			}
+			for i := range got {
+				if got[i] != tc.want[i] {
+					t.Errorf("made %v, want %v", files(got), files(tc.want))
+				}
+			}
+		})
+	}
+}
