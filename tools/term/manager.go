@@ -38,6 +38,9 @@ type Options struct {
 	// Python is the interpreter Manager.Python runs, default "python3"
 	// from PATH.
 	Python string
+	// Interpreter is InterpreterAuto (IPython when python has it, or an
+	// ipython program is on PATH) or InterpreterPython (python alone).
+	Interpreter string
 	// Settle is how long the tmux verbs wait for a screen to stop changing
 	// after starting a program or typing into it, before they show it
 	// (at most ten times as long in all). Default 1s, gptme's fixed pause.

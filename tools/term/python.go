@@ -65,26 +65,39 @@ def __agentls_run(seq, _dir=_agentls_sys.argv[1], _nonce=_agentls_sys.argv[2]):
             traceback.print_exception(type(e), e, tb)
     finally:
         mark(end)
+`
+
+// pythonHelperEnd ends the plain helper, after pythonViewImage.
+const pythonHelperEnd = `
 del _agentls_sys
 `
 
 // REPL is a persistent Python interpreter in a pty: the ipython tool.
 // Variables, imports and functions persist between Run calls. It runs
-// python3 rather than IPython: python3 is on every machine the tool is
-// offered on (builtin's ipython spec requires it), starts in tens of
-// milliseconds, and does not redraw its prompt or query the terminal as
-// IPython's prompt_toolkit does; the helper gives the one IPython habit
-// that matters to a model, showing the value of the last expression.
+// IPython when it is installed (ipython.go: magics, !commands through
+// agentls's command policy), in its plain prompt, which neither redraws
+// nor queries the terminal as prompt_toolkit does; else python3, which is
+// on every machine the tool is offered on (builtin's ipython spec
+// requires it), with a helper that gives the one IPython habit that
+// matters most to a model, showing the value of the last expression.
+// Both have view_image(path), asked of agentls over a socket.
 type REPL struct {
 	m     *Manager
 	nonce string
 
 	runMu sync.Mutex // one cell at a time
 
+	interpOnce sync.Once
+	interp     interpreter
+
 	mu       sync.Mutex
 	s        *Session
 	seq      int
 	restarts int
+	// hooks and cellCtx answer the running cell's requests; cellCtx is
+	// nil between cells.
+	hooks   CellHooks
+	cellCtx context.Context
 }
 
 // Python returns the manager's interpreter, starting it on first use (and
@@ -103,7 +116,7 @@ func (m *Manager) Python(ctx context.Context) (*REPL, error) {
 	}
 	r := m.repl
 	m.mu.Unlock()
-	if _, err := r.ensure(); err != nil {
+	if _, err := r.ensure(ctx); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -123,7 +136,8 @@ func (r *REPL) session() *Session {
 
 // ensure returns a running interpreter, starting one if there is none.
 // restarted reports that an earlier one had died, taking its state along.
-func (r *REPL) ensure() (restarted bool, err error) {
+func (r *REPL) ensure(ctx context.Context) (restarted bool, err error) {
+	interp := r.interpreter(ctx) // runs a program the first time: not under the locks
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.s != nil && r.s.Running() {
@@ -146,14 +160,28 @@ func (r *REPL) ensure() (restarted bool, err error) {
 		r.m.tmpDir = dir
 	}
 	opts := r.m.opts
-	// Python 3.13's new REPL auto-indents and colours what is typed; the
-	// basic one echoes plainly.
-	opts.Env = append(append([]string(nil), opts.Env...), "PYTHON_BASIC_REPL=1")
-	argv := []string{opts.Python, "-q", "-i", "-c", pythonHelper, r.m.tmpDir, r.nonce}
-	s, err := startSession(r.m.guard, "python", opts.Python, argv, opts)
+	sock, closeAsk, err := r.listenAsk(r.m.tmpDir)
 	if err != nil {
 		return false, err
 	}
+	// Python 3.13's new REPL auto-indents and colours what is typed; the
+	// basic one echoes plainly.
+	opts.Env = append(append([]string(nil), opts.Env...), "PYTHON_BASIC_REPL=1")
+	argv := append(append([]string(nil), interp.argv...), "-q", "-i", "-c", pythonHelper+pythonViewImage+pythonHelperEnd, r.m.tmpDir, r.nonce, sock)
+	if interp.ipython {
+		// The helper pops these: the commands a cell runs do not see them.
+		opts.Env = append(opts.Env, "AGENTLS_CELLS="+r.m.tmpDir, "AGENTLS_NONCE="+r.nonce, "AGENTLS_ASK="+sock)
+		argv = append(append(append([]string(nil), interp.argv...), ipythonFlags...), "-i", "-c", ipythonHelper)
+	}
+	s, err := startSession(r.m.guard, "python", interp.argv[0], argv, opts)
+	if err != nil {
+		closeAsk()
+		return false, err
+	}
+	go func() {
+		<-s.Done()
+		closeAsk()
+	}()
 	if restarted {
 		r.restarts++
 	}
@@ -169,9 +197,12 @@ func (r *REPL) ensure() (restarted bool, err error) {
 // printed with ctx's error; an interpreter that does not stop is killed,
 // and the next Run starts a fresh one.
 func (r *REPL) Run(ctx context.Context, code string) (string, error) {
-	r.runMu.Lock()
-	defer r.runMu.Unlock()
-	restarted, err := r.ensure()
+	return r.RunWith(ctx, code, CellHooks{})
+}
+
+// run is Run, under runMu.
+func (r *REPL) run(ctx context.Context, code string) (string, error) {
+	restarted, err := r.ensure(ctx)
 	if err != nil {
 		return "", err
 	}

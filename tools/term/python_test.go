@@ -11,9 +11,20 @@ import (
 )
 
 // TestPython runs cells in order in one interpreter, since starting one
-// costs seconds on some machines (a pyenv shim).
+// costs seconds on some machines (a pyenv shim): the plain python3 REPL,
+// and IPython where it is installed, which shows the same output.
 func TestPython(t *testing.T) {
-	m := newManager(t, Options{Dir: t.TempDir(), Python: testPython(t)})
+	t.Run("python", func(t *testing.T) { testREPL(t, InterpreterPython) })
+	t.Run("ipython", func(t *testing.T) {
+		if !findInterpreter(context.Background(), testPython(t), InterpreterAuto).ipython {
+			t.Skipf("IPython is not installed for %s (pip install ipython, or Debian's ipython3)", testPython(t))
+		}
+		testREPL(t, InterpreterAuto)
+	})
+}
+
+func testREPL(t *testing.T, mode string) {
+	m := newManager(t, Options{Dir: t.TempDir(), Python: testPython(t), Interpreter: mode})
 	ctx := context.Background()
 	repl, err := m.Python(ctx)
 	if err != nil {
