@@ -55,14 +55,53 @@ type Subagents struct {
 	// Hooks are the parent's: they run around a child's calls too, so a
 	// hook that refuses a call cannot be passed by by delegating it.
 	Hooks []Hook
-	// Max is how many children may run at once (default 3); a call past
-	// it is refused with a message, never queued behind a turn that may
-	// be waiting on the user.
+	// Slots, if set, bound the children of every turn that shares them
+	// (the server's turns: a chat and an ask running together); nil: this
+	// turn's own, Max at once.
+	Slots *SubagentSlots
+	// Max is how many children may run at once in the turn's own slots
+	// (default 3).
 	Max int
 
 	mu      sync.Mutex
 	started int // children so far: the next one's number is started+1
+	own     SubagentSlots
+}
+
+// SubagentSlots bound how many subagents run at once. A call past the
+// bound is refused with a message, never queued: a child waiting for a
+// place could wait behind one blocked on the user's approval. The zero
+// value allows DefaultMaxSubagents.
+type SubagentSlots struct {
+	// Max is the bound (0: DefaultMaxSubagents).
+	Max int
+
+	mu      sync.Mutex
 	running int
+}
+
+// take reserves a place, or says why there is none; limit is the
+// bound when Max is 0 (DefaultMaxSubagents when it is 0 too).
+func (p *SubagentSlots) take(limit int) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.Max > 0 {
+		limit = p.Max
+	}
+	if limit <= 0 {
+		limit = DefaultMaxSubagents
+	}
+	if p.running >= limit {
+		return fmt.Errorf("%d %s running already, the most at once: wait for one to finish, or do this part yourself", p.running, plural(p.running, "subagent is", "subagents are"))
+	}
+	p.running++
+	return nil
+}
+
+func (p *SubagentSlots) release() {
+	p.mu.Lock()
+	p.running--
+	p.mu.Unlock()
 }
 
 type subagentsKey struct{}
@@ -73,27 +112,31 @@ func WithSubagents(ctx context.Context, s *Subagents) context.Context {
 	return context.WithValue(ctx, subagentsKey{}, s)
 }
 
+// slots returns the slots the children take places in, and the bound of
+// the turn's own.
+func (s *Subagents) slots() (*SubagentSlots, int) {
+	if s.Slots != nil {
+		return s.Slots, 0
+	}
+	return &s.own, s.Max
+}
+
 // start reserves a place for a child and returns its number, or an error
-// when Max are running.
+// when the slots are full.
 func (s *Subagents) start() (int, error) {
+	slots, limit := s.slots()
+	if err := slots.take(limit); err != nil {
+		return 0, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	limit := s.Max
-	if limit <= 0 {
-		limit = DefaultMaxSubagents
-	}
-	if s.running >= limit {
-		return 0, fmt.Errorf("%d subagents are running already, the most at once: wait for one to finish, or do this part yourself", s.running)
-	}
-	s.running++
 	s.started++
 	return s.started, nil
 }
 
 func (s *Subagents) done() {
-	s.mu.Lock()
-	s.running--
-	s.mu.Unlock()
+	slots, _ := s.slots()
+	slots.release()
 }
 
 // bindSubagent binds the subagent tool of reg, when it has one, to run

@@ -292,3 +292,36 @@ func TestSubagentRunsParentHooks(t *testing.T) {
 		t.Errorf("the child was told %q", told)
 	}
 }
+
+// TestSubagentSlotsShared: turns that share slots (a server's) share
+// the bound: with one place, a second turn's subagent is refused while
+// the first's runs, and gets it once that one ended.
+func TestSubagentSlotsShared(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan struct{}, 2)
+	srv := modeltest.NewFunc(func(r modeltest.Request) modeltest.Reply {
+		started <- struct{}{}
+		<-release
+		return modeltest.Text("done", 64)
+	})
+	defer srv.Close()
+	slots := &SubagentSlots{Max: 1}
+	ws := &memWorkspace{files: map[string]string{}}
+	first, sub1, ctx1 := parentTurn(t, srv.URL, ws, []string{"read", "subagent"})
+	second, sub2, ctx2 := parentTurn(t, srv.URL, ws, []string{"read", "subagent"})
+	sub1.Slots, sub2.Slots = slots, slots
+	call := tools.ToolUse{Tool: "subagent", Content: "wait"}
+	done := make(chan error, 1)
+	go func() { _, err := first.Runner.RunTool(ctx1, call); done <- err }()
+	<-started
+	if _, err := second.Runner.RunTool(ctx2, call); err == nil || !strings.Contains(err.Error(), "1 subagent is running already") {
+		t.Errorf("the second turn's subagent: %v", err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if out, err := second.Runner.RunTool(ctx2, call); err != nil || !strings.Contains(out, "Subagent 1 answered") {
+		t.Errorf("after the first ended: %q, %v", out, err)
+	}
+}

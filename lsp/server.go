@@ -23,6 +23,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/tools/mcp"
 	"github.com/agentls/agentls/tools/shelltool"
 )
@@ -80,6 +81,11 @@ type Server struct {
 	ctx  context.Context // the connection's: cancelled when it ends
 
 	sess atomic.Pointer[session] // what initialize settled: never changed (session.go)
+
+	// subagentSlots bound the subagents of all the server's turns running
+	// at once (agent.Subagents.Slots: a chat's and an ask's together); the
+	// zero value is agent's default bound.
+	subagentSlots agent.SubagentSlots
 
 	// mu guards the lifecycle: the state, the settings problems found
 	// before initialized, the scratch folder. Nothing else is under it:

@@ -18,6 +18,7 @@ import (
 func (s *Server) subagents(ctx context.Context, t *task, id int, turn *agent.Turn, root string) *agent.Subagents {
 	return &agent.Subagents{
 		Model: turn.Model, Format: turn.Format, Registry: turn.Registry, Limits: turn.Limits, Hooks: turn.Hooks, Root: root,
+		Slots: &s.subagentSlots, // bounded across the server's turns
 		OpenLog: func(n int) (io.WriteCloser, error) {
 			return agent.OpenSubagentLog(s.getenv, root, id, n, time.Now())
 		},
