@@ -64,7 +64,8 @@ type Workspace interface {
 // when it is a ToolConfigured. morph merges through the apply model the
 // ToolOptions name (none: it is marked unavailable, and refuses), and
 // subagent runs child turns over the bound tools themselves (through the
-// Subagents in the call's context: WithSubagents); rag searches ws's
+// Subagents in the call's context: WithSubagents); view_image(path) in
+// an ipython cell is view_image's; rag searches ws's
 // files, its index in the state folder. Tools reg holds that
 // none of these packages runs keep their own Run.
 func BindTools(reg *tools.Registry, ws Workspace, host func() (*shelltool.Host, error)) *tools.Registry {
@@ -74,6 +75,9 @@ func BindTools(reg *tools.Registry, ws Workspace, host func() (*shelltool.Host, 
 	}
 	runs := edittool.Runs(ws)
 	maps.Copy(runs, shelltool.Runs(host, ws)) // no name is in two
+	runs["ipython"] = shelltool.WithImages(runs["ipython"], func(ctx context.Context, rel string) (string, error) {
+		return vision.ViewImage(ctx, ws.Root(), rel, opts.Vision) // view_image(path) in a cell is the tool's
+	})
 	maps.Copy(runs, vision.Runs(ws, opts.Vision))
 	maps.Copy(runs, browser.Runs(ws, opts.Browser))
 	maps.Copy(runs, morph.Runs(ws, opts.morph()))

@@ -96,7 +96,7 @@ func ipython() *tools.ToolSpec {
 		Name:         "ipython",
 		BlockTypes:   []string{"ipython", "py"},
 		Description:  "Run Python code in a persistent interpreter.",
-		Instructions: "Variables, imports and functions persist between calls. The value of the last expression is shown, as in a REPL. Use it for calculations and data exploration, not to edit files.",
+		Instructions: "Variables, imports and functions persist between calls. The value of the last expression is shown, as in a REPL. Use it for calculations and data exploration, not to edit files. The result says which interpreter runs: in IPython, magics such as %timeit work, and !command runs a shell command after the same check as the shell tool's (a refused one prints why and does not run). view_image('path') shows you an image, as the view_image tool does.",
 		Parameters: []tools.Parameter{
 			{Name: "code", Type: "string", Required: true, Description: "The Python code to run."},
 		},
@@ -107,7 +107,7 @@ func ipython() *tools.ToolSpec {
 			{Steps: []tools.ExampleStep{
 				user("what is 2**100?"),
 				assistant("", call("ipython", "2**100")),
-				system("Executed code block.\n```stdout\n1267650600228229401496703205376\n```"),
+				system("Executed code block in IPython 8.12.3.\n```stdout\n1267650600228229401496703205376\n```"),
 			}},
 		},
 	}

@@ -382,14 +382,15 @@ func (h *Host) runPython(ctx context.Context, code string, c approval.Confirmer)
 	if err != nil {
 		return "", fmt.Errorf("start python: %w", err)
 	}
-	out, err := repl.Run(ctx, code)
+	out, err := repl.RunWith(ctx, code, h.pythonHooks(c))
 	if err != nil {
 		return out, fmt.Errorf("python: %w", err)
 	}
+	ran := "Executed code block in " + repl.Interpreter(ctx)
 	if strings.TrimSpace(out) == "" {
-		return "Executed code block (no output).", nil
+		return ran + " (no output).", nil
 	}
-	return "Executed code block.\n```stdout\n" + strings.TrimRight(out, "\n") + "\n```", nil
+	return ran + ".\n```stdout\n" + strings.TrimRight(out, "\n") + "\n```", nil
 }
 
 // runTmux runs tmux verbs on the workspace's terminal sessions; verbs that
