@@ -28,6 +28,18 @@ export const SERVER_SETTINGS = [
   'outputLimits',
   'maxSteps',
   'thinking',
+  'mcpServers',
+  'toolAllowlist',
+  'mcpReadOnly',
+  'mcpTimeout',
+  'vision',
+  'imageMaxSide',
+  'browserAllowlist',
+  'searchUrl',
+  'browserTimeout',
+  'applyModel',
+  'applyModelFallback',
+  'embeddings',
 ] as const;
 
 export type ServerSetting = (typeof SERVER_SETTINGS)[number];

@@ -54,6 +54,18 @@ const serverDefaults: Record<string, unknown> = {
   outputLimits: {},
   maxSteps: 30,
   thinking: 'auto',
+  mcpServers: {},
+  toolAllowlist: [],
+  mcpReadOnly: [],
+  mcpTimeout: 60,
+  vision: 'auto',
+  imageMaxSide: 1568,
+  browserAllowlist: [],
+  searchUrl: '',
+  browserTimeout: 30,
+  applyModel: {},
+  applyModelFallback: false,
+  embeddings: {},
 };
 
 describe('package.json', () => {
