@@ -38,6 +38,9 @@ const (
 	DefaultWait = 2 * time.Second
 	// DefaultResults is how many files a result lists.
 	DefaultResults = 8
+	// DefaultRefreshBudget: listing 10k files takes about 50 ms on a
+	// loaded machine, 100k about 600; the query itself 5 and 10.
+	DefaultRefreshBudget = 100 * time.Millisecond
 	// syncUpdate is the most changed files a call re-indexes before it
 	// answers; more are re-indexed in the background while the index as
 	// it was answers.
@@ -63,6 +66,11 @@ type Options struct {
 	Wait time.Duration
 	// Results is how many files a result lists (0: DefaultResults).
 	Results int
+	// RefreshBudget is how long a call may spend listing the files to
+	// find those changed before it answers (0: DefaultRefreshBudget);
+	// where listing takes longer, the index is brought up to date in the
+	// background after each answer.
+	RefreshBudget time.Duration
 	// Embed, when set, re-ranks BM25's best files by the embeddings of
 	// their passages (the embeddings setting); EmbedModel names its model,
 	// which keys the vector cache.
@@ -113,6 +121,11 @@ type Searcher struct {
 	job    *job   // the build or update under way, if any
 	// saveErr is why the index was last not saved, if it was not.
 	saveErr error
+	// refreshCost is how long the last listing of the files took; over
+	// Options.RefreshBudget, calls answer at once and refresh behind.
+	refreshCost time.Duration
+	// removed counts the files forgotten since the index was last saved.
+	removed int
 
 	vmu     sync.Mutex   // guards vectors, apart from mu: embedding waits on the network
 	vectors *vectorCache // nil until embeddings first re-rank
@@ -133,6 +146,9 @@ func New(root string, opts Options) *Searcher {
 	}
 	if opts.Results <= 0 {
 		opts.Results = DefaultResults
+	}
+	if opts.RefreshBudget == 0 {
+		opts.RefreshBudget = DefaultRefreshBudget
 	}
 	if opts.Dir == "" && opts.StateDir != nil {
 		if dir, err := opts.StateDir(); err == nil {
@@ -208,8 +224,10 @@ func (s *Searcher) query(j *job, query string) (hits []hit, weights map[string]f
 	if s.ix.Len() == 0 {
 		return nil, nil, 0, "", errors.New("nothing indexed: the workspace has no text files rag reads (it skips binary files, files over 1 MB, symlinks and what .gitignore ignores); read or list files instead")
 	}
-	if s.job != nil {
+	if s.job != nil && s.job.total.Load() > 0 {
 		note = fmt.Sprintf(" (re-indexing %d changed files: %d done; results may be stale)", s.job.total.Load(), s.job.indexed.Load())
+	} else if s.refreshCost > s.opts.RefreshBudget {
+		note = " (this workspace is large, so its index is brought up to date behind each answer: a file changed since the last call may not be found yet)"
 	}
 	if s.saveErr != nil {
 		note += fmt.Sprintf(" (the index could not be saved, so it is rebuilt next time: %v)", s.saveErr)
@@ -260,8 +278,20 @@ func (s *Searcher) refresh(ctx context.Context) (*job, error) {
 		}
 	}
 	if s.job != nil {
-		return s.job, nil
+		if s.job.initial {
+			return s.job, nil
+		}
+		return nil, nil // an update under way: the index as it is answers
 	}
+	if s.ix != nil && s.refreshCost > s.opts.RefreshBudget {
+		// Listing this workspace costs more than a call should wait:
+		// answer now, and bring the index up to date behind the answer.
+		j := &job{done: make(chan struct{})}
+		s.job = j
+		go s.refreshBehind(context.WithoutCancel(ctx), j)
+		return nil, nil
+	}
+	start := time.Now()
 	files, _, err := listFiles(ctx, s.root)
 	if err != nil {
 		return nil, fmt.Errorf("rag: %w", err)
@@ -270,22 +300,8 @@ func (s *Searcher) refresh(ctx context.Context) (*job, error) {
 	if s.ix == nil {
 		changed = files
 	} else {
-		listed := make(map[string]bool, len(files))
-		for _, f := range files {
-			listed[f.Path] = true
-			if !s.ix.has(f) {
-				changed = append(changed, f)
-			}
-		}
-		var removed []string
-		for p := range s.ix.byPath {
-			if !listed[p] {
-				removed = append(removed, p)
-			}
-		}
-		for _, p := range removed {
-			s.ix.remove(p)
-		}
+		changed = s.diffLocked(files)
+		s.refreshCost = time.Since(start)
 		if len(changed) <= syncUpdate {
 			for _, f := range changed {
 				if content, ok := readText(s.root, f); ok {
@@ -294,10 +310,11 @@ func (s *Searcher) refresh(ctx context.Context) (*job, error) {
 					s.ix.remove(f.Path)
 				}
 			}
-			if len(changed) > 0 || len(removed) > 0 {
+			if len(changed) > 0 || s.removed > 0 {
 				s.ix.compactIfSparse()
 				s.saveLocked()
 			}
+			s.removed = 0
 			return nil, nil
 		}
 	}
@@ -306,6 +323,49 @@ func (s *Searcher) refresh(ctx context.Context) (*job, error) {
 	s.job = j
 	go s.run(context.WithoutCancel(ctx), j, changed)
 	return j, nil
+}
+
+// diffLocked forgets the indexed files no longer listed and returns the
+// listed ones that are not indexed as they are (new or changed).
+func (s *Searcher) diffLocked(files []fileInfo) []fileInfo {
+	var changed []fileInfo
+	listed := make(map[string]bool, len(files))
+	for _, f := range files {
+		listed[f.Path] = true
+		if !s.ix.has(f) {
+			changed = append(changed, f)
+		}
+	}
+	var removed []string
+	for p := range s.ix.byPath {
+		if !listed[p] {
+			removed = append(removed, p)
+		}
+	}
+	for _, p := range removed {
+		s.ix.remove(p)
+	}
+	s.removed += len(removed)
+	return changed
+}
+
+// refreshBehind lists the files outside the lock and re-indexes what
+// changed, for j, after a call answered from the index as it was.
+func (s *Searcher) refreshBehind(ctx context.Context, j *job) {
+	start := time.Now()
+	files, _, err := listFiles(ctx, s.root)
+	s.mu.Lock()
+	if err != nil {
+		s.job = nil
+		s.mu.Unlock()
+		close(j.done)
+		return
+	}
+	changed := s.diffLocked(files)
+	s.refreshCost = time.Since(start)
+	j.total.Store(int64(len(changed)))
+	s.mu.Unlock()
+	s.run(ctx, j, changed)
 }
 
 // run indexes files for j: workers (one a core) read each file and count
@@ -363,10 +423,13 @@ func (s *Searcher) run(ctx context.Context, j *job, files []fileInfo) {
 		j.indexed.Add(1)
 	}
 	s.mu.Lock()
-	target.compactIfSparse()
-	s.ix = target
+	if j.initial || len(files) > 0 || s.removed > 0 {
+		target.compactIfSparse()
+		s.ix = target
+		s.saveLocked()
+	}
+	s.removed = 0
 	s.job = nil
-	s.saveLocked()
 	s.mu.Unlock()
 	close(j.done)
 }

@@ -300,3 +300,35 @@ func TestTokenize(t *testing.T) {
 		}
 	}
 }
+
+// TestRefreshBehind: where listing the files costs more than the budget
+// (a large workspace), a call answers from the index at once and brings
+// it up to date behind the answer: a file changed is found by the call
+// after.
+func TestRefreshBehind(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"a.txt": "alpha", "b.txt": "bravo"})
+	s := New(root, Options{Wait: testWait, RefreshBudget: -1}) // every listing is over it
+	ctx := context.Background()
+	if got, err := s.Search(ctx, "alpha"); err != nil || !slices.Contains(listedPaths(got), "a.txt") {
+		t.Fatalf("first call: %q, %v", got, err)
+	}
+	writeTree(t, root, map[string]string{"a.txt": "foxtrot"})
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(filepath.Join(root, "a.txt"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Search(ctx, "foxtrot")
+	if err != nil || !strings.Contains(got, "nothing matches") || !strings.Contains(got, "brought up to date behind each answer") {
+		t.Errorf("the call that starts the refresh: %q, %v; want the index as it was, saying why", got, err)
+	}
+	s.mu.Lock()
+	j := s.job
+	s.mu.Unlock()
+	if j != nil {
+		<-j.done
+	}
+	if got, err := s.Search(ctx, "foxtrot"); err != nil || !slices.Contains(listedPaths(got), "a.txt") {
+		t.Errorf("the call after: %q, %v; want a.txt by its new content", got, err)
+	}
+}
