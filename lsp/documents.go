@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -122,53 +123,87 @@ func (s *Server) didOpen(_ context.Context, p *protocol.DidOpenTextDocumentParam
 	} else {
 		s.log.Info("opened a buffer that is no file: kept for its text only", "uri", d.uri, "why", err)
 	}
-	s.docs.mu.Lock()
-	defer s.docs.mu.Unlock()
-	if old, ok := s.docs.byURI[d.uri]; ok && old.path != "" {
-		delete(s.docs.byPath, old.path) // opened twice without a close
-	}
-	s.docs.byURI[d.uri] = d
-	if d.path != "" {
-		s.docs.byPath[d.path] = d
-	}
-	s.docs.signal()
+	s.docs.open(d)
 	return nil, nil
 }
 
 func (s *Server) didClose(_ context.Context, p *protocol.DidCloseTextDocumentParams) (any, error) {
-	s.docs.mu.Lock()
-	defer s.docs.mu.Unlock()
-	if d, ok := s.docs.byURI[p.TextDocument.URI]; ok {
-		if s.docs.byPath[d.path] == d {
-			delete(s.docs.byPath, d.path)
-		}
-		delete(s.docs.byURI, p.TextDocument.URI)
-		s.docs.signal()
-	}
+	s.docs.close(p.TextDocument.URI)
 	s.replies.forget(p.TextDocument.URI) // a reopened buffer may start at the same version
 	return nil, nil
 }
 
 // didChange applies incremental or full changes. A version that does not
 // increase is logged and the change ignored: it is a client bug, and
-// applying it could corrupt the buffer's text.
+// applying it could corrupt the buffer's text. The review store follows
+// each change (pending hunks move with the user's edits, or turn into
+// conflicts); the file's diagnostics are published again only then.
 func (s *Server) didChange(ctx context.Context, p *didChangeParams) (any, error) {
 	enc := s.session().encoding
-	s.docs.mu.Lock()
-	defer s.docs.mu.Unlock()
-	d, ok := s.docs.byURI[p.TextDocument.URI]
+	seq, _ := ctx.Value(messageKey{}).(uint64)
+	republish := ""
+	err := s.docs.change(seq, p, enc, func(d document, steps []reviewStep) {
+		if rel, err := s.relPath(d); err == nil && (s.review.follow(rel, steps, enc) || s.answers.has(rel)) {
+			republish = rel
+		}
+	})
+	if err != nil {
+		s.log.Warn("didChange: "+err.Error(), "uri", p.TextDocument.URI)
+	}
+	if republish != "" {
+		s.goBackground("republish pending", func(ctx context.Context) { s.publishDiagnostics(ctx, republish) })
+	}
+	return nil, nil
+}
+
+// open keeps a newly opened buffer (replacing one opened twice without a
+// close).
+func (ds *documents) open(d *document) {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	if old, ok := ds.byURI[d.uri]; ok && old.path != "" {
+		delete(ds.byPath, old.path)
+	}
+	ds.byURI[d.uri] = d
+	if d.path != "" {
+		ds.byPath[d.path] = d
+	}
+	ds.signal()
+}
+
+// close forgets a closed buffer.
+func (ds *documents) close(u protocol.DocumentURI) {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	if d, ok := ds.byURI[u]; ok {
+		if ds.byPath[d.path] == d {
+			delete(ds.byPath, d.path)
+		}
+		delete(ds.byURI, u)
+		ds.signal()
+	}
+}
+
+// change applies a didChange (message seq) to its buffer. Each change
+// re-indexes only the chunks of the buffer it touches, so a keystroke
+// does not copy or rescan a large document. followed is told, with the
+// lock still held, the document as changed and what each change did to
+// its lines — the review store must see them together, so the lock order
+// is documents.mu → review.mu (session.go). An error says why the change
+// was not taken (whole or in part).
+func (ds *documents) change(seq uint64, p *didChangeParams, enc edits.Encoding, followed func(d document, steps []reviewStep)) error {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	d, ok := ds.byURI[p.TextDocument.URI]
 	if !ok {
-		s.log.Warn("didChange for a document that is not open", "uri", p.TextDocument.URI)
-		return nil, nil
+		return errors.New("the document is not open")
 	}
 	if p.TextDocument.Version <= d.version {
-		s.log.Warn("didChange with a version that does not increase: ignored (a client bug)", "uri", d.uri, "have", d.version, "got", p.TextDocument.Version)
-		return nil, nil
+		return fmt.Errorf("version %d does not increase past %d: ignored (a client bug)", p.TextDocument.Version, d.version)
 	}
-	// Each change re-indexes only the chunks of the buffer it touches, so
-	// a keystroke does not copy or rescan a large document.
 	buf, hashes := d.buf, d.hashes
-	var steps []reviewStep // what each change did to the lines: pending hunks move with them
+	var steps []reviewStep // what each change did to the lines
+	var problem error
 	for _, c := range p.ContentChanges {
 		if c.Range == nil {
 			before := buf
@@ -185,27 +220,21 @@ func (s *Server) didChange(ctx context.Context, p *didChangeParams) (any, error)
 					steps = append(steps, reviewStep{before: before, after: buf, first: int(c.Range.Start.Line), last: int(c.Range.End.Line)})
 					change := lineChange{start: start, end: end, startLine: int(c.Range.Start.Line), endLine: int(c.Range.End.Line), text: c.Text}
 					if hashes != nil && !updateLineHashes(hashes, before, buf, change) {
-						s.log.Warn("line hashes out of step with the buffer: dropped", "uri", d.uri)
+						problem = errors.New("line hashes out of step with the buffer: dropped")
 						hashes = nil
 					}
 					continue
 				}
 			}
 		}
-		s.log.Warn("didChange with a range outside the document: the buffer may be out of step", "uri", d.uri, "range", c.Range, "err", err)
 		d.hashes = nil // may have taken some of the changes
-		return nil, nil
+		return fmt.Errorf("a range outside the document (%v: %v): the buffer may be out of step", c.Range, err)
 	}
 	d.buf, d.hashes, d.version = buf, hashes, p.TextDocument.Version
-	seq, _ := ctx.Value(messageKey{}).(uint64)
-	s.docs.recordEcho(seq, d)
-	s.docs.signal()
-	if rel, err := s.relPath(*d); err == nil && (s.review.follow(rel, steps, enc) || s.answers.has(rel)) {
-		// Pending hunks moved with the user's edits, or turned into
-		// conflicts: published again only then.
-		s.goBackground("republish pending", func(ctx context.Context) { s.publishDiagnostics(ctx, rel) })
-	}
-	return nil, nil
+	ds.recordEcho(seq, d)
+	ds.signal()
+	followed(*d, steps)
+	return problem
 }
 
 func cleanFile(name string) string {
