@@ -19,9 +19,10 @@ import (
 // BenchmarkPatchOpenBuffer measures what the server does for one exact
 // patch to a file open in the editor, from the tool's Batch reading the
 // buffer to the WorkspaceEdit built for it (no pipe, no editor): reading
-// the buffer, resolving the hunk, the new text kept for the journal,
-// review and disk, and the TextEdits. It should cost about the size of the
-// change, not of the document.
+// the buffer, resolving the hunk and the TextEdits. The new text, for the
+// echo check, the journal, review and disk, is not made here: it is made
+// from the recorded edits once the edit is sent (FileChange.Result). It
+// should cost about the size of the change, not of the document.
 //
 // "typed" first changes the buffer by a keystroke, as a user does while
 // the agent works: the patch then reads a new version of the buffer, whose
