@@ -267,3 +267,40 @@ func TestCopyThenEditLeavesTheOriginal(t *testing.T) {
 		t.Errorf("the copy reads %q, want %q", got, want)
 	}
 }
+
+// BenchmarkChangeByEdits is a patch's change from being recorded to what
+// sending it needs (Edit, Effective, TextEdits): the cost of the edits,
+// flat in the file's size; "result" then makes the Result (after the
+// send: the echo check, the journal), a copy of the file.
+func BenchmarkChangeByEdits(b *testing.B) {
+	for _, size := range []int{10 << 10, 1 << 20, 10 << 20} {
+		text := benchFile(size)
+		es, err := ResolveHunks(text, []Hunk{middleHunk(text, -1)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, result := range []bool{false, true} {
+			name := sizeLabel(size) + "/send"
+			if result {
+				name = sizeLabel(size) + "/result"
+			}
+			b.Run(name, func(b *testing.B) {
+				b.SetBytes(int64(size))
+				b.ReportAllocs()
+				for b.Loop() {
+					var cs Changeset
+					if err := cs.Edit("f.go", text, true, 1, es); err != nil {
+						b.Fatal(err)
+					}
+					eff := cs.Effective()
+					if len(eff) != 1 || len(eff[0].TextEdits()) != 1 {
+						b.Fatalf("%d changes, want 1 with 1 edit", len(eff))
+					}
+					if result && len(eff[0].Result()) == len(text) {
+						b.Fatal("the Result is the base's length")
+					}
+				}
+			})
+		}
+	}
+}
