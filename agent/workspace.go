@@ -12,6 +12,7 @@ import (
 	"github.com/agentls/agentls/tools/edittool"
 	"github.com/agentls/agentls/tools/morph"
 	"github.com/agentls/agentls/tools/rag"
+	"github.com/agentls/agentls/tools/screenshot"
 	"github.com/agentls/agentls/tools/shelltool"
 	"github.com/agentls/agentls/tools/vision"
 )
@@ -65,7 +66,8 @@ type Workspace interface {
 // ToolOptions name (none: it is marked unavailable, and refuses), and
 // subagent runs child turns over the bound tools themselves (through the
 // Subagents in the call's context: WithSubagents); view_image(path) in
-// an ipython cell is view_image's; rag searches ws's
+// an ipython cell is view_image's; screenshot renders pages, asking
+// through the browser's approval; rag searches ws's
 // files, its index in the state folder. Tools reg holds that
 // none of these packages runs keep their own Run.
 func BindTools(reg *tools.Registry, ws Workspace, host func() (*shelltool.Host, error)) *tools.Registry {
@@ -79,7 +81,9 @@ func BindTools(reg *tools.Registry, ws Workspace, host func() (*shelltool.Host, 
 		return vision.ViewImage(ctx, ws.Root(), rel, opts.Vision) // view_image(path) in a cell is the tool's
 	})
 	maps.Copy(runs, vision.Runs(ws, opts.Vision))
-	maps.Copy(runs, browser.Runs(ws, opts.Browser))
+	web := browser.New(ws, opts.Browser) // one for both: an "Always" for a host covers screenshots too
+	runs["browser"] = web.Run
+	maps.Copy(runs, screenshot.Runs(web, screenshot.Options{Vision: opts.Vision, Timeout: opts.Browser.Timeout}))
 	maps.Copy(runs, morph.Runs(ws, opts.morph()))
 	if opts.ApplyModelFallback && opts.ApplyModel != nil && runs["patch"] != nil {
 		runs["patch"] = morph.PatchFallback(runs["patch"], ws, opts.morph())

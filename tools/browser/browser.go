@@ -167,6 +167,17 @@ func (b *Browser) Read(ctx context.Context, raw string) (string, error) {
 	return page.render(), nil
 }
 
+// Approve checks raw as Read does (http or https, with a host) and asks
+// the user unless its host is allowed, for another tool that sends it
+// out (screenshot): the URL, or why it may not be fetched.
+func (b *Browser) Approve(ctx context.Context, raw string) (*url.URL, error) {
+	u, err := checkURL(raw)
+	if err != nil {
+		return nil, err
+	}
+	return u, b.approve(ctx, u, "")
+}
+
 // checkURL parses a URL the tool may fetch: http or https, with a host.
 func checkURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)

@@ -28,7 +28,7 @@ func Specs() []*tools.ToolSpec {
 	return []*tools.ToolSpec{
 		shell(), ipython(), save(), appendSpec(), patch(), patchMany(), applyPatch(),
 		viewAnchored(), patchAnchored(), read(), tmux(), viewImage(), browser(),
-		morphSpec(), subagent(), rag(),
+		morphSpec(), subagent(), rag(), screenshot(),
 	}
 }
 
@@ -353,6 +353,30 @@ func viewImage() *tools.ToolSpec {
 				user("does the login page in docs/login.png match the design?"),
 				assistant("", call("view_image", "", "docs/login.png")),
 				system("Result of view_image docs/login.png:\n(image docs/login.png, 1280×800, sent)"),
+			}},
+		},
+	}
+}
+
+// screenshot renders a web page in headless Chromium: tools/screenshot
+// runs it, approving each URL as browser does.
+func screenshot() *tools.ToolSpec {
+	return &tools.ToolSpec{
+		Name:         "screenshot",
+		BlockTypes:   []string{"screenshot"},
+		Description:  "Look at a web page as a browser renders it (headless Chromium, 1280×800).",
+		Instructions: `Give an http or https URL: the page is loaded, its scripts run, and its image is sent to you with the call's result. Only the page's own host and port are reached; anything the page loads from elsewhere fails. The user is asked first unless the host is allowed, since the URL leaves the machine. Use it to check a layout or a local dev server's page; use browser to read text.`,
+		Parameters: []tools.Parameter{
+			{Name: "url", Type: "string", Required: true, Description: "The page to render (http or https)."},
+		},
+		Available:    func() bool { return onPath("chromium")() || onPath("chromium-browser")() },
+		Requires:     "Chromium on PATH (Debian: apt install chromium) and a model that takes images",
+		LoadPriority: 30,
+		Examples: []tools.Example{
+			{Steps: []tools.ExampleStep{
+				user("does the page at localhost:8080 look right?"),
+				assistant("", call("screenshot", "http://localhost:8080/")),
+				system("Result of screenshot:\n(image screenshot of http://localhost:8080/, 1280×800, sent)"),
 			}},
 		},
 	}
