@@ -75,12 +75,20 @@ func TestNeovimReadmeSetup(t *testing.T) {
 	}
 }
 
-// requireNvim returns nvim's path. Where nvim is missing the test is
-// skipped, unless AGENTLS_REQUIRE_NVIM is set (CI sets it, so it cannot
-// be skipped there).
+// requireNvim returns nvim's path: AGENTLS_NVIM when set (a developer's
+// own Neovim, say a 0.11 next to Debian's 0.7.2), else nvim from PATH.
+// Where nvim is missing the test is skipped, unless AGENTLS_REQUIRE_NVIM
+// is set (CI sets it, so it cannot be skipped there).
 func requireNvim(t *testing.T) string {
 	t.Helper()
-	nvim, err := exec.LookPath("nvim")
+	name := "nvim"
+	if given := os.Getenv("AGENTLS_NVIM"); given != "" {
+		name = given
+	}
+	nvim, err := exec.LookPath(name)
+	if err != nil && name != "nvim" {
+		t.Fatalf("AGENTLS_NVIM=%s cannot be run (%v): give the path of an nvim executable, or unset it to use nvim from PATH", name, err)
+	}
 	if err != nil {
 		if os.Getenv("AGENTLS_REQUIRE_NVIM") != "" {
 			t.Fatal("nvim is not installed but AGENTLS_REQUIRE_NVIM is set")
