@@ -305,9 +305,17 @@ func TestProgress(t *testing.T) {
 	if err != nil || got != "done" {
 		t.Fatalf("%q, %v", got, err)
 	}
-	f.turn.mu.Lock()
-	out := f.turn.output.String()
-	f.turn.mu.Unlock()
+	// The SDK hands notifications to their handler apart from the
+	// result: the lines may come just after the call returned.
+	var out string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		f.turn.mu.Lock()
+		out = f.turn.output.String()
+		f.turn.mu.Unlock()
+		if strings.Contains(out, "mcp t: t.progress: 1/2 step 1\n") && strings.Contains(out, "t.progress: 2/2 step 2") || time.Now().After(deadline) {
+			break
+		}
+	}
 	if !strings.Contains(out, "mcp t: t.progress: 1/2 step 1\n") || !strings.Contains(out, "t.progress: 2/2 step 2") {
 		t.Errorf("output = %q", out)
 	}
