@@ -1,14 +1,17 @@
 package lsp
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/builtin"
 	"github.com/agentls/agentls/tools/edittool"
 	"github.com/agentls/agentls/tools/parse"
@@ -144,7 +147,9 @@ func (s *Server) replyAround(d document, r protocol.Range) (string, applyReplyAr
 
 // replyCounts caches countEdits of whole documents by version: editors
 // ask for code actions at every cursor move, and a long reply in a
-// Markdown buffer would be parsed each time.
+// Markdown buffer would be parsed each time. A keystroke that cannot
+// change what the parser finds (follow) keeps the count for the next
+// version, so a code action right after typing costs no parse either.
 type replyCounts struct {
 	mu    sync.Mutex
 	byURI map[protocol.DocumentURI]replyCount
@@ -153,10 +158,27 @@ type replyCounts struct {
 type replyCount struct {
 	version      int32
 	calls, files int
+	// spans are the lines of the reply's tool calls, in order; nil with
+	// exact false when the parse found a problem (a call that may turn
+	// into one), which every change must parse again.
+	spans []span
+	exact bool
 }
 
+// A span is the lines a tool call lies on, first to last.
+type span struct{ first, last int }
+
+// followMargin is how many lines around a call a change must keep off to
+// keep the count: one before (a fence glued to the line before, a line
+// end joined), and after the call, the parser's lookahead (a Markdown
+// document's nested-fence rule looks up to 19 + 4 lines past a fence).
+const (
+	followMarginBefore = 1
+	followMarginAfter  = 32
+)
+
 // count returns countEdits of d's whole text, from the cache when d's
-// version was counted already.
+// version was counted already (or followed from one that was).
 func (c *replyCounts) count(d document) (calls, files int) {
 	c.mu.Lock()
 	if got, ok := c.byURI[d.uri]; ok && got.version == d.version {
@@ -164,14 +186,53 @@ func (c *replyCounts) count(d document) (calls, files int) {
 		return got.calls, got.files
 	}
 	c.mu.Unlock()
-	calls, files = countEdits(d.text())
+	got := countReply(d.text())
+	got.version = d.version
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.byURI == nil {
 		c.byURI = map[protocol.DocumentURI]replyCount{}
 	}
-	c.byURI[d.uri] = replyCount{version: d.version, calls: calls, files: files}
-	return calls, files
+	c.byURI[d.uri] = got
+	return got.calls, got.files
+}
+
+// follow carries a document's count from version prev to next over the
+// changes that made it, when none of them can change what the parser
+// finds: a change on lines that hold no character that opens or closes a
+// block, call or thinking section (` ~ < > @), that adds none, and that
+// lie outside every call and its margins (followMargin). Any other change
+// drops the count, and the next code action parses again.
+func (c *replyCounts) follow(u protocol.DocumentURI, prev, next int32, changes []textChange) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	got, ok := c.byURI[u]
+	if !ok || got.version != prev {
+		return
+	}
+	delete(c.byURI, u)
+	if !got.exact {
+		return
+	}
+	spans := slices.Clone(got.spans)
+	for _, ch := range changes {
+		if ch.whole || strings.ContainsAny(ch.lines, "`~<>@") || strings.ContainsAny(ch.text, "`~<>@") {
+			return
+		}
+		// The first call whose margin ends at or after the change's
+		// first line.
+		i, _ := slices.BinarySearchFunc(spans, ch.firstLine, func(sp span, line int) int { return cmp.Compare(sp.last+followMarginAfter, line) })
+		if i < len(spans) && spans[i].first-followMarginBefore <= ch.lastLine {
+			return
+		}
+		delta := strings.Count(ch.text, "\n") - (ch.lastLine - ch.firstLine)
+		for j := i; j < len(spans); j++ {
+			spans[j].first += delta
+			spans[j].last += delta
+		}
+	}
+	got.spans, got.version = spans, next
+	c.byURI[u] = got
 }
 
 // forget drops a closed document's count.
@@ -181,12 +242,43 @@ func (c *replyCounts) forget(uri protocol.DocumentURI) {
 	delete(c.byURI, uri)
 }
 
+// countReply counts the edit calls of a whole reply, keeping where its
+// calls lie for follow.
+func countReply(text string) replyCount {
+	reg := builtin.Registry()
+	p := parse.NewParser(parse.Options{Lookup: reg.Lookup})
+	p.WriteString(text)
+	p.Finish()
+	uses := p.ToolUses()
+	rc := replyCount{exact: len(p.Problems()) == 0}
+	rc.calls, rc.files = countUses(uses)
+	if rc.exact {
+		slices.SortFunc(uses, func(a, b tools.ToolUse) int { return cmp.Compare(a.Start, b.Start) })
+		rc.spans = make([]span, len(uses))
+		line, at := 0, 0
+		lineOf := func(off int) int { // offsets come in order
+			line += strings.Count(text[at:off], "\n")
+			at = off
+			return line
+		}
+		for i, u := range uses {
+			rc.spans[i].first = lineOf(u.Start)
+			rc.spans[i].last = lineOf(max(u.Start, u.End))
+		}
+	}
+	return rc
+}
+
 // countEdits counts the edit calls in a reply and the files they name, by
 // parsing only (no file is read): code actions must answer at once.
 func countEdits(text string) (calls, files int) {
-	reg := builtin.Registry()
+	return countUses(parse.ToolUses(text, parse.Options{Lookup: builtin.Registry().Lookup}))
+}
+
+// countUses counts the edit calls among uses and the files they name.
+func countUses(uses []tools.ToolUse) (calls, files int) {
 	seen := map[string]bool{}
-	for _, u := range parse.ToolUses(text, parse.Options{Lookup: reg.Lookup}) {
+	for _, u := range uses {
 		if !edittool.IsEditTool(u.Tool) {
 			continue
 		}

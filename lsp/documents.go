@@ -142,7 +142,8 @@ func (s *Server) didChange(ctx context.Context, p *didChangeParams) (any, error)
 	enc := s.session().encoding
 	seq, _ := ctx.Value(messageKey{}).(uint64)
 	republish := ""
-	err := s.docs.change(seq, p, enc, func(d document, steps []reviewStep) {
+	err := s.docs.change(seq, p, enc, func(d document, prev int32, steps []reviewStep, changes []textChange) {
+		s.replies.follow(d.uri, prev, d.version, changes)
 		if rel, err := s.relPath(d); err == nil && (s.review.follow(rel, steps, enc) || s.answers.has(rel)) {
 			republish = rel
 		}
@@ -191,7 +192,7 @@ func (ds *documents) close(u protocol.DocumentURI) {
 // its lines — the review store must see them together, so the lock order
 // is documents.mu → review.mu (session.go). An error says why the change
 // was not taken (whole or in part).
-func (ds *documents) change(seq uint64, p *didChangeParams, enc edits.Encoding, followed func(d document, steps []reviewStep)) error {
+func (ds *documents) change(seq uint64, p *didChangeParams, enc edits.Encoding, followed func(d document, prev int32, steps []reviewStep, changes []textChange)) error {
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
 	d, ok := ds.byURI[p.TextDocument.URI]
@@ -202,13 +203,15 @@ func (ds *documents) change(seq uint64, p *didChangeParams, enc edits.Encoding, 
 		return fmt.Errorf("version %d does not increase past %d: ignored (a client bug)", p.TextDocument.Version, d.version)
 	}
 	buf, hashes := d.buf, d.hashes
-	var steps []reviewStep // what each change did to the lines
+	var steps []reviewStep   // what each change did to the lines
+	var changes []textChange // and to the bytes
 	var problem error
 	for _, c := range p.ContentChanges {
 		if c.Range == nil {
 			before := buf
 			buf, hashes = edits.NewBuffer(c.Text), nil
 			steps = append(steps, reviewStep{before: before, after: buf, whole: true})
+			changes = append(changes, textChange{whole: true})
 			continue
 		}
 		start, err := buf.Offset(int(c.Range.Start.Line), int(c.Range.Start.Character), enc)
@@ -216,7 +219,9 @@ func (ds *documents) change(seq uint64, p *didChangeParams, enc edits.Encoding, 
 			var end int
 			if end, err = buf.Offset(int(c.Range.End.Line), int(c.Range.End.Character), enc); err == nil && end >= start {
 				before := buf
+				lines := changedLines(before, int(c.Range.Start.Line), int(c.Range.End.Line))
 				if buf, err = buf.Replace(start, end, c.Text); err == nil {
+					changes = append(changes, textChange{firstLine: int(c.Range.Start.Line), lastLine: int(c.Range.End.Line), text: c.Text, lines: lines})
 					steps = append(steps, reviewStep{before: before, after: buf, first: int(c.Range.Start.Line), last: int(c.Range.End.Line)})
 					change := lineChange{start: start, end: end, startLine: int(c.Range.Start.Line), endLine: int(c.Range.End.Line), text: c.Text}
 					if hashes != nil && !updateLineHashes(hashes, before, buf, change) {
@@ -230,11 +235,38 @@ func (ds *documents) change(seq uint64, p *didChangeParams, enc edits.Encoding, 
 		d.hashes = nil // may have taken some of the changes
 		return fmt.Errorf("a range outside the document (%v: %v): the buffer may be out of step", c.Range, err)
 	}
+	prev := d.version
 	d.buf, d.hashes, d.version = buf, hashes, p.TextDocument.Version
 	ds.recordEcho(seq, d)
 	ds.signal()
-	followed(*d, steps)
+	followed(*d, prev, steps, changes)
 	return problem
+}
+
+// A textChange is one content change of a didChange: text put in place of
+// a stretch of lines firstLine to lastLine of the text before it (lines
+// holds those lines whole, as they were); whole for a full-text change.
+type textChange struct {
+	firstLine, lastLine int
+	text, lines         string
+	whole               bool
+}
+
+// changedLines returns lines first to last of buf, whole ("" when they
+// cannot be read).
+func changedLines(buf *edits.Buffer, first, last int) string {
+	from, err := buf.Offset(first, 0, edits.UTF8)
+	if err != nil {
+		return ""
+	}
+	to := buf.Len()
+	if last+1 < buf.Lines() {
+		if to, err = buf.Offset(last+1, 0, edits.UTF8); err != nil {
+			return ""
+		}
+	}
+	lines, _ := buf.Slice(from, max(from, to))
+	return lines
 }
 
 func cleanFile(name string) string {
