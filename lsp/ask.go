@@ -255,6 +255,10 @@ func (w *editorWorkspace) Confirm(ctx context.Context, q approval.Question) (app
 
 func (w *editorWorkspace) Output(stream string, p []byte) { w.s.output.write(stream, p) }
 
+// Progress shows a step of the turn's work (an MCP call's progress) in
+// the turn's work-done progress.
+func (w *editorWorkspace) Progress(msg string) { w.t.report(w.s.ctx, msg) }
+
 // The read tools read through the workspace itself: it must pass the
 // buffers' line hashes on.
 var _ edittool.HashSource = (*editorWorkspace)(nil)

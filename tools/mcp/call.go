@@ -26,6 +26,12 @@ type Turn interface {
 	Output(stream string, p []byte)
 }
 
+// A Progresser is a Turn that shows progress (the editor's work-done
+// progress of the turn): a call's progress notifications go there too.
+type Progresser interface {
+	Progress(msg string)
+}
+
 // MaxResultBytes bounds what the model reads of one call's result; the
 // rest is cut, and the model told so.
 const MaxResultBytes = 100 << 10
@@ -163,6 +169,9 @@ func (m *Manager) call(ctx context.Context, s *server, tool string, args map[str
 			line += " " + p.Message
 		}
 		turn.Output(s.stream(), []byte(line+"\n"))
+		if p, ok := turn.(Progresser); ok {
+			p.Progress(line)
+		}
 	}
 	s.mu.Unlock()
 	defer func() {

@@ -92,6 +92,13 @@ type fakeTurn struct {
 	err       error
 	questions []approval.Question
 	output    strings.Builder
+	progress  []string
+}
+
+func (f *fakeTurn) Progress(msg string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.progress = append(f.progress, msg)
 }
 
 func (f *fakeTurn) Confirm(_ context.Context, q approval.Question) (approval.Answer, error) {
@@ -318,6 +325,13 @@ func TestProgress(t *testing.T) {
 	}
 	if !strings.Contains(out, "mcp t: t.progress: 1/2 step 1\n") || !strings.Contains(out, "t.progress: 2/2 step 2") {
 		t.Errorf("output = %q", out)
+	}
+	// And the turn's progress shows them.
+	f.turn.mu.Lock()
+	progress := slices.Clone(f.turn.progress)
+	f.turn.mu.Unlock()
+	if !slices.Contains(progress, "t.progress: 1/2 step 1") || !slices.Contains(progress, "t.progress: 2/2 step 2") {
+		t.Errorf("progress = %q", progress)
 	}
 }
 
