@@ -168,10 +168,10 @@ func (m *Manager) call(ctx context.Context, s *server, tool string, args map[str
 		if p.Message != "" {
 			line += " " + p.Message
 		}
-		turn.Output(s.stream(), []byte(line+"\n"))
 		if p, ok := turn.(Progresser); ok {
 			p.Progress(line)
 		}
+		turn.Output(s.stream(), []byte(line+"\n"))
 	}
 	s.mu.Unlock()
 	defer func() {
