@@ -9,6 +9,7 @@ import (
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/tools/browser"
+	"github.com/agentls/agentls/tools/computer"
 	"github.com/agentls/agentls/tools/edittool"
 	"github.com/agentls/agentls/tools/morph"
 	"github.com/agentls/agentls/tools/rag"
@@ -68,7 +69,8 @@ type Workspace interface {
 // Subagents in the call's context: WithSubagents); view_image(path) in
 // an ipython cell is view_image's; screenshot renders pages, asking
 // through the browser's approval; rag searches ws's
-// files, its index in the state folder. Tools reg holds that
+// files, its index in the state folder; computer acts on the screen
+// $DISPLAY names, each action asked through ws unless allowlisted. Tools reg holds that
 // none of these packages runs keep their own Run.
 func BindTools(reg *tools.Registry, ws Workspace, host func() (*shelltool.Host, error)) *tools.Registry {
 	var opts ToolOptions
@@ -89,6 +91,7 @@ func BindTools(reg *tools.Registry, ws Workspace, host func() (*shelltool.Host, 
 		runs["patch"] = morph.PatchFallback(runs["patch"], ws, opts.morph())
 	}
 	maps.Copy(runs, rag.Runs(ws, opts.rag(ws.Root())))
+	maps.Copy(runs, computer.Runs(ws, opts.computer())) // each action asks through ws unless allowlisted
 	bound := reg.Bind(runs)
 	if opts.ApplyModel == nil {
 		bound = unavailable(bound, "morph")
@@ -113,8 +116,22 @@ type ToolOptions struct {
 	// Embeddings is the model rag re-ranks its passages with (the
 	// embeddings setting); nil: BM25 alone.
 	Embeddings *ModelConfig
-	// Getenv reads the apply and embeddings models' keys; nil: the process's environment.
+	// ComputerAllowlist are globs on the computer tool's actions that run
+	// without asking (the computerAllowlist setting).
+	ComputerAllowlist []string
+	// Getenv reads the apply and embeddings models' keys, and the
+	// computer tool's $DISPLAY; nil: the process's environment.
 	Getenv func(string) string
+}
+
+// computer returns the computer tool's options: the display Getenv
+// names, the allowlist, and vision's bounds for its screenshots.
+func (o ToolOptions) computer() computer.Options {
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return computer.Options{Display: getenv("DISPLAY"), Allowlist: o.ComputerAllowlist, Vision: o.Vision}
 }
 
 // morph returns the morph tool's options: its apply model, if any.
