@@ -23,6 +23,7 @@ import (
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/browser"
 	"github.com/agentls/agentls/tools/builtin"
+	"github.com/agentls/agentls/tools/computer"
 	"github.com/agentls/agentls/tools/edittool"
 	"github.com/agentls/agentls/tools/mcp"
 	"github.com/agentls/agentls/tools/policy"
@@ -93,6 +94,9 @@ type Settings struct {
 	SearchURL string `json:"searchUrl"`
 	// BrowserTimeout is how many seconds a page fetch may take.
 	BrowserTimeout int `json:"browserTimeout"`
+	// ComputerAllowlist are globs on the computer tool's actions that run
+	// without asking ("screenshot", "cursor_position").
+	ComputerAllowlist []string `json:"computerAllowlist"`
 	// ApplyModel is the fast apply model the morph tool merges lazy edits
 	// with (nil: none, and morph is not offered).
 	ApplyModel *ApplyModel `json:"applyModel"`
@@ -247,6 +251,7 @@ func (s Settings) ToolOptions() agent.ToolOptions {
 		ApplyModel:         s.ApplyModelConfig(),
 		ApplyModelFallback: s.ApplyModelFallback,
 		Embeddings:         s.EmbeddingsConfig(),
+		ComputerAllowlist:  s.ComputerAllowlist,
 	}
 }
 
@@ -342,6 +347,8 @@ var keys = []key{
 	{name: "searchUrl", risk: "it says where the agent's searches are sent",
 		set: field(func(s *Settings) *string { return &s.SearchURL }, browser.CheckSearchURL)},
 	{name: "browserTimeout", set: field(func(s *Settings) *int { return &s.BrowserTimeout }, positive("seconds"))},
+	{name: "computerAllowlist", risk: "it lets the agent press keys, type and click on your screen, or look at it, without asking you",
+		set: field(func(s *Settings) *[]string { return &s.ComputerAllowlist }, computer.CheckAllowlist)},
 	{name: "applyModel", risk: "it says where the morph tool sends your files and edits, and which of your environment's secrets goes with them",
 		set: field(func(s *Settings) **ApplyModel { return &s.ApplyModel }, checkApplyModel)},
 	{name: "applyModelFallback", risk: "it sends a file and a patch to the apply model whenever the patch cannot be placed",
