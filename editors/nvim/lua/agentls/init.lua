@@ -443,6 +443,75 @@ local function on_show_document(_, params, ctx)
   return { success = ok }
 end
 
+-- anchor_end_inserts rewrites, in place, the text edits of one loaded
+-- buffer that insert past its last line (range start and end at line
+-- line_count: the end of a file whose text ends in a newline, where a
+-- streamed chat reply grows) into one insert at the end of the last line.
+-- Neovim 0.11 appends such an insert as whole lines, so a text ending in
+-- "\n" gains an empty line the server never sent (0.7 added the text
+-- after the last line's end and removed the extra line itself); the end
+-- of the last line means the same text on every version. Inserts at the
+-- same place keep their order, as LSP wants, by becoming one.
+local function anchor_end_inserts(buf, edits, encoding)
+  local count = api.nvim_buf_line_count(buf)
+  local kept, text = {}, nil
+  for _, e in ipairs(edits) do
+    local s, f = e.range.start, e.range['end']
+    if s.line >= count and f.line >= count then
+      text = (text or '') .. (e.newText or '')
+    else
+      table.insert(kept, e)
+    end
+  end
+  if not text then
+    return
+  end
+  local last = api.nvim_buf_get_lines(buf, count - 1, count, false)[1] or ''
+  local at = { line = count - 1, character = character(last, #last, encoding) }
+  -- The buffer's final newline already ends the inserted text's last line.
+  text = '\n' .. text:gsub('\n$', '')
+  table.insert(kept, { range = { start = at, ['end'] = at }, newText = text })
+  for i = #edits, 1, -1 do
+    edits[i] = nil
+  end
+  for i, e in ipairs(kept) do
+    edits[i] = e
+  end
+end
+
+-- on_apply_edit hands a workspace/applyEdit to Neovim's own handler, with
+-- the inserts past the end of loaded buffers anchored (anchor_end_inserts).
+-- A file the same edit creates or renames is left as sent: the server
+-- places a created file's text for Neovim already.
+local function on_apply_edit(err, params, ctx, config)
+  local edit = params and params.edit
+  local client = ctx and vim.lsp.get_client_by_id(ctx.client_id)
+  if type(edit) == 'table' and client then
+    local encoding = client.offset_encoding or 'utf-16'
+    local made = {}
+    for _, dc in ipairs(edit.documentChanges or {}) do
+      if dc.kind == 'create' or dc.kind == 'rename' then
+        made[dc.uri or dc.newUri] = true
+      end
+    end
+    local function anchor(uri, edits)
+      local buf = not made[uri] and buffer_for_uri(uri)
+      if buf and api.nvim_buf_is_loaded(buf) and type(edits) == 'table' then
+        anchor_end_inserts(buf, edits, encoding)
+      end
+    end
+    for _, dc in ipairs(edit.documentChanges or {}) do
+      if dc.textDocument and dc.edits then
+        anchor(dc.textDocument.uri, dc.edits)
+      end
+    end
+    for uri, edits in pairs(edit.changes or {}) do
+      anchor(uri, edits)
+    end
+  end
+  return vim.lsp.handlers['workspace/applyEdit'](err, params, ctx, config)
+end
+
 -- handlers are the client's own, so other servers are left alone.
 local function handlers()
   local h = {
@@ -450,6 +519,7 @@ local function handlers()
     ['window/logMessage'] = on_log_message,
     ['$/progress'] = on_progress,
     ['window/showMessageRequest'] = on_message_request,
+    ['workspace/applyEdit'] = on_apply_edit,
   }
   if not vim.lsp.handlers['window/showDocument'] then
     h['window/showDocument'] = on_show_document
@@ -560,7 +630,20 @@ local function start_native()
   end
   vim.lsp.config(NAME, cfg)
   vim.lsp.enable(NAME)
-  warn_missing_program()
+  -- vim.lsp.enable skips a cmd that cannot be run with a line in its log
+  -- only, so the plugin says it, as start_legacy does: when a file of the
+  -- filetypes opens (said in setup() it would read as an error in
+  -- init.lua), once, checked again for each file until it is said.
+  local group = api.nvim_create_augroup('agentls', { clear = true })
+  api.nvim_create_autocmd('FileType', {
+    group = group,
+    pattern = state.config.filetypes,
+    callback = function(args)
+      if attachable(args.buf) then
+        warn_missing_program()
+      end
+    end,
+  })
 end
 
 local function start_autocmd()
