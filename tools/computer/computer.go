@@ -401,10 +401,14 @@ func (c *Computer) do(ctx context.Context, a Action) (string, error) {
 }
 
 // xdotoolArgs are the xdotool arguments of a keyboard or mouse action.
+// mousemove has no --sync: it waited 10 s for a motion that never came
+// when the pointer was already there (BenchmarkActions), and the X
+// server handles xdotool's requests in order anyway, before the next run
+// of xdotool connects.
 func xdotoolArgs(a Action) []string {
 	var args []string
 	if a.HasPoint && a.Name != "left_click_drag" {
-		args = append(args, "mousemove", "--sync", strconv.Itoa(a.X), strconv.Itoa(a.Y))
+		args = append(args, "mousemove", strconv.Itoa(a.X), strconv.Itoa(a.Y))
 	}
 	switch a.Name {
 	case "key":
@@ -422,7 +426,7 @@ func xdotoolArgs(a Action) []string {
 	case "left_click_drag":
 		// Press where the pointer is, move, release: xdotool chains the
 		// commands in one run.
-		args = append(args, "mousedown", "1", "mousemove", "--sync", strconv.Itoa(a.X), strconv.Itoa(a.Y), "mouseup", "1")
+		args = append(args, "mousedown", "1", "mousemove", strconv.Itoa(a.X), strconv.Itoa(a.Y), "mouseup", "1")
 	}
 	return args
 }
