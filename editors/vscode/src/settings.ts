@@ -37,6 +37,7 @@ export const SERVER_SETTINGS = [
   'browserAllowlist',
   'searchUrl',
   'browserTimeout',
+  'computerAllowlist',
   'applyModel',
   'applyModelFallback',
   'embeddings',

@@ -63,6 +63,7 @@ const serverDefaults: Record<string, unknown> = {
   browserAllowlist: [],
   searchUrl: '',
   browserTimeout: 30,
+  computerAllowlist: [],
   applyModel: {},
   applyModelFallback: false,
   embeddings: {},
