@@ -142,3 +142,106 @@ func requireEmacs(t *testing.T) (string, []string) {
 	}
 	return emacs, []string{"-L", dirs[len(dirs)-1], "-l", "eglot"}
 }
+
+// TestEmacsChatStreamsWithoutAsking is the chat as a newcomer meets it
+// with the README's Emacs block as init.el (eglot's default
+// eglot-confirm-server-initiated-edits, which asks before every server
+// edit): C-c a o opens the chat, a message under "## You" and C-c a o
+// again send it, and the reply streams into the chat buffer as one
+// workspace/applyEdit per chunk. eglot asked "Server wants to edit
+// chat.md … Proceed?" for each of them (18 times for the demo's first
+// reply): the chat must stream without asking, while an agent edit of
+// another file still asks (the user's setting applies there).
+func TestEmacsChatStreamsWithoutAsking(t *testing.T) {
+	emacs, _ := requireEmacs(t)
+	blocks := readmeBlocks(t, "**Emacs**", "", "elisp")
+	if len(blocks) == 0 {
+		t.Fatal("no elisp block in the README's Emacs section")
+	}
+	srv := modeltest.New(
+		modeltest.Text("Hello from the chat, streamed in small chunks so that every chunk is an edit.", 4),
+		modeltest.Text("```patch a.go\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n```\n", 200),
+		modeltest.Text("Renamed.", 16),
+	)
+	defer srv.Close()
+	clone, _ := filepath.Abs("..")
+	home := t.TempDir()
+	init := filepath.Join(home, ".emacs.d", "init.el")
+	script := filepath.Join(home, "chat-test.el")
+	if err := os.MkdirAll(filepath.Dir(init), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(init, []byte(strings.ReplaceAll(blocks[0], "~/src/agentls", clone)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(script, []byte(emacsChatScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := writeFiles(t, map[string]string{
+		".git/HEAD": "ref: refs/heads/main\n",
+		"a.go":      "package p\n\n// Config holds settings.\ntype Config struct{}\n",
+		"notes.md":  "# Notes\n",
+	})
+	binDir := filepath.Dir(buildAgentls(t))
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, emacs, "--batch", "-l", init, "-l", script)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "HOME="+home, pathWith(binDir), "AGENTLS_ROOT="+root,
+		"XDG_STATE_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(),
+		"OPENAI_BASE_URL="+srv.URL, "OPENAI_API_KEY=test-key", "AGENTLS_MODEL=")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "\nOK\n") {
+		t.Fatalf("emacs: %v\n%s", err, out)
+	}
+}
+
+// emacsChatScript drives TestEmacsChatStreamsWithoutAsking. y-or-n-p
+// (eglot's "Proceed?") records the files it was asked about and says yes.
+const emacsChatScript = `;;; -*- lexical-binding: t; -*-
+(defun chat-fail (fmt &rest args)
+  (princ (concat "FAIL: " (apply #'format fmt args) "\n") #'external-debugging-output)
+  (kill-emacs 1))
+(defun chat-wait (what pred)
+  (let ((deadline (+ (float-time) 30)))
+    (while (and (not (funcall pred)) (< (float-time) deadline))
+      (accept-process-output nil 0.05))
+    (unless (funcall pred) (chat-fail "timed out waiting for %s" what))))
+(defvar chat-messages nil)
+(cl-defmethod eglot-handle-notification :before
+  (_server (_method (eql window/showMessage)) &key message &allow-other-keys)
+  (push message chat-messages))
+(defvar chat-asked nil)
+(advice-add 'y-or-n-p :override (lambda (prompt &rest _) (push prompt chat-asked) t))
+(condition-case err
+    (let* ((root (file-name-as-directory (getenv "AGENTLS_ROOT")))
+           (default-directory root))
+      ;; Batch Emacs has no idle time; eglot's confirmation is left as is.
+      (setq eglot-sync-connect t eglot-send-changes-idle-time 0)
+      (with-current-buffer (find-file-noselect (expand-file-name "notes.md" root))
+        (run-hooks 'post-command-hook)
+        (chat-wait "agentls to start" (lambda () (run-hooks 'post-command-hook) (eglot-current-server)))
+        (cl-letf (((symbol-function 'read-string) (lambda (&rest _) "")))
+          (call-interactively (key-binding (kbd "C-c a o")))))
+      (let ((chat (find-buffer-visiting (expand-file-name ".agentls/chat/chat.md" root))))
+        (unless chat (chat-fail "C-c a o did not open the chat"))
+        (with-current-buffer chat
+          (chat-wait "agentls in the chat" (lambda () (run-hooks 'post-command-hook) (eglot-current-server)))
+          (goto-char (point-max))
+          (insert "hello\n")
+          (call-interactively (key-binding (kbd "C-c a o")))
+          (chat-wait "the streamed reply" (lambda () (string-search "every chunk is an edit." (buffer-string))))
+          (when chat-asked
+            (chat-fail "eglot asked %d times before the chat's reply: %S" (length chat-asked) (car chat-asked)))
+          ;; An edit of another file still asks, as the user's setting says.
+          (goto-char (point-max))
+          (insert "\nrename Config\n")
+          (call-interactively (key-binding (kbd "C-c a o")))
+          (chat-wait "the turn's end" (lambda () (seq-find (lambda (m) (string-match-p "turn 2 done" m)) chat-messages)))
+          (unless (seq-find (lambda (p) (string-search "a.go" p)) chat-asked)
+            (chat-fail "the edit of a.go was applied without asking: %S" chat-asked))))
+      (princ "OK\n")
+      (ignore-errors (eglot-shutdown (eglot-current-server)))
+      (kill-emacs 0))
+  (error (chat-fail "%s" (error-message-string err))))
+`

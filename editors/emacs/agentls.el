@@ -381,6 +381,24 @@ streams into the document.  Otherwise open chat NAME (default \"chat\")."
                    (fboundp 'eglot--signal-textDocument/didChange))
           (eglot--signal-textDocument/didChange))))))
 
+;; A chat's reply streams into its document as one edit per chunk; with
+;; eglot's default `eglot-confirm-server-initiated-edits' (eglot 1.9) each
+;; chunk asked "Server wants to edit chat.md ... Proceed?", a dozen times
+;; for one reply.  The user asked for that reply by sending the chat, and
+;; the document is agentls's own, open in a buffer (undo reverts it), so
+;; such edits are applied without asking; an edit of any other file asks
+;; as the user's setting says.
+(defvar eglot-confirm-server-initiated-edits)
+(defvar eglot-confirm-server-edits)     ; eglot 1.16 and newer
+
+(defun agentls--chat-only-p (paths)
+  "Non-nil if PATHS are all chat documents that a buffer visits."
+  (and paths
+       (seq-every-p (lambda (path)
+                      (and (string-match-p agentls--chat-file-re path)
+                           (find-buffer-visiting path)))
+                    paths)))
+
 (cl-defmethod eglot-handle-request :around
   (server (method (eql workspace/applyEdit)) &rest params)
   "Apply agentls's edits so that eglot 1.9 and agentls agree on them."
@@ -394,8 +412,13 @@ streams into the document.  Otherwise open chat NAME (default \"chat\")."
         (setq edit (plist-put (copy-sequence edit) :documentChanges
                               (vconcat (seq-remove (lambda (c) (plist-get c :kind)) changes)))
               params (plist-put (copy-sequence params) :edit edit)))
-      (prog1 (apply #'cl-call-next-method server method params)
-        (agentls--send-changes (agentls--edit-paths edit))))))
+      (let ((paths (agentls--edit-paths edit)))
+        (prog1 (if (agentls--chat-only-p paths)
+                   (let ((eglot-confirm-server-initiated-edits nil)
+                         (eglot-confirm-server-edits nil))
+                     (apply #'cl-call-next-method server method params))
+                 (apply #'cl-call-next-method server method params))
+          (agentls--send-changes paths))))))
 
 ;;;; Setup
 
