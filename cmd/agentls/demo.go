@@ -202,7 +202,7 @@ func demo(ctx context.Context, stdout io.Writer, keep bool, getenv func(string) 
 		fmt.Fprintf(out, "== the workspace is deleted (agentls demo --keep keeps it, with the job's full output)\n")
 	}
 	out.block()
-	fmt.Fprintf(out, "Next: connect an editor (README: editor set-up) and try \"Apply agent reply\" or agentls.ask with a real model.\n")
+	fmt.Fprintf(out, "Next: agentls demo --editor serves this model to your editor (README: \"Try it in your editor without a key\"), or set up an editor with a real model (README: \"Use it in your editor\").\n")
 	return nil
 }
 
@@ -452,9 +452,11 @@ const demoTryList = `Then try, in your editor:
   Helix    space a on the AI! line; space A o opens the chat (space a there: "Send to
            agent"); :lsp-workspace-command agentls.ask {"prompt": "run the tests"}, then
            space A y approves; space A u undoes
-  Emacs    agentls serves the Markdown files: open TRY.md, C-c a x on its AI! line;
-           C-c a a with "run the tests", C-c a y approves; C-c a o opens the chat and,
-           in it, sends; C-c a u undoes
+  Emacs    agentls serves the Markdown files: open TRY.md, C-c a x on its AI! line (it
+           edits config.go); C-c a a with "run the tests", C-c a y approves (the failure
+           shows as a message: Emacs gives agentls no Go buffer for its diagnostic, so
+           C-c a a "fix the test"); C-c a o opens the chat, write under "## You", C-c a o
+           sends; C-c a u undoes
 
 What the demo model does: the AI! comment or a selection in config.go renames Config
 to Settings; "run the tests" runs go test ./... once you approve it, and its failure

@@ -283,6 +283,25 @@ func TestDemoEditorTests(t *testing.T) {
 		want := strings.Replace(demoEditorFiles()["config.go"], `Name: "demo"`, `Name: "agentls"`, 1)
 		e.Await(lsptest.ShownMessage("agent turn 2 done", "Fixed"), lsptest.FileContent("config.go", want))
 	})
+	// Emacs's set-up serves only Markdown buffers, so app_test.go's
+	// diagnostic and its "Agent: fix" never show there: the failure's
+	// message says to ask for the fix, and asking "fix the test" (which
+	// names the tests) fixes it rather than running them again.
+	t.Run("approved, then fixed by asking, with no Go buffer", func(t *testing.T) {
+		if _, err := exec.LookPath("go"); err != nil {
+			t.Skip("no go on PATH for the demo's go test")
+		}
+		e := demoEditorFor(t, lsptest.Neovim07(), lsptest.Press("Run"))
+		if err := e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "run the tests"}); err != nil {
+			t.Fatal(err)
+		}
+		e.Await(lsptest.ShownMessageRequest("go test ./..."), lsptest.ShownMessage("agent turn 1 done", "`go test` fails", `"fix the test"`))
+		if err := e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "fix the test"}); err != nil {
+			t.Fatal(err)
+		}
+		want := strings.Replace(demoEditorFiles()["config.go"], `Name: "demo"`, `Name: "agentls"`, 1)
+		e.Await(lsptest.ShownMessage("agent turn 2 done", "Fixed"), lsptest.FileContent("config.go", want))
+	})
 }
 
 // TestDemoEditorHelp: anything else gets a reply saying what the demo

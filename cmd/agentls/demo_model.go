@@ -47,7 +47,10 @@ type demoFlow struct {
 func demoFlows() []demoFlow {
 	return []demoFlow{
 		{"fix", func(c demoConversation) bool {
-			return c.problems != "" || strings.HasPrefix(c.prompt, "Fix the problem")
+			// Asking "fix the test" is the way in an editor that serves no Go
+			// buffer (Emacs's set-up: Markdown only), where the diagnostic and
+			// its "Agent: fix" never show.
+			return c.problems != "" || strings.HasPrefix(c.prompt, "Fix the problem") || fixWords.MatchString(c.prompt)
 		},
 			demoEdit{path: "config.go", change: fixName,
 				intro:   "The test wants Run() to return \"agentls\"; Run returns Load's Name. I'll read config.go first.",
@@ -73,6 +76,7 @@ func demoFlows() []demoFlow {
 }
 
 var (
+	fixWords    = regexp.MustCompile(`(?i)\bfix\b`)
 	testsWords  = regexp.MustCompile(`(?i)\b(tests?|go test)\b`)
 	renameWords = regexp.MustCompile(`(?i)rename|\bconfig\b`)
 )
@@ -97,7 +101,7 @@ func runTests(c demoConversation) string {
 		return "The command did not run: " + firstLine(r.text)
 	case strings.Contains(r.text, "FAIL"):
 		return "`go test` fails: TestRun wants Run() to return \"agentls\". The failure is a diagnostic on app_test.go now; " +
-			"its code action \"Agent: fix\" asks me to fix it."
+			"its code action \"Agent: fix\" asks me to fix it (or ask me: \"fix the test\")."
 	default:
 		return "`go test ./...` passes."
 	}

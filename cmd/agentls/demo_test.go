@@ -58,6 +58,8 @@ func TestDemo(t *testing.T) {
 				"[agentls] go test: 1 failure in app_test.go",
 				"[agentls]   app_test.go:7: error: TestRun: Run() = \"demo\", want \"agentls\"",
 				"== undo",
+				// The way on to an editor with no key, not only "with a real model".
+				"Next: agentls demo --editor serves this model to your editor",
 			} {
 				if !strings.Contains(stdout, want) {
 					t.Errorf("the demo's output lacks %q", want)
