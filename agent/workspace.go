@@ -85,7 +85,16 @@ func BindTools(reg *tools.Registry, ws Workspace, host func() (*shelltool.Host, 
 	maps.Copy(runs, vision.Runs(ws, opts.Vision))
 	web := browser.New(ws, opts.Browser) // one for both: an "Always" for a host covers screenshots too
 	runs["browser"] = web.Run
-	maps.Copy(runs, screenshot.Runs(web, screenshot.Options{Vision: opts.Vision, Timeout: opts.Browser.Timeout}))
+	shots := screenshot.Options{Vision: opts.Vision, Timeout: opts.Browser.Timeout}
+	if copts := opts.computer(); computer.Available(copts.Display) {
+		// `screenshot screen` is the computer tool's screenshot action,
+		// asked as that is (the screen leaves the machine).
+		screen := computer.New(ws, copts)
+		shots.Screen = func(ctx context.Context) (string, error) {
+			return screen.Run(ctx, tools.ToolUse{Tool: "computer", Args: []string{"screenshot"}})
+		}
+	}
+	maps.Copy(runs, screenshot.Runs(web, shots))
 	maps.Copy(runs, morph.Runs(ws, opts.morph()))
 	if opts.ApplyModelFallback && opts.ApplyModel != nil && runs["patch"] != nil {
 		runs["patch"] = morph.PatchFallback(runs["patch"], ws, opts.morph())

@@ -365,10 +365,10 @@ func screenshot() *tools.ToolSpec {
 	return &tools.ToolSpec{
 		Name:         "screenshot",
 		BlockTypes:   []string{"screenshot"},
-		Description:  "Look at a web page as a browser renders it (headless Chromium, 1280×800).",
-		Instructions: `Give an http or https URL: the page is loaded, its scripts run, and its image is sent to you with the call's result. Only the page's own host and port are reached; anything the page loads from elsewhere fails. The user is asked first unless the host is allowed, since the URL leaves the machine. Use it to check a layout or a local dev server's page; use browser to read text.`,
+		Description:  "Look at a web page as a browser renders it (headless Chromium, 1280×800), or at the user's X screen.",
+		Instructions: `Give an http or https URL: the page is loaded, its scripts run, and its image is sent to you with the call's result. Only the page's own host and port are reached; anything the page loads from elsewhere fails. The user is asked first unless the host is allowed, since the URL leaves the machine. Use it to check a layout or a local dev server's page; use browser to read text. Give screen instead of a URL to see the user's X screen (the user is asked first).`,
 		Parameters: []tools.Parameter{
-			{Name: "url", Type: "string", Required: true, Description: "The page to render (http or https)."},
+			{Name: "url", Type: "string", Required: true, Description: "The page to render (http or https), or screen for the X screen."},
 		},
 		Available:    func() bool { return onPath("chromium")() || onPath("chromium-browser")() },
 		Requires:     "Chromium on PATH (Debian: apt install chromium) and a model that takes images",

@@ -1,6 +1,8 @@
 // Package screenshot is the screenshot tool: a web page rendered by
 // headless Chromium (Debian's chromium, driven over the DevTools protocol
-// with chromedp), its image sent to the model as view_image sends one.
+// with chromedp), or the X screen (`screenshot screen`, the computer
+// tool's screenshot action, asked as that is), its image sent to the model
+// as view_image sends one.
 //
 // Trust (DESIGN §8a): a screenshot *sends* its URL out and brings the
 // page's look into the model's context, so the URL is approved as the
@@ -62,6 +64,10 @@ type Options struct {
 	Vision vision.Options
 	// Timeout bounds one screenshot (0: DefaultTimeout).
 	Timeout time.Duration
+	// Screen, when set, grabs the X screen for `screenshot screen` (the
+	// computer tool's screenshot action: asked like it, unless the
+	// computerAllowlist allows it). Nil where there is no X screen.
+	Screen func(ctx context.Context) (string, error)
 }
 
 // Find returns the Chromium program on PATH, "" when there is none.
@@ -105,7 +111,13 @@ func Take(ctx context.Context, a Approver, raw string, opts Options) (string, er
 		return "", errors.New("images cannot be shown to this model: the vision setting is off; use the browser tool to read the page as text")
 	}
 	if raw == "" {
-		return "", errors.New("no URL given: write the page's URL, e.g. screenshot http://localhost:8080/")
+		return "", errors.New("no URL given: write the page's URL, e.g. screenshot http://localhost:8080/ (or screenshot screen for the X screen)")
+	}
+	if raw == "screen" {
+		if opts.Screen == nil {
+			return "", errors.New("there is no X screen to grab here ($DISPLAY is not set, or xdotool and ImageMagick's import are missing); give a page's URL instead")
+		}
+		return opts.Screen(ctx)
 	}
 	chromium := opts.Chromium
 	if chromium == "" {

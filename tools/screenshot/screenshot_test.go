@@ -124,3 +124,23 @@ func TestScreenshotRefused(t *testing.T) {
 		t.Errorf("the page got %d requests", hits.Load())
 	}
 }
+
+// TestScreenMode: `screenshot screen` is the X screen, grabbed by what
+// the workspace gives (the computer tool's screenshot action, asked as
+// that is); where there is none, the model reads why and what to give.
+func TestScreenMode(t *testing.T) {
+	ctx := context.Background()
+	called := 0
+	opts := Options{Chromium: "/nonexistent", Screen: func(context.Context) (string, error) {
+		called++
+		return "(image screenshot of the screen :99, 1024×768, sent)", nil
+	}}
+	got, err := Take(ctx, nil, "screen", opts)
+	if err != nil || called != 1 || !strings.Contains(got, "screenshot of the screen") {
+		t.Errorf("Take(screen) = %q, %v after %d grabs", got, err, called)
+	}
+	opts.Screen = nil
+	if _, err := Take(ctx, nil, "screen", opts); err == nil || !strings.Contains(err.Error(), "no X screen") {
+		t.Errorf("Take(screen) without a screen: %v", err)
+	}
+}
