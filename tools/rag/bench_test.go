@@ -91,7 +91,7 @@ func BenchmarkRagQuery(b *testing.B) {
 				if len(hits) == 0 {
 					b.Fatal("no hits")
 				}
-				render(query, passages(root, hits, weights), s.ix.Len(), "BM25", "")
+				render(query, passages(root, hits, weights, nil), s.ix.Len(), "BM25", "")
 			}
 		})
 	}

@@ -232,7 +232,17 @@ func (ix *Index) search(query string, k int) ([]hit, map[string]float64) {
 		if !ok {
 			return
 		}
-		weights[t] = ix.idf(len(ix.postings[tid]))
+		// A word's files are its live postings: a file indexed again
+		// (changed, or an editor's buffer in its place) leaves a dead one,
+		// which must not count — past the live files, idf turns negative
+		// and a word found only there is found nowhere.
+		df := 0
+		for _, p := range ix.postings[tid] {
+			if ix.Docs[p.doc].Path != "" {
+				df++
+			}
+		}
+		weights[t] = ix.idf(df)
 		tids = append(tids, tid)
 	})
 	if len(tids) == 0 || ix.live == 0 {

@@ -83,6 +83,14 @@ type Workspace interface {
 	Root() string
 }
 
+// A BufferWorkspace is a Workspace with buffers open in an editor: their
+// text (by path relative to the root) is searched in place of the files',
+// so an unsaved change is found, and shown, before it is saved.
+type BufferWorkspace interface {
+	Workspace
+	Buffers() map[string]string
+}
+
 // Runs returns rag's run function over ws's files, for Registry.Bind.
 func Runs(ws Workspace, opts Options) map[string]tools.RunFunc {
 	var once sync.Once
@@ -90,7 +98,11 @@ func Runs(ws Workspace, opts Options) map[string]tools.RunFunc {
 	return map[string]tools.RunFunc{
 		"rag": func(ctx context.Context, use tools.ToolUse) (string, error) {
 			once.Do(func() { s = New(ws.Root(), opts) })
-			return s.Search(ctx, queryArg(use))
+			var buffers map[string]string
+			if bw, ok := ws.(BufferWorkspace); ok {
+				buffers = bw.Buffers()
+			}
+			return s.SearchBuffers(ctx, queryArg(use), buffers)
 		},
 	}
 }
@@ -162,6 +174,13 @@ func New(root string, opts Options) *Searcher {
 // progress of a first index still being built, or an error saying why
 // nothing can be answered.
 func (s *Searcher) Search(ctx context.Context, query string) (string, error) {
+	return s.SearchBuffers(ctx, query, nil)
+}
+
+// SearchBuffers is Search with the editor's buffers (path → text) taking
+// the place of the files they hold: indexed as they are now, and quoted
+// from. A buffer's file is read again from disk by the next refresh.
+func (s *Searcher) SearchBuffers(ctx context.Context, query string, buffers map[string]string) (string, error) {
 	if query == "" {
 		return "", errors.New("no question given: write what you are looking for, e.g. rag where are the settings validated")
 	}
@@ -178,14 +197,14 @@ func (s *Searcher) Search(ctx context.Context, query string) (string, error) {
 		}
 		timer.Stop()
 	}
-	hits, weights, indexed, note, err := s.query(j, query)
+	hits, weights, indexed, note, err := s.query(j, query, buffers)
 	if err != nil || hits == nil {
 		return note, err
 	}
 	if len(hits) == 0 {
 		return fmt.Sprintf("nothing matches %q in the %d files indexed%s: try other words (names of functions, types, messages), or shell's grep for an exact string", query, indexed, note), nil
 	}
-	ps := passages(s.root, hits, weights)
+	ps := passages(s.root, hits, weights, buffers)
 	how := "BM25"
 	if s.opts.Embed != nil {
 		ranked, err := s.rerank(ctx, query, ps)
@@ -205,7 +224,7 @@ func (s *Searcher) Search(ctx context.Context, query string) (string, error) {
 // than Results when embeddings re-rank them), the words' weights, and a
 // note on the index's state. With no index yet it returns nil hits and,
 // as the note, the build's progress.
-func (s *Searcher) query(j *job, query string) (hits []hit, weights map[string]float64, indexed int, note string, err error) {
+func (s *Searcher) query(j *job, query string, buffers map[string]string) (hits []hit, weights map[string]float64, indexed int, note string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ix == nil {
@@ -235,6 +254,15 @@ func (s *Searcher) query(j *job, query string) (hits []hit, weights map[string]f
 	k := s.opts.Results
 	if s.opts.Embed != nil {
 		k = max(k, rerankDepth)
+	}
+	for rel, text := range buffers {
+		// Only the workspace's files rag indexes (not ignored, not
+		// binary); marked with no time or size of a file, so the next
+		// refresh reads the disk's again.
+		if _, known := s.ix.byPath[rel]; known && len(text) <= MaxFileBytes {
+			s.ix.remove(rel)
+			s.ix.add(fileInfo{Path: rel, ModTime: -1, Size: -1}, []byte(text))
+		}
 	}
 	hits, weights = s.ix.search(query, k)
 	if hits == nil {

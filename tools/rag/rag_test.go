@@ -2,6 +2,7 @@ package rag
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -330,5 +331,51 @@ func TestRefreshBehind(t *testing.T) {
 	}
 	if got, err := s.Search(ctx, "foxtrot"); err != nil || !slices.Contains(listedPaths(got), "a.txt") {
 		t.Errorf("the call after: %q, %v; want a.txt by its new content", got, err)
+	}
+}
+
+// TestBuffersSearchedInPlaceOfFiles: what the editor holds is searched,
+// and quoted, before it is saved: an unsaved word is found in its buffer,
+// the saved text it replaces is not, and once the buffer is gone the disk
+// is searched again.
+func TestBuffersSearchedInPlaceOfFiles(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"a.txt": "alpha bravo", "b.txt": "charlie"})
+	s := New(root, Options{Dir: t.TempDir(), Wait: testWait})
+	ctx := context.Background()
+	buffers := map[string]string{"a.txt": "golf hotel\nindia juliett", "unknown.txt": "golf"}
+	got, err := s.SearchBuffers(ctx, "juliett", buffers)
+	if err != nil || !slices.Contains(listedPaths(got), "a.txt") || !strings.Contains(got, "india juliett") {
+		t.Fatalf("the unsaved word: %q, %v", got, err)
+	}
+	if slices.Contains(listedPaths(got), "unknown.txt") {
+		t.Errorf("a buffer of no indexed file was searched: %q", got)
+	}
+	if got, err := s.SearchBuffers(ctx, "alpha", buffers); err != nil || !strings.Contains(got, "nothing matches") {
+		t.Errorf("the saved text the buffer replaces is found: %q, %v", got, err)
+	}
+	if got, err := s.Search(ctx, "alpha"); err != nil || !slices.Contains(listedPaths(got), "a.txt") {
+		t.Errorf("with the buffer closed, the disk's text: %q, %v", got, err)
+	}
+}
+
+// TestFileChangedOftenStillFound: each re-index of a changed file leaves
+// a dead posting behind; counted as files, they pushed a word's idf below
+// zero in a small workspace, and a file changed three times was found
+// for nothing in it.
+func TestFileChangedOftenStillFound(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"a.txt": "alpha bravo", "b.txt": "charlie"})
+	s := New(root, Options{Dir: t.TempDir(), Wait: testWait})
+	ctx := context.Background()
+	for i := 1; i <= 4; i++ {
+		writeTree(t, root, map[string]string{"a.txt": fmt.Sprintf("alpha bravo %d", i)})
+		later := time.Now().Add(time.Duration(i) * time.Hour)
+		if err := os.Chtimes(filepath.Join(root, "a.txt"), later, later); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.Search(ctx, "alpha"); err != nil || !slices.Contains(listedPaths(got), "a.txt") {
+			t.Fatalf("after change %d: %q, %v", i, got, err)
+		}
 	}
 }

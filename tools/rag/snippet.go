@@ -15,11 +15,17 @@ type passage struct {
 }
 
 // passages reads each file found and picks its best window.
-func passages(root string, hits []hit, weights map[string]float64) []passage {
+func passages(root string, hits []hit, weights map[string]float64, buffers map[string]string) []passage {
 	ps := make([]passage, 0, len(hits))
 	for _, h := range hits {
 		p := passage{hit: h}
-		if content, ok := readText(root, fileInfo{Path: h.Path}); ok {
+		content, ok := []byte(buffers[h.Path]), false
+		if _, open := buffers[h.Path]; open {
+			ok = true
+		} else {
+			content, ok = readText(root, fileInfo{Path: h.Path})
+		}
+		if ok {
 			p.lines = splitLines(content)
 			p.first, p.last = bestWindow(p.lines, weights, snippetLines)
 		}
