@@ -225,6 +225,11 @@ const emacsChatScript = `;;; -*- lexical-binding: t; -*-
           (call-interactively (key-binding (kbd "C-c a o")))))
       (let ((chat (find-buffer-visiting (expand-file-name ".agentls/chat/chat.md" root))))
         (unless chat (chat-fail "C-c a o did not open the chat"))
+        ;; The server's hint names the key that sends, not a code action.
+        (chat-wait "the chat's hint" (lambda () (seq-find (lambda (m) (string-match-p "your chat is" m)) chat-messages)))
+        (let ((hint (seq-find (lambda (m) (string-match-p "your chat is" m)) chat-messages)))
+          (unless (string-match-p "heading, and send it with C-c a o\\'" hint)
+            (chat-fail "the chat's hint does not name C-c a o: %s" hint)))
         (with-current-buffer chat
           (chat-wait "agentls in the chat" (lambda () (run-hooks 'post-command-hook) (eglot-current-server)))
           (goto-char (point-max))

@@ -329,17 +329,28 @@ streams into the document.  Otherwise open chat NAME (default \"chat\")."
   (let ((keys (where-is-internal command nil t)))
     (if keys (key-description keys) (format "M-x %s" command))))
 
+;; The chat's hint ("your chat is ...: open it, write under the last
+;; "## You" heading, and run the code action "Send to agent"") comes
+;; because eglot 1.9 cannot show a document; `agentls-chat' has opened it,
+;; and sends it with its key.
+(defconst agentls--chat-send-action-re
+  "and run the code action \"Send to agent\"\\'"
+  "The part of the server's chat hint that names the code action.")
+
 (defun agentls--with-keys (message)
-  "MESSAGE from the server, with the approval commands as Emacs keys."
-  (if (not (string-match agentls--approval-commands-re message))
-      message
+  "MESSAGE from the server, with the approval and chat commands as Emacs keys."
+  (cond
+   ((string-match agentls--approval-commands-re message)
     (let ((request (match-string 1 message))
           (approve (agentls--key #'agentls-approve))
           (deny (agentls--key #'agentls-deny)))
       (replace-match
        (format "with %s / %s (this is request %s: C-u %s %s answers it when several wait; C-u %s always allows such commands, C-u %s also stops the turn)"
                approve deny request request approve approve deny)
-       t t message))))
+       t t message)))
+   ((string-match agentls--chat-send-action-re message)
+    (replace-match (format "and send it with %s" (agentls--key #'agentls-chat)) t t message))
+   (t message)))
 
 (cl-defmethod eglot-handle-notification :around
   (server (method (eql window/showMessage)) &rest params)
