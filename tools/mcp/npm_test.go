@@ -72,12 +72,14 @@ func TestRealNPMServers(t *testing.T) {
 	}{
 		{tool: "ev.echo", args: `{"message": "hi"}`, want: "Echo: hi"},
 		{tool: "ev.get-sum", args: `{"a": 2, "b": 3}`, want: "5"},
-		{tool: "ev.get-tiny-image", args: `{}`, want: "[an image (image/png"},
+		{tool: "ev.get-tiny-image", args: `{}`, want: "(image image 2, "}, // sent to the model, as view_image's
 		{tool: "ev.trigger-long-running-operation", args: `{"duration": 1, "steps": 2}`, want: "completed"},
 		{tool: "fs.read_text_file", args: `{"path": "` + filepath.Join(root, "a.txt") + `"}`, want: "hello from a file"},
 		{tool: "fs.read_text_file", args: `{"path": "/etc/passwd"}`, wantErr: "fs.read_text_file failed"},
 		{tool: "fs.write_file", args: `{"path": "` + filepath.Join(root, "b.txt") + `", "content": "x"}`, wantErr: "the user declined to run fs.write_file"},
 	}
+	var images attached
+	ctx = tools.WithImageAttacher(ctx, &images) // as an agent turn runs a call
 	for _, c := range cases {
 		spec, ok := reg.Get(c.tool)
 		if !ok {
