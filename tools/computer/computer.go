@@ -487,19 +487,11 @@ func (c *Computer) screenshot(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("screenshot of %s: %w", c.opts.Display, err)
 	}
-	maxSide := c.opts.Vision.MaxSide
-	if maxSide <= 0 {
-		maxSide = vision.DefaultMaxSide
-	}
-	img, note, err := vision.Fit("screenshot of the screen "+c.opts.Display, png, maxSide)
+	text, err := vision.Send(ctx, "screenshot of the screen "+c.opts.Display, png, c.opts.Vision)
 	if err != nil {
 		return "", fmt.Errorf("screenshot of %s: %w", c.opts.Display, err)
 	}
-	img.RefusalEndsTurn = c.opts.Vision.Mode == vision.ModeOn
-	if err := tools.AttachImage(ctx, img); err != nil {
-		return "", fmt.Errorf("screenshot of %s: %w", c.opts.Display, err)
-	}
-	return vision.Describe(img, note), nil
+	return text, nil
 }
 
 func (c *Computer) xdotool(ctx context.Context, extra time.Duration, args ...string) ([]byte, error) {

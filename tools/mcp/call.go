@@ -291,17 +291,9 @@ func sendImage(ctx context.Context, name string, c *sdk.ImageContent, opts visio
 	if opts.Mode == vision.ModeOff {
 		return fmt.Sprintf("[%s (%s, %d bytes): not shown to the model, whose vision setting is off]", name, c.MIMEType, len(c.Data))
 	}
-	maxSide := opts.MaxSide
-	if maxSide <= 0 {
-		maxSide = vision.DefaultMaxSide
-	}
-	img, note, err := vision.Fit(name, c.Data, maxSide)
-	if err == nil {
-		img.RefusalEndsTurn = opts.Mode == vision.ModeOn
-		err = tools.AttachImage(ctx, img)
-	}
+	text, err := vision.Send(ctx, name, c.Data, opts)
 	if err != nil {
 		return fmt.Sprintf("[%s (%s, %d bytes): not shown to the model: %v]", name, c.MIMEType, len(c.Data), err)
 	}
-	return vision.Describe(img, note)
+	return text
 }

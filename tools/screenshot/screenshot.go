@@ -134,19 +134,11 @@ func Take(ctx context.Context, a Approver, raw string, opts Options) (string, er
 	if err != nil {
 		return "", fmt.Errorf("screenshot %s: %w", u, err)
 	}
-	maxSide := opts.Vision.MaxSide
-	if maxSide <= 0 {
-		maxSide = vision.DefaultMaxSide
-	}
-	img, note, err := vision.Fit("screenshot of "+u.String(), png, maxSide)
+	text, err := vision.Send(ctx, "screenshot of "+u.String(), png, opts.Vision)
 	if err != nil {
 		return "", fmt.Errorf("screenshot %s: %w", u, err)
 	}
-	img.RefusalEndsTurn = opts.Vision.Mode == vision.ModeOn
-	if err := tools.AttachImage(ctx, img); err != nil {
-		return "", fmt.Errorf("screenshot %s: %w", u, err)
-	}
-	return vision.Describe(img, note), nil
+	return text, nil
 }
 
 // origin is the page's host:port, as the proxy bypass list names it.

@@ -125,6 +125,26 @@ func ViewImage(ctx context.Context, root, rel string, opts Options) (string, err
 	return Describe(img, note), nil
 }
 
+// Send fits data (an image another tool made or got: a screenshot, an
+// MCP result) to opts, attaches it to the call ctx belongs to, and
+// returns what the conversation's text says of it. name is how the text
+// names it.
+func Send(ctx context.Context, name string, data []byte, opts Options) (string, error) {
+	maxSide := opts.MaxSide
+	if maxSide <= 0 {
+		maxSide = DefaultMaxSide
+	}
+	img, note, err := Fit(name, data, maxSide)
+	if err != nil {
+		return "", err
+	}
+	img.RefusalEndsTurn = opts.Mode == ModeOn
+	if err := tools.AttachImage(ctx, img); err != nil {
+		return "", err
+	}
+	return Describe(img, note), nil
+}
+
 // Describe is the text that goes with a sent image, in the conversation
 // and to the user: "(image a.png, 800×600, sent)", with what was done to
 // fit it.
