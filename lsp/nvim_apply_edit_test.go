@@ -1,14 +1,8 @@
 package lsp_test
 
 import (
-	"context"
-	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 )
 
 // TestNeovimApplyEditAtEnd sends the Neovim plugin's workspace/applyEdit
@@ -26,20 +20,5 @@ func TestNeovimApplyEditAtEnd(t *testing.T) {
 	root := writeFiles(t, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "a.go": "package p\n"})
 	root, _ = filepath.EvalSymlinks(root)
 	plugin, _ := filepath.Abs("../editors/nvim")
-	initLua := filepath.Join(t.TempDir(), "init.lua")
-	setup := fmt.Sprintf("vim.opt.runtimepath:prepend(%q)\nrequire('agentls').setup({})\n", plugin)
-	if err := os.WriteFile(initLua, []byte(setup), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	script := filepath.Join(plugin, "test", "apply_edit_end.lua")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, nvim, "--headless", "-u", initLua, "-i", "NONE", "-c", "luafile "+script)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), pathWith(binDir), "AGENTLS_ROOT="+root,
-		"XDG_STATE_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(), "XDG_DATA_HOME="+t.TempDir())
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "OK") {
-		t.Fatalf("neovim: %v\n%s", err, out)
-	}
+	runNvimPlugin(t, nvim, binDir, root, plugin, "", filepath.Join(plugin, "test", "apply_edit_end.lua"))
 }

@@ -50,25 +50,10 @@ func TestNeovimPlugin(t *testing.T) {
 	})
 	root, _ = filepath.EvalSymlinks(root)
 	reply := "Renaming Config.\n\n```patch_many\n=== PATH: a.go ===\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n\n=== PATH: b.go ===\n<<<<<<< ORIGINAL\nvar c Config\n=======\nvar c Settings\n>>>>>>> UPDATED\n```\n"
-	initLua := filepath.Join(t.TempDir(), "init.lua")
-	setup := fmt.Sprintf("vim.opt.runtimepath:prepend(%q)\nrequire('agentls').setup({ settings = { maxSteps = 5, commandAllowlist = { 'cat' } } })\n", plugin)
-	if err := os.WriteFile(initLua, []byte(setup), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	script, _ := filepath.Abs("testdata/nvim/plugin_commands.lua")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, nvim, "--headless", "-u", initLua, "-i", "NONE", "-c", "luafile "+script)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(),
-		pathWith(binDir),
-		"AGENTLS_ROOT="+root, "AGENTLS_PLUGIN="+plugin, "AGENTLS_REPLY="+reply,
-		"OPENAI_BASE_URL="+srv.URL, "AGENTLS_MODEL=test-model", "OPENAI_API_KEY=test-key",
-		"XDG_STATE_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(), "XDG_DATA_HOME="+t.TempDir())
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "OK") {
-		t.Fatalf("neovim: %v\n%s", err, out)
-	}
+	runNvimPlugin(t, nvim, binDir, root, plugin, "settings = { maxSteps = 5, commandAllowlist = { 'cat' } }", script,
+		"AGENTLS_PLUGIN="+plugin, "AGENTLS_REPLY="+reply,
+		"OPENAI_BASE_URL="+srv.URL, "AGENTLS_MODEL=test-model", "OPENAI_API_KEY=test-key")
 	// The asks went to the fake model: the prompt as given; then the
 	// characterwise selection, exactly.
 	reqs := srv.Requests()

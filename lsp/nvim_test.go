@@ -2,6 +2,7 @@ package lsp_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -96,4 +97,30 @@ func requireNvim(t *testing.T) string {
 		t.Skip("nvim is not installed")
 	}
 	return nvim
+}
+
+// runNvimPlugin runs a Lua script in headless Neovim set up with the
+// plugin at plugin (setup({settings})), in root, with the built
+// agentls's folder first on PATH and XDG folders of the test's own; env
+// adds to the environment. The script prints OK, or FAIL and exits
+// non-zero; the test fails with Neovim's output unless OK came. It
+// returns that output.
+func runNvimPlugin(t *testing.T, nvim, binDir, root, plugin, settings, script string, env ...string) string {
+	t.Helper()
+	initLua := filepath.Join(t.TempDir(), "init.lua")
+	setup := fmt.Sprintf("vim.opt.runtimepath:prepend(%q)\nrequire('agentls').setup({%s})\n", plugin, settings)
+	if err := os.WriteFile(initLua, []byte(setup), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, nvim, "--headless", "-u", initLua, "-i", "NONE", "-c", "luafile "+script)
+	cmd.Dir = root
+	cmd.Env = append(append(os.Environ(), pathWith(binDir), "AGENTLS_ROOT="+root,
+		"XDG_STATE_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(), "XDG_DATA_HOME="+t.TempDir()), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "OK") {
+		t.Fatalf("neovim: %v\n%s", err, out)
+	}
+	return string(out)
 }
