@@ -216,7 +216,7 @@ func (c *replyCounts) follow(u protocol.DocumentURI, prev, next int32, changes [
 	}
 	spans := slices.Clone(got.spans)
 	for _, ch := range changes {
-		if ch.whole || strings.ContainsAny(ch.lines, "`~<>@") || strings.ContainsAny(ch.text, "`~<>@") {
+		if ch.whole || strings.ContainsAny(ch.text, "`~<>@") || strings.ContainsAny(ch.lines(), "`~<>@") {
 			return
 		}
 		// The first call whose margin ends at or after the change's

@@ -76,12 +76,7 @@ func followKeystrokes(t *testing.T, reply string, seed uint64) {
 		if rng.IntN(2) == 0 && len(text) > 0 { // mostly prose: where users type
 			ins = "word "
 		}
-		lineStart := strings.LastIndexByte(text[:start], '\n') + 1
-		lineEnd := len(text)
-		if i := strings.IndexByte(text[end:], '\n'); i >= 0 {
-			lineEnd = end + i + 1
-		}
-		ch := textChange{firstLine: strings.Count(text[:start], "\n"), lastLine: strings.Count(text[:end], "\n"), text: ins, lines: text[lineStart:lineEnd]}
+		ch := textChange{firstLine: strings.Count(text[:start], "\n"), lastLine: strings.Count(text[:end], "\n"), text: ins, before: edits.NewBuffer(text)}
 		text = text[:start] + ins + text[end:]
 		version++
 		c.follow(u, version-1, version, []textChange{ch})

@@ -219,9 +219,8 @@ func (ds *documents) change(seq uint64, p *didChangeParams, enc edits.Encoding, 
 			var end int
 			if end, err = buf.Offset(int(c.Range.End.Line), int(c.Range.End.Character), enc); err == nil && end >= start {
 				before := buf
-				lines := changedLines(before, int(c.Range.Start.Line), int(c.Range.End.Line))
 				if buf, err = buf.Replace(start, end, c.Text); err == nil {
-					changes = append(changes, textChange{firstLine: int(c.Range.Start.Line), lastLine: int(c.Range.End.Line), text: c.Text, lines: lines})
+					changes = append(changes, textChange{firstLine: int(c.Range.Start.Line), lastLine: int(c.Range.End.Line), text: c.Text, before: before})
 					steps = append(steps, reviewStep{before: before, after: buf, first: int(c.Range.Start.Line), last: int(c.Range.End.Line)})
 					change := lineChange{start: start, end: end, startLine: int(c.Range.Start.Line), endLine: int(c.Range.End.Line), text: c.Text}
 					if hashes != nil && !updateLineHashes(hashes, before, buf, change) {
@@ -244,12 +243,23 @@ func (ds *documents) change(seq uint64, p *didChangeParams, enc edits.Encoding, 
 }
 
 // A textChange is one content change of a didChange: text put in place of
-// a stretch of lines firstLine to lastLine of the text before it (lines
-// holds those lines whole, as they were); whole for a full-text change.
+// a stretch of lines firstLine to lastLine of before (the buffer as it
+// was: immutable, so keeping it copies nothing); whole for a full-text
+// change.
 type textChange struct {
 	firstLine, lastLine int
-	text, lines         string
+	text                string
+	before              *edits.Buffer
 	whole               bool
+}
+
+// lines returns the changed lines whole, as they were ("" when they
+// cannot be read). Only a reply count that may be kept reads them.
+func (ch textChange) lines() string {
+	if ch.before == nil {
+		return ""
+	}
+	return changedLines(ch.before, ch.firstLine, ch.lastLine)
 }
 
 // changedLines returns lines first to last of buf, whole ("" when they
