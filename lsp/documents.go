@@ -190,7 +190,7 @@ func (ds *documents) close(u protocol.DocumentURI) {
 // does not copy or rescan a large document. followed is told, with the
 // lock still held, the document as changed and what each change did to
 // its lines — the review store must see them together, so the lock order
-// is documents.mu → review.mu (session.go). An error says why the change
+// is documents.mu → review.mu (and replyCounts.mu: session.go). An error says why the change
 // was not taken (whole or in part).
 func (ds *documents) change(seq uint64, p *didChangeParams, enc edits.Encoding, followed func(d document, prev int32, steps []reviewStep, changes []textChange)) error {
 	ds.mu.Lock()

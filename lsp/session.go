@@ -41,10 +41,10 @@ func (s *Server) session() *session {
 //     outputChannel.mu, unansweredEdits.mu, inbound.mu, Server.hostMu.
 //
 // A store's methods take its lock and call no other store, with one
-// exception: didChange holds documents.mu while it tells the review
-// store and the answers what changed (review.follow, answers.has), so
-// the order is documents.mu → review.mu and documents.mu → answers.mu,
-// never the reverse. No lock is held while calling the client or a
+// exception: didChange holds documents.mu while it tells the reply
+// counts, the review store and the answers what changed (replies.follow,
+// review.follow, answers.has), so the order is documents.mu →
+// replyCounts.mu, review.mu and answers.mu, never the reverse. No lock is held while calling the client or a
 // tool. Server.mu is never held while taking another lock, except in
 // initialize, which attaches the journal and loads the settings before
 // any other message is handled.
