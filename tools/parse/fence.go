@@ -120,9 +120,10 @@ func (p *Parser) openFence(ln lineInfo, text []byte, ticks int) {
 
 // stepFence handles the line at pos inside a block.
 func (p *Parser) stepFence() bool {
+	skipped := p.skipContentLines()
 	ln, st := p.lineAt(p.pos)
 	if st != lineOK {
-		return false
+		return skipped
 	}
 	f := &p.fence
 	text := p.bytes(ln.start, ln.end)
@@ -189,6 +190,58 @@ func (p *Parser) stepFence() bool {
 	}
 	p.pos = ln.next
 	return true
+}
+
+// skipContentLines moves pos past the complete lines at pos that are plain
+// content of the block — lines that start with fewer backticks than its
+// fence, and are no lone closing think tag while a headless close may come
+// — as stepFence would, one line at a time, but without its line
+// bookkeeping: most of a reply is such lines, and the per-line cost of
+// lineAt, not the bytes, is what a long block costs. It stops at the first
+// line that needs stepFence's rules, at a line not complete yet, and when
+// lookahead has already found newlines past pos (a document's nesting
+// decision), leaving those lines to lineAt. It reports whether it moved.
+//
+// Each byte is still searched for a newline once: the search resumes at
+// nlScanned, and the newline of the line it stops at is recorded in nls.
+func (p *Parser) skipContentLines() bool {
+	p.dropNewlinesBefore(p.pos)
+	if p.nlHead < len(p.nls) {
+		return false
+	}
+	f := &p.fence
+	moved := false
+	pos, end := p.pos, p.end()
+	for {
+		from := max(p.nlScanned, pos)
+		j := bytes.IndexByte(p.bytes(from, end), '\n')
+		if j < 0 {
+			p.nlScanned = end
+			break
+		}
+		nl := from + j
+		text := p.bytes(pos, nl)
+		if countTicks(text) >= f.fence || p.headlessOpen && isLoneThinkClose(text) {
+			// stepFence reads this line: hand it its newline.
+			p.nls = append(p.nls, nl)
+			p.nlScanned = nl + 1
+			break
+		}
+		lineEnd := nl
+		if lineEnd > pos && text[len(text)-1] == '\r' {
+			lineEnd--
+		}
+		if !f.hasContent {
+			f.hasContent = true
+			f.contentStart = pos
+		}
+		f.contentEnd = lineEnd
+		pos = nl + 1
+		p.nlScanned = pos
+		moved = true
+	}
+	p.pos = pos
+	return moved
 }
 
 // unclosed reports the open block, which the input ended inside: a Problem

@@ -112,7 +112,16 @@ func headlessClose(line []byte) (int, string) {
 
 // isLoneThinkClose reports whether line holds only a closing think tag.
 func isLoneThinkClose(line []byte) bool {
-	t := trimSpace(line)
+	// Most lines end in something else than '>': look at the end first
+	// rather than trim the indentation of every line of code.
+	j := len(line)
+	for j > 0 && isSpace(line[j-1]) {
+		j--
+	}
+	if j < len("</think>") || line[j-1] != '>' {
+		return false
+	}
+	t := trimSpace(line[:j])
 	return len(t) > 0 && t[0] == '<' && (bytes.Equal(t, []byte("</think>")) || bytes.Equal(t, []byte("</thinking>")))
 }
 
