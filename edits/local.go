@@ -1,6 +1,9 @@
 package edits
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // The local path resolves a hunk that is not exactly in the text (its
 // whitespace differs, say) without splitting the whole text into lines:
@@ -42,9 +45,12 @@ func (d *doc) resolveLocal(h Hunk, num, of int) ([]replacement, localStatus) {
 	}
 	if t > tierExact && len(h.Updated) > 0 {
 		// ORIGINAL matched loosely: if UPDATED is in the text exactly, the
-		// edit was made already, which the general way reports.
-		us, ut, ust := d.findLocal(h.Updated, nil)
-		if ust == localUnsure || ust == localApplied && ut == tierExact && len(us) > 0 {
+		// edit was made already, which the general way reports. Only the
+		// exact tier tells that, and any line of UPDATED finds its windows:
+		// one it shares with ORIGINAL reuses the lines found for ORIGINAL
+		// instead of searching the text again.
+		us, _, ust := d.findLocalAt(h.Updated, nil, d.cachedPivot(h.Updated), tierExact)
+		if ust == localUnsure || ust == localApplied && len(us) > 0 {
 			return nil, localUnsure
 		}
 	}
@@ -66,14 +72,43 @@ type localMatch struct {
 // needed, and that tier, with localApplied; localNone when no window
 // matches at any tier; localUnsure when the local path cannot tell.
 func (d *doc) findLocal(orig, updated []string) ([]localMatch, tier, localStatus) {
-	n := len(orig)
-	pivot, longest := 0, -1
-	for i, l := range orig {
+	return d.findLocalAt(orig, updated, longestKeyLine(orig), numTiers-1)
+}
+
+// longestKeyLine returns the index of the longest line of lines without
+// its surrounding whitespace (the pivot find and findLocal search by:
+// a long line has few look-alikes), or -1 if all are blank.
+func longestKeyLine(lines []string) int {
+	pivot, longest := -1, -1
+	for i, l := range lines {
 		if t := strings.TrimSpace(l); t != "" && len(t) > longest {
 			pivot, longest = i, len(t)
 		}
 	}
-	if longest < 0 {
+	return pivot
+}
+
+// cachedPivot returns a line of lines whose literal run linesHolding has
+// found already, with few enough hits for the local path, or else the
+// longest line: for an exact search any line of the block serves.
+func (d *doc) cachedPivot(lines []string) int {
+	for i, l := range lines {
+		if isBlankLine(l) {
+			continue
+		}
+		if hits, ok := d.cachedHits(literalRun(tierPunctuation.key(l))); ok && len(hits) <= maxLocalCandidates {
+			return i
+		}
+	}
+	return longestKeyLine(lines)
+}
+
+// findLocalAt is findLocal with the pivot line given (-1: none) and the
+// tiers tried up to last: a caller that only asks whether a block is in
+// the text exactly stops at the exact tier.
+func (d *doc) findLocalAt(orig, updated []string, pivot int, last tier) ([]localMatch, tier, localStatus) {
+	n := len(orig)
+	if pivot < 0 {
 		return nil, numTiers, localUnsure
 	}
 	want := tierPunctuation.key(orig[pivot])
@@ -113,7 +148,7 @@ func (d *doc) findLocal(orig, updated []string) ([]localMatch, tier, localStatus
 		cands = append(cands, localWindow{w, first})
 	}
 	budget := matchBudget(len(cands)*n, n)
-	for t := tierExact; t < numTiers; t++ {
+	for t := tierExact; t <= last; t++ {
 		var out []localMatch
 		for _, c := range cands {
 			m, ok := c.w.matchWindow(t, orig, updated, c.first, &budget)
@@ -136,8 +171,33 @@ func (d *doc) findLocal(orig, updated []string) ([]localMatch, tier, localStatus
 // before them if any (which deleting the last lines needs), and the index
 // of the first of the n; false if the text has fewer lines from start.
 func (d *doc) linesAt(start, n int) (*doc, int, bool) {
+	// Windows are asked for in order of their start, and again for the
+	// same places (a shorter ORIGINAL, UPDATED): a split window serves
+	// any n up to its own, its lines past n being never read.
+	i, found := slices.BinarySearchFunc(d.windows, start, func(w splitWindow, start int) int { return w.start - start })
+	if found && d.windows[i].n >= n {
+		return d.windows[i].w, d.windows[i].first, true
+	}
+	w, first, ok := d.splitAt(start, n)
+	if !ok || len(d.windows) >= maxCachedWindows {
+		return w, first, ok
+	}
+	if found {
+		d.windows[i] = splitWindow{start, first, n, w}
+	} else {
+		d.windows = slices.Insert(d.windows, i, splitWindow{start, first, n, w})
+	}
+	return w, first, true
+}
+
+// maxCachedWindows bounds the windows linesAt keeps for a text: a few
+// hunks' candidates.
+const maxCachedWindows = 4 * maxLocalCandidates
+
+// splitAt is linesAt without its cache.
+func (d *doc) splitAt(start, n int) (*doc, int, bool) {
 	text := d.text
-	w := &doc{text: text, split: true}
+	w := &doc{text: text, split: true, lines: make([]line, 0, n+1)}
 	lineAt := func(s int) (line, int) {
 		e := strings.IndexByte(text[s:], '\n')
 		if e < 0 {
@@ -172,13 +232,14 @@ func (d *doc) linesAt(start, n int) (*doc, int, bool) {
 // its rarest byte and kept: ORIGINAL, the same ORIGINAL read without its
 // last blank line, and UPDATED often share their pivot line.
 func (d *doc) linesHolding(run string) []int {
-	if hits, ok := d.runHits[run]; ok {
+	if hits, ok := d.cachedHits(run); ok {
 		return hits
 	}
 	var hits []int
 	text := d.text
+	rare := d.rarestByte(run)
 	for from := 0; from < len(text); {
-		at := d.indexRare(text, from, run)
+		at := d.indexRare(text, from, run, rare)
 		if at < 0 {
 			break
 		}
@@ -189,9 +250,17 @@ func (d *doc) linesHolding(run string) []int {
 			from = at + e + 1 // one hit a line
 		}
 	}
-	if d.runHits == nil {
-		d.runHits = map[string][]int{}
-	}
-	d.runHits[run] = hits
+	d.runHits = append(d.runHits, runHits{run, hits})
 	return hits
+}
+
+// cachedHits returns the line starts linesHolding found for run, if it
+// was asked for them.
+func (d *doc) cachedHits(run string) ([]int, bool) {
+	for _, h := range d.runHits {
+		if h.run == run {
+			return h.starts, true
+		}
+	}
+	return nil, false
 }

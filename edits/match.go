@@ -36,14 +36,23 @@ func (t tier) key(s string) string {
 		if isBlankLine(s) {
 			return s
 		}
-		return strings.TrimRight(s, " \t")
+		return trimRightSpaceTab(s)
 	case tierBlank:
-		return strings.TrimRight(s, " \t")
+		return trimRightSpaceTab(s)
 	case tierIndent:
 		return strings.TrimSpace(s)
 	default:
 		return foldPunctuation(strings.TrimSpace(s))
 	}
+}
+
+// trimRightSpaceTab is strings.TrimRight(s, " \t") without building a
+// byte set on each call: keys are made for every line compared.
+func trimRightSpaceTab(s string) string {
+	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
+		s = s[:len(s)-1]
+	}
+	return s
 }
 
 // A match is where a hunk's ORIGINAL lines stand in a text.
@@ -68,8 +77,24 @@ type doc struct {
 	// (byteRank).
 	rank *[256]int
 	// runHits are the lines holding a literal stretch of a pivot line,
-	// for the local path (linesHolding).
-	runHits map[string][]int
+	// for the local path (linesHolding): a few runs a text, so a slice.
+	runHits []runHits
+	// windows are the windows the local path has split, by start
+	// (linesAt): ORIGINAL, ORIGINAL without its last blank line and
+	// UPDATED are often checked at the same place.
+	windows []splitWindow
+}
+
+// runHits are the starts of the lines holding run.
+type runHits struct {
+	run    string
+	starts []int
+}
+
+// A splitWindow is a window of n lines from start, split (linesAt).
+type splitWindow struct {
+	start, first, n int
+	w               *doc
 }
 
 func newDoc(text string) *doc { return &doc{text: text} }
@@ -240,14 +265,14 @@ func (d *doc) scanRare(ns []rareNeedle, starts []int, budget *int) {
 	var chosen []byte
 	for i := range ns {
 		n := &ns[i]
-		best := -1
+		best, bestRank := -1, 0
 		for j := 0; j < len(n.needle); j++ {
 			c := n.needle[j]
 			if c == '\n' {
 				continue
 			}
-			if best < 0 || rank(c) < rank(n.needle[best]) {
-				best = j
+			if r := rank(c); best < 0 || r < bestRank {
+				best, bestRank = j, r
 			}
 		}
 		n.at = best
@@ -256,7 +281,7 @@ func (d *doc) scanRare(ns []rareNeedle, starts []int, budget *int) {
 			continue
 		}
 		for _, c := range chosen {
-			if j := strings.IndexByte(n.needle, c); j >= 0 && rank(c) <= 4*rank(n.needle[best])+4 {
+			if j := strings.IndexByte(n.needle, c); j >= 0 && rank(c) <= 4*bestRank+4 {
 				n.at = j
 				break
 			}
@@ -318,17 +343,24 @@ func (d *doc) scanRare(ns []rareNeedle, starts []int, budget *int) {
 	}
 }
 
-// indexRare returns the first index of key in text at or after from, or
-// -1: like strings.Index, but scanning for key's rarest byte in the text
-// (byteRank), whose hits are few, where strings.Index scans for its first.
-func (d *doc) indexRare(text string, from int, key string) int {
+// rarestByte returns the offset in key of its rarest byte in the text
+// (byteRank): the byte indexRare scans for.
+func (d *doc) rarestByte(key string) int {
 	rank := d.byteRank()
-	j := 0
+	j, best := 0, rank(key[0])
 	for i := 1; i < len(key); i++ {
-		if rank(key[i]) < rank(key[j]) {
-			j = i
+		if r := rank(key[i]); r < best {
+			j, best = i, r
 		}
 	}
+	return j
+}
+
+// indexRare returns the first index of key in text at or after from, or
+// -1: like strings.Index, but scanning for key's byte at j, its rarest in
+// the text (rarestByte, worked out once by the caller for all its calls),
+// whose hits are few, where strings.Index scans for its first.
+func (d *doc) indexRare(text string, from int, key string, j int) int {
 	c := key[j]
 	for p := from + j; p < len(text); p++ {
 		k := strings.IndexByte(text[p:], c)
@@ -542,23 +574,30 @@ func (d *doc) candidates(want string, lo, hi int) []int {
 // punctuation and spaces: a line's other bytes are its own.
 const foldOutputs = "-'\" ."
 
+// isFoldOutput reports whether c is one of foldOutputs.
+func isFoldOutput(c byte) bool {
+	switch c {
+	case '-', '\'', '"', ' ', '.':
+		return true
+	}
+	return false
+}
+
 // literalRun returns the longest stretch of a folded, trimmed key without
 // bytes that folding writes: every line whose key it is holds that stretch
 // byte for byte, so a search of the text for it finds them all.
 func literalRun(key string) string {
-	best := ""
-	for len(key) > 0 {
-		i := strings.IndexAny(key, foldOutputs)
-		if i < 0 {
-			i = len(key)
+	// A loop over the bytes: strings.IndexAny builds its byte set on each
+	// call, and keys are short.
+	best, from := "", 0
+	for i := 0; i <= len(key); i++ {
+		if i < len(key) && !isFoldOutput(key[i]) {
+			continue
 		}
-		if i > len(best) {
-			best = key[:i]
+		if i-from > len(best) {
+			best = key[from:i]
 		}
-		if i == len(key) {
-			break
-		}
-		key = key[i+1:]
+		from = i + 1
 	}
 	return best
 }
@@ -569,8 +608,9 @@ func literalRun(key string) string {
 func (d *doc) candidatesByRun(want, run string, lo, hi int) []int {
 	var cands []int
 	lines := d.lines
+	rare := d.rarestByte(run)
 	for from := 0; from < len(d.text); {
-		at := d.indexRare(d.text, from, run)
+		at := d.indexRare(d.text, from, run, rare)
 		if at < 0 {
 			break
 		}

@@ -4,12 +4,28 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // isPlaceholder reports whether a line stands for elided code, such as
 // "# ...", "// ... existing code ...", "/* ... */" or "\" ...": a comment
 // marker, optional spaces, then "...".
 func isPlaceholder(l string) bool {
+	// Most lines are told apart by their first byte after the indentation
+	// (every hunk line is checked several times on each path); a byte that
+	// may be other space (non-ASCII, a control) takes the long way.
+	i := 0
+	for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
+		i++
+	}
+	if i == len(l) {
+		return false
+	}
+	switch c := l[i]; {
+	case c == '/' || c == '#' || c == '"' || c == '-' || c == ';':
+	case c > ' ' && c < utf8.RuneSelf:
+		return false
+	}
 	t := strings.TrimSpace(l)
 	for _, marker := range []string{"//", "#", "/*", "\"", "--", ";"} {
 		if rest, ok := strings.CutPrefix(t, marker); ok {
