@@ -121,6 +121,9 @@ func (p *Parser) openFence(ln lineInfo, text []byte, ticks int) {
 // stepFence handles the line at pos inside a block.
 func (p *Parser) stepFence() bool {
 	skipped := p.skipContentLines()
+	if p.awaitingLine() {
+		return skipped
+	}
 	ln, st := p.lineAt(p.pos)
 	if st != lineOK {
 		return skipped
@@ -210,38 +213,42 @@ func (p *Parser) skipContentLines() bool {
 		return false
 	}
 	f := &p.fence
-	moved := false
-	pos, end := p.pos, p.end()
+	fence, lone := f.fence, p.headlessOpen
+	// Offsets in b, the bytes from pos on: at is the start of the line
+	// being read, from where the newline search resumes.
+	base := p.pos
+	b := p.bytes(base, p.end())
+	at, from := 0, max(p.nlScanned-base, 0)
+	contentEnd := -1
 	for {
-		from := max(p.nlScanned, pos)
-		j := bytes.IndexByte(p.bytes(from, end), '\n')
+		j := bytes.IndexByte(b[from:], '\n')
 		if j < 0 {
-			p.nlScanned = end
+			from = len(b)
 			break
 		}
 		nl := from + j
-		text := p.bytes(pos, nl)
-		if countTicks(text) >= f.fence || p.headlessOpen && isLoneThinkClose(text) {
+		line := b[at:nl]
+		if countTicks(line) >= fence || lone && isLoneThinkClose(line) {
 			// stepFence reads this line: hand it its newline.
-			p.nls = append(p.nls, nl)
-			p.nlScanned = nl + 1
+			p.nls = append(p.nls, base+nl)
+			from = nl + 1
 			break
 		}
-		lineEnd := nl
-		if lineEnd > pos && text[len(text)-1] == '\r' {
-			lineEnd--
+		contentEnd = nl
+		if nl > at && b[nl-1] == '\r' {
+			contentEnd--
 		}
+		at, from = nl+1, nl+1
+	}
+	if contentEnd >= 0 {
 		if !f.hasContent {
 			f.hasContent = true
-			f.contentStart = pos
+			f.contentStart = base
 		}
-		f.contentEnd = lineEnd
-		pos = nl + 1
-		p.nlScanned = pos
-		moved = true
+		f.contentEnd = base + contentEnd
 	}
-	p.pos = pos
-	return moved
+	p.pos, p.nlScanned = base+at, base+from
+	return at > 0
 }
 
 // unclosed reports the open block, which the input ended inside: a Problem

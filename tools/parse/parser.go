@@ -73,12 +73,19 @@ const (
 type Parser struct {
 	opts Options
 
-	buf  []byte // the reply from offset base on; never written in place
+	buf  []byte // the reply from offset base on
 	base int
 	eof  bool
 	// shared says buf is the memory of a string given to WriteString, which
-	// block contents can then share instead of copying.
+	// block contents can then share instead of copying. The parser never
+	// writes into it.
 	shared bool
+	// own is the memory the parser owns; buf lies in it unless shared.
+	// Written chunks are appended in it, and the bytes still held are moved
+	// to its front when its end is reached, so a streamed reply costs a
+	// buffer of twice the longest undecided span, not an allocation per
+	// span: block contents and call arguments are copied out of it.
+	own []byte
 
 	// nls[nlHead:] are the offsets of the newlines from pos up to
 	// nlScanned, found as lines are needed: each byte is searched once.
@@ -136,10 +143,33 @@ func (p *Parser) Write(b []byte) (int, error) {
 	if p.eof {
 		return 0, ErrFinished
 	}
-	p.buf = append(p.buf, b...)
-	p.shared = false
+	p.hold(b)
 	p.run()
 	return len(b), nil
+}
+
+// minOwn is the size of the parser's first buffer: a streamed reply of
+// a few KB never grows it.
+const minOwn = 4 << 10
+
+// hold appends b to the bytes held, in the parser's own memory. When own's
+// end is reached, the held bytes move to its front if they fill at most
+// half of it — then at least as many bytes were dropped since the last
+// move as are moved now, so moving costs O(1) per byte written — and to a
+// buffer twice their size otherwise.
+func (p *Parser) hold(b []byte) {
+	if !p.shared && len(b) <= cap(p.buf)-len(p.buf) {
+		p.buf = append(p.buf, b...)
+		return
+	}
+	need := len(p.buf) + len(b)
+	if need > cap(p.own)/2 {
+		p.own = make([]byte, max(2*need, minOwn))
+	}
+	n := copy(p.own, p.buf) // copy moves overlapping bytes correctly
+	n += copy(p.own[n:], b)
+	p.buf = p.own[:n:len(p.own)]
+	p.shared = false
 }
 
 // WriteString adds the next chunk of the reply. The first chunk is not
@@ -149,10 +179,13 @@ func (p *Parser) WriteString(s string) (int, error) {
 		return 0, ErrFinished
 	}
 	if len(p.buf) > 0 || len(s) == 0 {
-		return p.Write([]byte(s))
+		// hold only reads s, copying it after the bytes held.
+		p.hold(unsafe.Slice(unsafe.StringData(s), len(s)))
+		p.run()
+		return len(s), nil
 	}
-	// The parser never writes into buf (compact reslices it, and append
-	// copies once len == cap), so it may alias the immutable string.
+	// The parser never writes into a shared buf (hold copies it to own
+	// memory first), so it may alias the immutable string.
 	p.buf = unsafe.Slice(unsafe.StringData(s), len(s))
 	p.shared = true
 	p.run()
@@ -362,9 +395,13 @@ func (p *Parser) closeHeadlessAt(next int) {
 
 // stepOuter handles the line at pos outside any block or call.
 func (p *Parser) stepOuter() bool {
+	skipped := p.skipTextLines()
+	if p.awaitingLine() {
+		return skipped
+	}
 	ln, st := p.lineAt(p.pos)
 	if st != lineOK {
-		return false
+		return skipped
 	}
 	text := p.bytes(ln.start, ln.end)
 	if p.skipWrapperFence {
@@ -414,6 +451,52 @@ func (p *Parser) stepOuter() bool {
 	}
 	p.nextLine(ln)
 	return true
+}
+
+// skipTextLines moves pos past the complete lines at pos that are plain
+// text, as stepOuter would one line at a time, without its line
+// bookkeeping: lines that hold no '<' (so no think tag, no headless close,
+// no xml root) and do not start with a fence or, in the tool format, an
+// '@'. It runs only at a line start outside a ```thinking> wrapper, and
+// stops as skipContentLines does (fence.go); it reports whether it moved.
+func (p *Parser) skipTextLines() bool {
+	if !p.lineStart || p.skipWrapperFence {
+		return false
+	}
+	p.dropNewlinesBefore(p.pos)
+	if p.nlHead < len(p.nls) {
+		return false
+	}
+	atCalls := p.opts.Format == tools.FormatTool
+	base := p.pos
+	b := p.bytes(base, p.end())
+	at, from := 0, max(p.nlScanned-base, 0) // as in skipContentLines
+	for {
+		j := bytes.IndexByte(b[from:], '\n')
+		if j < 0 {
+			from = len(b)
+			break
+		}
+		nl := from + j
+		line := b[at:nl]
+		if countTicks(line) >= 3 || atCalls && len(line) > 0 && line[0] == '@' || bytes.IndexByte(line, '<') >= 0 {
+			// stepOuter reads this line: hand it its newline.
+			p.nls = append(p.nls, base+nl)
+			from = nl + 1
+			break
+		}
+		at, from = nl+1, nl+1
+	}
+	p.pos, p.nlScanned = base+at, base+from
+	return at > 0
+}
+
+// awaitingLine reports whether the line at pos has not ended yet and more
+// of the reply may come — lineAt would return lineMore — once the skip
+// loops have searched what was written: a written chunk without a newline
+// then costs no more than that search.
+func (p *Parser) awaitingLine() bool {
+	return !p.eof && p.nlScanned >= p.end() && p.nlHead >= len(p.nls)
 }
 
 // nextLine moves past ln in outer mode.
@@ -471,8 +554,8 @@ func (p *Parser) compact() {
 		keep = min(keep, p.lone.from) // a tag cut there may be completed
 	}
 	if drop := keep - p.base; drop > 0 {
-		// Reslice rather than copy: the next append that outgrows the
-		// array moves only the live part, and buf stays read-only.
+		// Reslice rather than copy: hold moves the live part when own's
+		// end is reached, once for many writes.
 		p.buf = p.buf[drop:]
 		p.base = keep
 	}
