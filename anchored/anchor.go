@@ -10,15 +10,18 @@
 //     text ending in "\n" has no empty last line; a byte-order mark is not
 //     part of the first line.
 //   - Each line's content is hashed once: h = xxh3-64(content).
-//   - A line's anchor digest is xxh3-128 of its own hash and its
-//     neighbours', the 24 bytes h(prev) h(line) h(next) little-endian, with
-//     a fixed edge value for the missing neighbour of the first and last
-//     lines. An anchor so stays valid when lines are inserted or deleted
-//     elsewhere, and goes stale when its line or a neighbour changes.
+//   - A line's anchor digest is 128 bits mixed from its own hash and its
+//     neighbours' (mixDigest: each neighbour's hash and the line's
+//     multiplied with constants to 128 bits and folded, then avalanched,
+//     as xxh3 mixes its input), with a fixed edge value for the missing
+//     neighbour of the first and last lines. An anchor so stays valid when
+//     lines are inserted or deleted elsewhere, and goes stale when its line
+//     or a neighbour changes.
 //   - A line whose triple repeats elsewhere (a "}" between the same lines,
 //     a run of blank lines) takes a wider context instead: 2, 3, … up to 8
 //     neighbours on each side, the first radius that tells it apart, so
-//     its anchor still names it alone. Only lines alike across 17 lines
+//     its anchor still names it alone. The digest at radius r mixes the
+//     hashes of the two lines r away into the digest at radius r-1. Only lines alike across 17 lines
 //     are told apart by an ordinal in file order (".2", ".3", …), which an
 //     edit above them can shift: editbench found radius-1 ordinals shifting
 //     onto another line that passed the op's guard.
@@ -33,19 +36,22 @@
 // only by chance, about n/2³⁰ for a file of n lines (1 in 100,000 for
 // 10,000 lines), and an op's "expected" guard closes even that.
 //
-// How it is fast (render and resolve run at about 1 GB/s): lines are kept
-// as offsets into the text, found and hashed in one pass; a table keeps
-// only the top 64 bits of each digest, with the rare lengthened, ordinal
-// and ambiguous anchors apart; and an open-addressed index of the keys
-// (the digest bits an anchor shows) finds shared keys with one probe a
-// line, and the line a token names with one probe. The scratch is reused
-// from one text to the next.
+// How it is fast: lines are kept as offsets into the text, found eight
+// bytes at a time and hashed in one pass (on two cores for a large text);
+// a table keeps only the top 64 bits of each digest, with the rare
+// lengthened, ordinal and ambiguous anchors apart; the keys (the digest
+// bits an anchor shows) that several lines share are found by sorting the
+// lines into partitions of the key index small enough for the cache, each
+// filled with one probe a line; and the line a token names is one probe.
+// The scratch is reused from one text to the next.
 package anchored
 
 import (
-	"encoding/binary"
+	"math/bits"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/zeebo/xxh3"
 )
@@ -156,37 +162,118 @@ func (ls *lineSet) split(text string) { ls.splitHashing(text, nil) }
 
 // splitHashing is split that also hashes each line's content with xxh3 into
 // *hashes as the line is found, while it is in the cache: one pass over a
-// text too big for the cache, not two.
+// text too big for the cache, not two. A large text is cut in two halves
+// at a line end, found and hashed at once on two cores: hashing is most of
+// the time of anchoring a text.
 func (ls *lineSet) splitHashing(text string, hashes *[]uint64) {
 	ls.bom = ""
 	if strings.HasPrefix(text, "\ufeff") {
 		ls.bom, text = "\ufeff", text[3:]
 	}
 	ls.text = text
-	if cap(ls.start) == 0 {
-		// The first text: sized once, not grown by doubling.
-		ls.start = make([]int, 0, strings.Count(text, "\n")+2)
+	cut := len(text)
+	if len(text) >= parallelBytes && runtime.GOMAXPROCS(0) > 1 {
+		if i := strings.IndexByte(text[len(text)/2:], '\n'); i >= 0 {
+			cut = len(text)/2 + i + 1
+		}
 	}
-	start := append(ls.start[:0], 0)
+	// The lines are counted first (a vectorised count, 20 GB/s), so each
+	// half writes its own part of the arrays, and nothing grows.
+	first := strings.Count(text[:cut], "\n")
+	n := first + strings.Count(text[cut:], "\n")
+	if len(text) > 0 && text[len(text)-1] != '\n' {
+		n++ // a last line without an ending
+	}
+	ls.start = resize(ls.start, n+1)
+	ls.start[0] = 0
 	var hs []uint64
 	if hashes != nil {
-		hs = (*hashes)[:0]
-	}
-	for at := 0; at < len(text); {
-		end := len(text)
-		if i := strings.IndexByte(text[at:], '\n'); i >= 0 {
-			end = at + i + 1
-		}
-		if hashes != nil {
-			hs = append(hs, xxh3.HashString(text[at:end-eolLen(text[at:end])]))
-		}
-		start = append(start, end)
-		at = end
-	}
-	ls.start = start
-	if hashes != nil {
+		hs = resize(*hashes, n)
 		*hashes = hs
 	}
+	if cut == len(text) {
+		cutLines(text, 0, len(text), ls.start[1:], hs)
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { cutLines(text, cut, len(text), ls.start[1+first:], tail(hs, first)) })
+	cutLines(text, 0, cut, ls.start[1:1+first], head(hs, first))
+	wg.Wait()
+}
+
+// parallelBytes is the size from which a text's lines are found and hashed
+// on two cores: below it, starting a goroutine costs more than it saves.
+const parallelBytes = 64 << 10
+
+func head(s []uint64, n int) []uint64 {
+	if s == nil {
+		return nil
+	}
+	return s[:n]
+}
+
+func tail(s []uint64, n int) []uint64 {
+	if s == nil {
+		return nil
+	}
+	return s[n:]
+}
+
+// cutLines finds the lines of text[from:to], which starts a line and ends
+// one (or the text): end[j] is where its line j ends (its line ending
+// included), and hs[j], if hs is not nil, the hash of its content. Line
+// ends are found eight bytes at a time (newlineMask), not by a call of
+// strings.IndexByte per line: lines of code are short (20 bytes on
+// average), and the call's setup cost more than the search, 16 ns a line.
+func cutLines(text string, from, to int, end []int, hs []uint64) {
+	at, j := from, 0
+	i := from
+	for ; i+8 <= to; i += 8 {
+		for m := newlineMask(loadWord(text, i)); m != 0; m &= m - 1 {
+			e := i + bits.TrailingZeros64(m)>>3 + 1
+			if hs != nil {
+				hs[j] = hashContent(text[at:e])
+			}
+			end[j] = e
+			at, j = e, j+1
+		}
+	}
+	for ; i < to; i++ {
+		if text[i] == '\n' {
+			if hs != nil {
+				hs[j] = hashContent(text[at : i+1])
+			}
+			end[j] = i + 1
+			at, j = i+1, j+1
+		}
+	}
+	if at < to {
+		if hs != nil {
+			hs[j] = hashContent(text[at:to])
+		}
+		end[j] = to
+	}
+}
+
+// hashContent is the hash of a line's content: the line without its
+// ending.
+func hashContent(line string) uint64 {
+	return xxh3.HashString(line[:len(line)-eolLen(line)])
+}
+
+// loadWord returns the eight bytes of s at i, little-endian.
+func loadWord(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// newlineMask has the top bit of each byte of w that is '\n' set, and no
+// other bit: exact, as no carry crosses from one byte into the next.
+func newlineMask(w uint64) uint64 {
+	const low7, ones = 0x7f7f7f7f7f7f7f7f, 0x0101010101010101
+	x := w ^ '\n'*ones // the newlines are now zero bytes
+	return ^((x&low7 + low7) | x | low7)
 }
 
 // Len returns the number of lines.
@@ -290,25 +377,78 @@ type digest [2]uint64
 // that are still alike are told apart by an ordinal.
 const maxRadius = 8
 
-// digestR hashes the line's hash with r neighbours on each side (edge
-// values past the ends). Radius 1 is every line's anchor; repeated lines
-// use a wider one (see Anchors).
+// digestR is line i's digest at radius r: its radius-1 digest, then each
+// wider radius mixed in, one pair of neighbours at a time (edge values past
+// the ends). Radius 1 is every line's anchor; repeated lines use a wider
+// one (see Table.widen, which takes the same steps).
 func (ix *Index) digestR(i, r int) digest {
-	var buf [(2*maxRadius+1)*8 + 1]byte
-	b := buf[:(2*r+1)*8]
-	for k := -r; k <= r; k++ {
-		h := uint64(edgeHash)
-		if j := i + k; j >= 0 && j < len(ix.hashes) {
-			h = ix.hashes[j]
-		}
-		binary.LittleEndian.PutUint64(b[(k+r)*8:], h)
+	d := mixDigest(ix.hashAt(i-1), ix.hashAt(i), ix.hashAt(i+1))
+	for k := 2; k <= r; k++ {
+		d = widenDigest(d[0], k, ix.hashAt(i-k), ix.hashAt(i+k))
 	}
-	if r > 1 {
-		// Tell a wide digest from a narrow one of the same bytes.
-		b = append(b, byte(r))
+	return d
+}
+
+// hashAt is line j's hash, or the edge value past either end.
+func (ix *Index) hashAt(j int) uint64 {
+	if j < 0 || j >= len(ix.hashes) {
+		return edgeHash
 	}
-	h := xxh3.Hash128(b)
-	return digest{h.Hi, h.Lo}
+	return ix.hashes[j]
+}
+
+// Constants of the mix: odd, with bits spread (splitmix64's, murmur's and
+// xxh3's), none of them the edge value: a factor left^k is zero only for
+// a hash equal to k.
+const (
+	mixK0 = 0xbf58476d1ce4e5b9
+	mixK1 = 0x94d049bb133111eb
+	mixK2 = 0xc2b2ae3d27d4eb4f
+	mixK3 = 0xd6e8feb86659fd93
+	mixK4 = 0x27d4eb2f165667c5
+)
+
+// mixDigest is the radius-1 digest of a line whose hash is mid, between
+// lines whose hashes are left and right: 128 bits from two 64×64→128-bit
+// multiplications of the hashes with constants, folded, then avalanched,
+// as xxh3 mixes its input. Left and right take different constants, so a
+// context and its mirror image differ. (xxh3-128 of the 24 bytes took
+// 11 ns a line; this takes 2.)
+func mixDigest(left, mid, right uint64) digest {
+	a := fold(left^mixK0, mid^mixK1)
+	b := fold(right^mixK2, mid^mixK3)
+	return digest{avalanche(a + b), avalanche(a ^ bits.RotateLeft64(b, 29) ^ mixK4)}
+}
+
+// mixTop is mixDigest's top half alone: all a table keeps of most lines.
+func mixTop(left, mid, right uint64) uint64 {
+	return avalanche(fold(left^mixK0, mid^mixK1) + fold(right^mixK2, mid^mixK3))
+}
+
+// widenDigest is the digest at radius r of a line whose digest at radius
+// r-1 has the top top, and whose neighbours r lines away have the hashes
+// left and right. The radius is mixed in, so a wide digest is never a
+// narrow one of the same hashes.
+func widenDigest(top uint64, r int, left, right uint64) digest {
+	return mixDigest(left, top^uint64(r)*mixK4, right)
+}
+
+// widenTop is widenDigest's top half alone.
+func widenTop(top uint64, r int, left, right uint64) uint64 {
+	return mixTop(left, top^uint64(r)*mixK4, right)
+}
+
+// fold multiplies a and b to 128 bits and folds the halves together.
+func fold(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	return hi ^ lo
+}
+
+// avalanche spreads every bit of h over the whole word (xxh3's final mix).
+func avalanche(h uint64) uint64 {
+	h ^= h >> 37
+	h *= 0x165667919e3779f9
+	return h ^ h>>32
 }
 
 // crockford is Crockford's base-32 alphabet, lower case: no i, l, o, u.

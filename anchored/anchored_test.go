@@ -435,7 +435,7 @@ func tableOf(ix *Index, text string) *Table {
 	var lines lineSet
 	lines.split(text)
 	t := &Table{}
-	ix.build(t, lines.content)
+	ix.build(t, lines.content, true)
 	return t
 }
 

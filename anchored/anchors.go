@@ -1,11 +1,8 @@
 package anchored
 
 import (
-	"encoding/binary"
 	"math/bits"
 	"strconv"
-
-	"github.com/zeebo/xxh3"
 )
 
 // A Table holds the anchor of every line of a text, compactly: the top 64
@@ -27,24 +24,29 @@ type Table struct {
 	// The key index of the last scan: every key (the digest bits an anchor
 	// shows) with its first line, and the lines of keys several lines share,
 	// grouped by key in line order.
-	shift   uint
-	slots   []slot
-	groupOf []int32 // the group + 1 of a line first with a shared key; nil if none
-	members []int32 // lines of shared keys, group by group
-	bounds  []int32 // group g is members[bounds[g]:bounds[g+1]]
+	shift      uint    // a line's key is its digest's top >> shift
+	partShift  uint    // and its partition of the index, top >> partShift
+	partStart  []int32 // partition p's table is slots[partStart[p]:partStart[p+1]]
+	slots      []slot
+	indexKept  bool    // slots hold every partition's table, for lookup
+	groupFirst []int32 // the first line of each group
+	members    []int32 // lines of shared keys, group by group
+	bounds     []int32 // group g is members[bounds[g]:bounds[g+1]]
 
 	// Scratch kept for the next build.
-	radiiBuf   []int8
-	lowsBuf    []uint64
-	groupBuf   []int32
-	specialBuf []uint64
-	pairs      []memberOf
-	nGroups    int32
-	shared     []uint64    // widen's lines still shared, a bit a line
-	keyed      []keyedLine // their digests, in line order
-	keyedBuf   []keyedLine // and in buckets
-	bucketEnds []int32
-	seen       []seenTop
+	radiiBuf    []int8
+	partCount   []int32
+	sortedSlots []slot
+	lowsBuf     []uint64
+	groupAt     []int32
+	specialBuf  []uint64
+	pairs       []memberOf
+	nGroups     int32
+	shared      []uint64    // widen's lines still shared, a bit a line
+	keyed       []keyedLine // their digests, in line order
+	keyedBuf    []keyedLine // and in buckets
+	bucketEnds  []int32
+	seen        []seenTop
 }
 
 // lengthened is an anchor shown with more characters than the table's
@@ -140,8 +142,10 @@ func (t *Table) Ambiguous(i int) bool { return t.isSpecial(i) && t.ambiguous[int
 // it: a digest per line and a probe of an open-addressed index of the keys
 // (the digest bits an anchor shows). Only lines whose key is shared take
 // the slow path: repeated contexts get wider digests, and the index is
-// built again; different digests sharing a key get longer anchors.
-func (ix *Index) build(t *Table, content func(int) string) {
+// built again; different digests sharing a key get longer anchors. With
+// lookups, the index is kept for looking tokens up (Apply); a render does
+// without it.
+func (ix *Index) build(t *Table, content func(int) string, lookups bool) {
 	n := len(ix.hashes)
 	t.width = ix.opts.width()
 	t.shift = uint(64 - 5*min(t.width, 12))
@@ -153,9 +157,9 @@ func (ix *Index) build(t *Table, content func(int) string) {
 	}
 	t.radii, t.lengthened, t.ordinals, t.ambiguous, t.special = nil, nil, nil, nil, nil
 	ix.radiusOneDigests(t)
-	t.scan()
+	t.scan(lookups)
 	if t.widen(ix) {
-		t.scan()
+		t.scan(lookups)
 	}
 	t.settle(ix, content)
 }
@@ -164,25 +168,23 @@ func (ix *Index) build(t *Table, content func(int) string) {
 // neighbours'.
 func (ix *Index) radiusOneDigests(t *Table) {
 	hashes := ix.hashes
-	var buf [24]byte
-	cur, next := uint64(edgeHash), uint64(edgeHash)
+	prev, cur := uint64(edgeHash), uint64(edgeHash)
 	if len(hashes) > 0 {
-		next = hashes[0]
+		cur = hashes[0]
 	}
-	for i := range hashes {
-		prev := cur
-		cur, next = next, edgeHash
+	tops := t.tops[:len(hashes)]
+	for i := range tops {
+		next := uint64(edgeHash)
 		if i+1 < len(hashes) {
 			next = hashes[i+1]
 		}
-		binary.LittleEndian.PutUint64(buf[0:], prev)
-		binary.LittleEndian.PutUint64(buf[8:], cur)
-		binary.LittleEndian.PutUint64(buf[16:], next)
-		h := xxh3.Hash128(buf[:])
-		t.tops[i] = h.Hi
 		if t.lows != nil {
-			t.lows[i] = h.Lo
+			d := mixDigest(prev, cur, next)
+			tops[i], t.lows[i] = d[0], d[1]
+		} else {
+			tops[i] = mixTop(prev, cur, next)
 		}
+		prev, cur = cur, next
 	}
 }
 
@@ -230,13 +232,15 @@ func (t *Table) widen(ix *Index) bool {
 			for word != 0 {
 				l := w*64 + bits.TrailingZeros64(word)
 				word &= word - 1
-				d := ix.digestR(l, r)
-				t.tops[l] = d[0]
+				left, right := ix.hashAt(l-r), ix.hashAt(l+r)
 				if t.lows != nil {
-					t.lows[l] = d[1]
+					d := widenDigest(t.tops[l], r, left, right)
+					t.tops[l], t.lows[l] = d[0], d[1]
+				} else {
+					t.tops[l] = widenTop(t.tops[l], r, left, right)
 				}
 				t.radii[l] = int8(r)
-				ks = append(ks, keyedLine{d[0], int32(l)})
+				ks = append(ks, keyedLine{t.tops[l], int32(l)})
 			}
 		}
 		t.keyed = ks

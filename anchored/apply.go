@@ -95,7 +95,7 @@ func (r *rejection) add(focus func() []int, msg func() string) {
 func Apply(text string, ops []Op, opts Options) (Result, error) {
 	s := getState(opts)
 	defer putState(s)
-	s.load(text)
+	s.load(text, true)
 	lines, anchors := &s.lines, &s.table
 	var res Result
 	var rej rejection

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unsafe"
 )
 
 // A ViewLine is one line of a rendered view.
@@ -18,7 +19,7 @@ type ViewLine struct {
 func View(text string, from, to int, opts Options) ([]ViewLine, error) {
 	s := getState(opts)
 	defer putState(s)
-	s.load(text)
+	s.load(text, false)
 	from, to, err := clampRange(from, to, s.lines.Len())
 	if err != nil {
 		return nil, err
@@ -35,7 +36,7 @@ func View(text string, from, to int, opts Options) ([]ViewLine, error) {
 func RenderText(text string, from, to int, opts Options) (string, error) {
 	s := getState(opts)
 	defer putState(s)
-	s.load(text)
+	s.load(text, false)
 	if s.lines.Len() == 0 {
 		return "(empty file)\n", nil
 	}
@@ -43,18 +44,10 @@ func RenderText(text string, from, to int, opts Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// The loop of Renderer.Render, into a strings.Builder: its memory is
-	// not zeroed first (12 MB for a 10 MB file), and becomes the string.
-	var b strings.Builder
-	b.Grow(s.renderSize(from, to))
-	var token [maxWidth + 16]byte
-	for i := from - 1; i < to; i++ {
-		b.Write(s.table.appendShown(token[:0], i))
-		b.WriteString("│ ")
-		b.WriteString(s.lines.content(i))
-		b.WriteByte('\n')
-	}
-	return b.String(), nil
+	// Written into memory of the exact size, which becomes the string
+	// without a copy.
+	b := s.appendView(make([]byte, 0, s.renderSize(from, to)), from, to)
+	return unsafe.String(unsafe.SliceData(b), len(b)), nil
 }
 
 // state is what anchoring a text takes: its lines, their hashes and the
@@ -90,18 +83,19 @@ func putState(s *state) {
 	states.Put(s)
 }
 
-// load splits, hashes and anchors text.
-func (s *state) load(text string) {
+// load splits, hashes and anchors text; with lookups, the table's key
+// index is kept for looking tokens up.
+func (s *state) load(text string, lookups bool) {
 	if h := s.opts.Hashes; h != nil {
 		s.lines.split(text)
 		if h.fits(&s.lines) {
 			s.given = Index{opts: s.opts, hashes: h.hashes}
-			s.given.build(&s.table, s.lines.content)
+			s.given.build(&s.table, s.lines.content, lookups)
 			return
 		}
 	}
 	s.index.load(&s.lines, text, s.opts)
-	s.index.build(&s.table, s.lines.content)
+	s.index.build(&s.table, s.lines.content, lookups)
 }
 
 // fits reports whether the index could be that of the lines: the same
@@ -146,7 +140,7 @@ func (r *Renderer) Render(text string, from, to int) ([]byte, error) {
 	}
 	s := r.state
 	s.opts = r.Options
-	s.load(text)
+	s.load(text, false)
 	if s.lines.Len() == 0 {
 		return []byte("(empty file)\n"), nil
 	}
@@ -154,19 +148,38 @@ func (r *Renderer) Render(text string, from, to int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	lines, t := &s.lines, &s.table
 	if size := s.renderSize(from, to); cap(r.out) < size {
 		r.out = make([]byte, 0, size)
 	}
-	b := r.out[:0]
+	r.out = s.appendView(r.out[:0], from, to)
+	return r.out, nil
+}
+
+// appendView appends lines from..to as the model reads them, "anchor│
+// text" per line, to b. A line is copied with its "\n" in one append, and
+// the common anchor (DefaultWidth, nothing special) is written without a
+// call: this loop is most of a render's time after the anchors.
+func (s *state) appendView(b []byte, from, to int) []byte {
+	t, text, start := &s.table, s.lines.text, s.lines.start
+	plain := t.width == DefaultWidth
 	for i := from - 1; i < to; i++ {
-		b = t.appendShown(b, i)
+		if plain && !t.isSpecial(i) {
+			b = appendDefault(b, t.tops[i])
+		} else {
+			b = t.appendShown(b, i)
+		}
 		b = append(b, "│ "...)
-		b = append(b, lines.content(i)...)
-		b = append(b, '\n')
+		line := text[start[i]:start[i+1]]
+		switch n := len(line); {
+		case n >= 2 && line[n-1] == '\n' && line[n-2] == '\r':
+			b = append(append(b, line[:n-2]...), '\n')
+		case n >= 1 && line[n-1] == '\n':
+			b = append(b, line...)
+		default: // the last line, without a line ending
+			b = append(append(b, line...), '\n')
+		}
 	}
-	r.out = b
-	return b, nil
+	return b
 }
 
 // appendShown appends line i's anchor as shown: an ambiguous one is

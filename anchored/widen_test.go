@@ -62,13 +62,13 @@ func TestWidenLinear(t *testing.T) {
 		ix := &Index{}
 		ix.load(&ls, text, Options{})
 		var tb Table
-		ix.build(&tb, ls.content)
+		ix.build(&tb, ls.content, true)
 		// The lines shared at radius 1, as the first scan saw them.
 		var r1 Table
 		r1.width, r1.shift = tb.width, tb.shift
 		r1.tops = make([]uint64, len(ix.hashes))
 		ix.radiusOneDigests(&r1)
-		r1.scan()
+		r1.scan(false)
 		var shared []int
 		for g := range r1.groups() {
 			r1.runs(r1.group(g), func(run []int32) {
@@ -100,6 +100,49 @@ func TestWidenLinear(t *testing.T) {
 			seen[v.Anchor] = v.Line
 			if got := tb.lookup(v.Anchor); got != v.Line-1 {
 				t.Fatalf("%d lines: anchor %s of line %d names line %d", n, v.Anchor, v.Line, got+1)
+			}
+		}
+	}
+}
+
+// TestLookupAcrossPartitions checks, on texts large enough for the key
+// index to be cut into partitions, and with anchors narrow enough that
+// many keys are shared across them, that every line's token is its own
+// and names it, and that a table built for a render (no index kept) shows
+// the same tokens as one built for lookups.
+func TestLookupAcrossPartitions(t *testing.T) {
+	for _, n := range []int{3_000, 20_000} {
+		text := goLike(n, n/7)
+		for _, width := range []int{2, 3, 6, 13} {
+			opts := Options{Width: width}
+			var ls lineSet
+			ix := &Index{}
+			ix.load(&ls, text, opts)
+			var kept, render Table
+			ix.build(&kept, ls.content, true)
+			ix.build(&render, ls.content, false)
+			if len(kept.partStart) < 3 {
+				t.Fatalf("%d lines: one partition", n)
+			}
+			seen := map[string]int{}
+			for i := range ls.Len() {
+				tok := kept.Token(i)
+				if got := render.Token(i); got != tok {
+					t.Fatalf("%d lines, width %d: line %d is %s in a render, %s for lookups", n, width, i+1, got, tok)
+				}
+				if kept.Ambiguous(i) {
+					continue
+				}
+				if prev, ok := seen[tok]; ok {
+					t.Fatalf("%d lines, width %d: lines %d and %d share %s", n, width, prev+1, i+1, tok)
+				}
+				seen[tok] = i
+				if got := kept.lookup(tok); got != i {
+					t.Fatalf("%d lines, width %d: %s of line %d names line %d", n, width, tok, i+1, got+1)
+				}
+				if got := render.lookup(tok); got != i {
+					t.Fatalf("%d lines, width %d: in a render's table, %s of line %d names line %d", n, width, tok, i+1, got+1)
+				}
 			}
 		}
 	}
