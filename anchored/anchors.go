@@ -29,19 +29,20 @@ type Table struct {
 	partStart  []int32 // partition p's table is slots[partStart[p]:partStart[p+1]]
 	slots      []slot
 	indexKept  bool    // slots hold every partition's table, for lookup
+	partFrom   []int32 // partition p's lines are sortedSlots[partFrom[p]:partFrom[p+1]]
+	secondPart int     // partitions from secondPart on number their groups
+	secondBase int32   // from secondBase in their slots
 	groupFirst []int32 // the first line of each group
 	members    []int32 // lines of shared keys, group by group
 	bounds     []int32 // group g is members[bounds[g]:bounds[g+1]]
 
 	// Scratch kept for the next build.
 	radiiBuf    []int8
-	partCount   []int32
+	partCount   [2][]int32 // per worker
+	fillers     [2]filler
 	sortedSlots []slot
 	lowsBuf     []uint64
-	groupAt     []int32
 	specialBuf  []uint64
-	pairs       []memberOf
-	nGroups     int32
 	shared      []uint64    // widen's lines still shared, a bit a line
 	keyed       []keyedLine // their digests, in line order
 	keyedBuf    []keyedLine // and in buckets
@@ -109,12 +110,6 @@ func (t *Table) markSpecial(l int32) {
 	t.special[l/64] |= 1 << (l % 64)
 }
 
-// extraBytes bounds how much longer than width plus a separator the
-// special lines' anchors are.
-func (t *Table) extraBytes() int {
-	return len(t.lengthened)*maxWidth + len(t.ordinals)*12 + len(t.ambiguous)
-}
-
 // appendDefault appends the DefaultWidth characters of a digest whose top
 // is top: the common case, unrolled.
 func appendDefault(b []byte, top uint64) []byte {
@@ -167,17 +162,19 @@ func (ix *Index) build(t *Table, content func(int) string, lookups bool) {
 // radiusOneDigests gives every line the digest of its hash and its two
 // neighbours'.
 func (ix *Index) radiusOneDigests(t *Table) {
-	hashes := ix.hashes
-	prev, cur := uint64(edgeHash), uint64(edgeHash)
-	if len(hashes) > 0 {
-		cur = hashes[0]
+	inHalves(len(ix.hashes), func(from, to int) { ix.radiusOneRange(t, from, to) })
+}
+
+// radiusOneRange gives the lines from..to their radius-1 digests.
+func (ix *Index) radiusOneRange(t *Table, from, to int) {
+	if from == to {
+		return
 	}
-	tops := t.tops[:len(hashes)]
-	for i := range tops {
-		next := uint64(edgeHash)
-		if i+1 < len(hashes) {
-			next = hashes[i+1]
-		}
+	hashes := ix.hashes
+	prev, cur := ix.hashAt(from-1), hashes[from]
+	tops := t.tops[:to]
+	for i := from; i < to; i++ {
+		next := ix.hashAt(i + 1)
 		if t.lows != nil {
 			d := mixDigest(prev, cur, next)
 			tops[i], t.lows[i] = d[0], d[1]

@@ -2,7 +2,9 @@ package anchored
 
 import (
 	"math/bits"
+	"runtime"
 	"slices"
+	"sync"
 )
 
 // The key index: every line's key (the digest bits its anchor shows) in
@@ -55,72 +57,179 @@ const (
 // into groups, each in line order. With keep, the index is kept for
 // lookup: every partition's table stays, laid out one after the other;
 // else (a render, which looks nothing up) the partitions take turns in one
-// table the size of the largest.
+// table the size of the largest (one per core). A large text's lines are
+// counted, sorted into partitions and filled in on two cores, each taking
+// half the lines, then half the partitions.
 func (t *Table) scan(keep bool) {
 	t.indexKept = keep
-	t.nGroups = 0
-	t.groupFirst, t.members = t.groupFirst[:0], t.members[:0]
-	t.bounds = append(t.bounds[:0], 0)
+	t.secondPart, t.secondBase = 1<<30, 0
 	n := len(t.tops)
 	pb := 0
 	if n > 2*partitionLines {
 		pb = min(bits.Len(uint(n/partitionLines))-1, maxPartitionBits, int(64-t.shift))
 	}
 	t.partShift = uint(64 - pb) // a shift by 64 leaves 0: one partition
-	parts := 1 << pb
-	// Count the lines of each partition, and size its table.
-	count := resize(t.partCount, parts+1)
-	t.partCount = count
-	clear(count)
-	for _, top := range t.tops {
-		count[top>>t.partShift+1]++
+	first := &t.fillers[0]
+	first.reset(t)
+	if pb == 0 {
+		// One partition: the lines are its slots, in order, unsorted.
+		t.partStart = append(t.partStart[:0], 0, int32(tableSize(n)))
+		t.slots = resize(t.slots, tableSize(n))
+		first.fill(t.slots, nil)
+		t.takeGroups()
+		return
 	}
+	parts := 1 << pb
+	workers := 1
+	if n >= parallelLines && runtime.GOMAXPROCS(0) > 1 {
+		workers = 2
+	}
+	// Count the lines of each partition, each worker its own share of the
+	// lines, and size each partition's table.
+	half := (n + workers - 1) / workers
+	for w := range workers {
+		t.partCount[w] = resize(t.partCount[w], parts)
+	}
+	t.forWorkers(workers, func(w int) {
+		count := t.partCount[w]
+		clear(count)
+		for _, top := range t.tops[w*half : min(n, (w+1)*half)] {
+			count[top>>t.partShift]++
+		}
+	})
 	t.partStart = resize(t.partStart, parts+1)
-	size, largest := 0, 0
+	t.partFrom = resize(t.partFrom, parts+1)
+	size, largest, at := 0, 0, 0
 	for p := range parts {
-		t.partStart[p] = int32(size)
-		ts := tableSize(int(count[p+1]))
+		lines := int(t.partCount[0][p])
+		if workers == 2 {
+			lines += int(t.partCount[1][p])
+		}
+		t.partStart[p], t.partFrom[p] = int32(size), int32(at)
+		// Each worker's count becomes where its first slot goes.
+		if workers == 2 {
+			t.partCount[1][p] = int32(at) + t.partCount[0][p]
+		}
+		t.partCount[0][p] = int32(at)
+		ts := tableSize(lines)
 		largest = max(largest, ts)
 		size += ts
+		at += lines
 	}
-	t.partStart[parts] = int32(size)
-	// Sort the lines' slots into their partitions, in line order.
-	for p := 1; p <= parts; p++ {
-		count[p] += count[p-1]
-	}
+	t.partStart[parts], t.partFrom[parts] = int32(size), int32(at)
+	// Sort the lines' slots into their partitions, in line order: the
+	// first worker's lines of a partition first, then the second's.
 	sorted := resize(t.sortedSlots, n)
 	t.sortedSlots = sorted
-	for i, top := range t.tops {
-		p := top >> t.partShift
-		sorted[count[p]] = newSlot(top, i)
-		count[p]++
-	}
+	t.forWorkers(workers, func(w int) {
+		next := t.partCount[w]
+		lo := w * half
+		for i, top := range t.tops[lo:min(n, (w+1)*half)] {
+			p := top >> t.partShift
+			sorted[next[p]] = newSlot(top, lo+i)
+			next[p]++
+		}
+	})
 	if !keep {
-		size = largest
+		size = workers * largest
 	}
 	t.slots = resize(t.slots, size)
-	from := 0
-	for p := range parts {
-		// count[p] is now where partition p's slots end.
-		var table []slot
-		if keep {
-			table = t.slots[t.partStart[p]:t.partStart[p+1]]
-		} else {
-			table = t.slots[:tableSize(int(count[p])-from)]
+	// Fill the partitions' tables: the first worker the first half of the
+	// partitions, the second the rest, each gathering its own groups.
+	split := parts
+	if workers == 2 {
+		split = parts / 2
+		t.fillers[1].reset(t)
+	}
+	t.forWorkers(workers, func(w int) {
+		f := &t.fillers[w]
+		lo, hi := 0, split
+		if w == 1 {
+			lo, hi = split, parts
 		}
-		t.fill(table, sorted[from:count[p]])
-		from = int(count[p])
+		for p := lo; p < hi; p++ {
+			var table []slot
+			if keep {
+				table = t.slots[t.partStart[p]:t.partStart[p+1]]
+			} else {
+				table = t.slots[w*largest:][:tableSize(int(t.partFrom[p+1]-t.partFrom[p]))]
+			}
+			f.fill(table, sorted[t.partFrom[p]:t.partFrom[p+1]])
+		}
+	})
+	if workers == 2 {
+		// The second worker's groups follow the first's: the slots of its
+		// partitions number them from secondBase.
+		t.secondPart, t.secondBase = split, int32(len(first.groupFirst))
+		first.append(&t.fillers[1])
+	}
+	t.takeGroups()
+}
+
+// forWorkers calls f(0) … f(workers-1), at once when there are two.
+func (t *Table) forWorkers(workers int, f func(w int)) {
+	if workers == 1 {
+		f(0)
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { f(1) })
+	f(0)
+	wg.Wait()
+}
+
+// takeGroups makes the first filler's groups the table's.
+func (t *Table) takeGroups() {
+	f := &t.fillers[0]
+	t.groupFirst, t.members, t.bounds = f.groupFirst, f.members, f.bounds
+}
+
+// A filler fills partitions' tables and gathers their groups: one per
+// core, each with its own lists, joined when both are done.
+type filler struct {
+	t          *Table
+	pairs      []memberOf
+	groupAt    []int32
+	groupFirst []int32 // the first line of each of its groups
+	members    []int32 // the lines of its groups, group by group
+	bounds     []int32 // group g is members[bounds[g]:bounds[g+1]]
+}
+
+func (f *filler) reset(t *Table) {
+	f.t = t
+	f.groupFirst, f.members, f.bounds = f.groupFirst[:0], f.members[:0], append(f.bounds[:0], 0)
+}
+
+// append adds another filler's groups after f's.
+func (f *filler) append(o *filler) {
+	base := int32(len(f.members))
+	f.groupFirst = append(f.groupFirst, o.groupFirst...)
+	f.members = append(f.members, o.members...)
+	for _, b := range o.bounds[1:] {
+		f.bounds = append(f.bounds, base+b)
 	}
 }
 
 // fill puts a partition's slots, in line order, into its table, and
-// appends the groups of the keys several of its lines share.
-func (t *Table) fill(table []slot, slots []slot) {
+// appends the groups of the keys several of its lines share. Nil slots
+// stand for every line of the table, in order.
+func (f *filler) fill(table []slot, slots []slot) {
+	t := f.t
 	clear(table)
 	mask := len(table) - 1
-	pairs := t.pairs[:0]
-	firstGroup := t.nGroups
-	for _, s := range slots {
+	pairs := f.pairs[:0]
+	firstGroup := int32(len(f.groupFirst))
+	count := len(slots)
+	if slots == nil {
+		count = len(t.tops)
+	}
+	for k := range count {
+		var s slot
+		if slots != nil {
+			s = slots[k]
+		} else {
+			s = newSlot(t.tops[k], k)
+		}
 		h := slotOf(t.slotKey(s), len(table))
 		for {
 			o := table[h]
@@ -128,12 +237,11 @@ func (t *Table) fill(table []slot, slots []slot) {
 				table[h] = s
 				break
 			}
-			if t.sameKey(o, s) {
+			if t.slotKey(o) == t.slotKey(s) && (t.shift >= 32 || t.tops[f.slotLine(o)]>>t.shift == t.tops[s.line()]>>t.shift) {
 				g := int32(o.group())
 				if g < 0 {
-					g = t.nGroups
-					t.nGroups++
-					t.groupFirst = append(t.groupFirst, int32(o.line()))
+					g = int32(len(f.groupFirst))
+					f.groupFirst = append(f.groupFirst, int32(o.line()))
 					table[h] = o.withGroup(g)
 					pairs = append(pairs, memberOf{int32(o.line()), g})
 				}
@@ -143,30 +251,39 @@ func (t *Table) fill(table []slot, slots []slot) {
 			h = (h + 1) & mask
 		}
 	}
-	t.pairs = pairs
+	f.pairs = pairs
 	if len(pairs) == 0 {
 		return
 	}
 	// Group the members by a counting sort, which keeps line order (a
 	// group's first line is recorded just before its second).
-	groups := int(t.nGroups - firstGroup)
-	base := int32(len(t.members))
-	at := resize(t.groupAt, groups+1)
-	t.groupAt = at
+	groups := len(f.groupFirst) - int(firstGroup)
+	base := int32(len(f.members))
+	at := resize(f.groupAt, groups+1)
+	f.groupAt = at
 	clear(at)
 	for _, p := range pairs {
 		at[p.group-firstGroup+1]++
 	}
 	for g := 1; g <= groups; g++ {
 		at[g] += at[g-1]
-		t.bounds = append(t.bounds, base+at[g])
+		f.bounds = append(f.bounds, base+at[g])
 	}
-	t.members = slices.Grow(t.members, len(pairs))[:int(base)+len(pairs)]
+	f.members = slices.Grow(f.members, len(pairs))[:int(base)+len(pairs)]
 	for _, p := range pairs {
 		g := p.group - firstGroup
-		t.members[base+at[g]] = p.line
+		f.members[base+at[g]] = p.line
 		at[g]++
 	}
+}
+
+// slotLine returns a slot's line, or its group's first line, as the
+// filler numbers its groups.
+func (f *filler) slotLine(s slot) int {
+	if g := s.group(); g >= 0 {
+		return int(f.groupFirst[g])
+	}
+	return s.line()
 }
 
 // tableSize is the size of a partition's table for n lines: a power of
@@ -184,19 +301,21 @@ func tableSize(n int) int {
 // characters.
 func (t *Table) slotKey(s slot) uint64 { return uint64(s) >> max(t.shift, 32) }
 
-// slotLine returns a slot's line, or its group's first line.
-func (t *Table) slotLine(s slot) int {
-	if g := s.group(); g >= 0 {
-		return int(t.groupFirst[g])
+// groupOf returns the group of a slot of partition p of the kept index,
+// or -1 for a slot of one line.
+func (t *Table) groupOf(s slot, p int) int {
+	g := s.group()
+	if g >= 0 && p >= t.secondPart {
+		g += int(t.secondBase)
 	}
-	return s.line()
+	return g
 }
 
-// partitionOf returns the kept table of the partition a key's top falls
-// in.
-func (t *Table) partitionOf(top uint64) []slot {
+// partitionOf returns the partition a key's top falls in, and its kept
+// table.
+func (t *Table) partitionOf(top uint64) (int, []slot) {
 	p := top >> t.partShift
-	return t.slots[t.partStart[p]:t.partStart[p+1]]
+	return int(p), t.slots[t.partStart[p]:t.partStart[p+1]]
 }
 
 // slotOf is where the key index of size slots starts looking for key:
@@ -206,19 +325,20 @@ func slotOf(key uint64, size int) int {
 	return int(hi)
 }
 
-// sameKey reports whether two slots hold the same key.
-func (t *Table) sameKey(a, b slot) bool {
-	// A slot's 32 bits hold the whole key when anchors show at most 6
-	// characters; else the lines' digests have the rest.
-	return t.slotKey(a) == t.slotKey(b) &&
-		(t.shift >= 32 || t.tops[t.slotLine(a)]>>t.shift == t.tops[t.slotLine(b)]>>t.shift)
-}
-
-// sameKeyAs reports whether the slot holds the key of a digest whose top
-// is top.
-func (t *Table) sameKeyAs(s slot, top uint64) bool {
-	return t.slotKey(s) == t.slotKey(newSlot(top, 0)) &&
-		(t.shift >= 32 || t.tops[t.slotLine(s)]>>t.shift == top>>t.shift)
+// sameKeyAs reports whether a slot of partition p of the kept index holds
+// the key of a digest whose top is top.
+func (t *Table) sameKeyAs(s slot, p int, top uint64) bool {
+	if t.slotKey(s) != t.slotKey(newSlot(top, 0)) {
+		return false
+	}
+	if t.shift >= 32 {
+		return true // the slot holds the whole key
+	}
+	line := s.line()
+	if g := t.groupOf(s, p); g >= 0 {
+		line = int(t.groupFirst[g])
+	}
+	return t.tops[line]>>t.shift == top>>t.shift
 }
 
 // groups returns the number of groups of the last scan.
@@ -283,13 +403,13 @@ func (t *Table) lookup(tok string) int {
 	}
 	t.keepIndex()
 	top := key << t.shift
-	table := t.partitionOf(top)
+	p, table := t.partitionOf(top)
 	for h := slotOf(t.slotKey(newSlot(top, 0)), len(table)); ; h = (h + 1) & (len(table) - 1) {
 		s := table[h]
 		switch {
 		case s == 0:
 			return -1
-		case !t.sameKeyAs(s, top):
+		case !t.sameKeyAs(s, p, top):
 			continue
 		case s.group() < 0:
 			if t.Token(s.line()) == tok {
@@ -298,7 +418,8 @@ func (t *Table) lookup(tok string) int {
 			return -1
 		}
 		var b []byte
-		for _, l := range t.members[t.bounds[s.group()]:t.bounds[s.group()+1]] {
+		g := t.groupOf(s, p)
+		for _, l := range t.members[t.bounds[g]:t.bounds[g+1]] {
 			if b = t.AppendToken(b[:0], int(l)); string(b) == tok && !t.Ambiguous(int(l)) {
 				return int(l)
 			}

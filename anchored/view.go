@@ -2,6 +2,8 @@ package anchored
 
 import (
 	"fmt"
+	"math/bits"
+	"runtime"
 	"strings"
 	"sync"
 	"unsafe"
@@ -46,7 +48,7 @@ func RenderText(text string, from, to int, opts Options) (string, error) {
 	}
 	// Written into memory of the exact size, which becomes the string
 	// without a copy.
-	b := s.appendView(make([]byte, 0, s.renderSize(from, to)), from, to)
+	b := s.writeView(make([]byte, 0, s.renderSize(from, to)), from, to)
 	return unsafe.String(unsafe.SliceData(b), len(b)), nil
 }
 
@@ -116,11 +118,48 @@ func (ix *Index) fits(ls *lineSet) bool {
 	return true
 }
 
-// renderSize is the size of the view of lines from..to: their bytes, each
-// anchor with its separator, and the special anchors' extra characters.
+// renderSize bounds the size of the view of lines from..to (1-based):
+// their bytes, each anchor with its separator, a line ending for a last
+// line without one, and the special anchors' extra characters (the
+// lengthened, ordinal and ambiguous ones, looked at one by one: they are
+// rare). It is exact for a text without "\r\n" line endings.
 func (s *state) renderSize(from, to int) int {
 	t := &s.table
-	return s.lines.start[to] - s.lines.start[from-1] + (to-from+1)*(t.width+len("│ \n")) + t.extraBytes()
+	size := s.lines.start[to] - s.lines.start[from-1] + (to-from+1)*(t.width+len("│ ")) + 1
+	if t.special != nil {
+		var token [maxWidth + 16]byte
+		for w := (from - 1) / 64; w <= (to-1)/64; w++ {
+			for word := t.special[w]; word != 0; word &= word - 1 {
+				if i := w*64 + bits.TrailingZeros64(word); i >= from-1 && i < to {
+					size += len(t.appendShown(token[:0], i)) - t.width
+				}
+			}
+		}
+	}
+	return size
+}
+
+// writeView appends lines from..to as appendView does to b, whose
+// capacity must hold renderSize(from, to) more bytes; a view of many lines
+// is written in two halves at once, the second where the first's bound
+// ends, and moved down after it if the first came out shorter (only "\r\n"
+// endings, which the view drops, make it so).
+func (s *state) writeView(b []byte, from, to int) []byte {
+	n := to - from + 1
+	if n < parallelLines || runtime.GOMAXPROCS(0) < 2 {
+		return s.appendView(b, from, to)
+	}
+	mid := from + n/2 // the second half's first line
+	base, bound := len(b), s.renderSize(from, mid-1)
+	second := b[base+bound : base+bound : cap(b)]
+	var wg sync.WaitGroup
+	wg.Go(func() { second = s.appendView(second, mid, to) })
+	first := s.appendView(b[base:base:base+bound], from, mid-1)
+	wg.Wait()
+	if len(first) < bound {
+		copy(b[base+len(first):cap(b)], second)
+	}
+	return b[:base+len(first)+len(second)]
 }
 
 // A Renderer renders views, keeping its memory from one view to the next:
@@ -151,7 +190,7 @@ func (r *Renderer) Render(text string, from, to int) ([]byte, error) {
 	if size := s.renderSize(from, to); cap(r.out) < size {
 		r.out = make([]byte, 0, size)
 	}
-	r.out = s.appendView(r.out[:0], from, to)
+	r.out = s.writeView(r.out[:0], from, to)
 	return r.out, nil
 }
 

@@ -147,3 +147,43 @@ func TestLookupAcrossPartitions(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderTextMatchesView: a whole-file render, written in two halves
+// at once for a large text, is the view's lines one after the other —
+// with "\r\n" endings (which the render drops, so the second half moves
+// down), lengthened and ordinal anchors in either half, a byte-order mark
+// and a last line without an ending.
+func TestRenderTextMatchesView(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		text string
+		opts Options
+	}{
+		{"small", goLike(200, 50), Options{}},
+		{"large", goLike(20_000, 3000), Options{}},
+		{"crlf", strings.ReplaceAll(goLike(20_000, 3000), "}\n", "}\r\n"), Options{}},
+		{"narrow", goLike(20_000, 3000), Options{Width: 2}},
+		{"ordinals", "\ufeff" + strings.Repeat("x\n", 9_000) + goLike(9_000, 100) + "last", Options{}},
+	} {
+		got, err := RenderText(tc.text, 0, 0, tc.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		view, err := View(tc.text, 0, 0, tc.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := Render(view); got != want {
+			i := 0
+			for i < len(got) && i < len(want) && got[i] == want[i] {
+				i++
+			}
+			t.Errorf("%s: the render differs from the view at byte %d of %d: %q, want %q", tc.name, i, len(want), clip(got[i:], 80), clip(want[i:], 80))
+		}
+		var r Renderer
+		r.Options = tc.opts
+		if out, _ := r.Render(tc.text, 0, 0); string(out) != got {
+			t.Errorf("%s: a Renderer's render differs from RenderText's", tc.name)
+		}
+	}
+}
