@@ -75,11 +75,13 @@ const (
 
 type fenceState struct {
 	lang       string
-	fence      int  // length of the opening fence
-	depth      int  // nesting depth, 1 for the block itself
-	start      int  // offset of the opening fence
-	document   bool // the block is Markdown: same-length bare fences may nest
-	call       bool // the block is a tool call
+	fence      int           // length of the opening fence
+	depth      int           // nesting depth, 1 for the block itself
+	start      int           // offset of the opening fence
+	document   bool          // the block is Markdown: same-length bare fences may nest
+	call       bool          // the block is a tool call
+	ref        tools.ToolRef // the tool it calls, when call
+	tagRest    string        // the language tag after the block type
 	hasContent bool
 	// contentStart and contentEnd delimit the content lines seen so far.
 	contentStart, contentEnd int
@@ -97,7 +99,10 @@ func (p *Parser) openFence(ln lineInfo, text []byte, ticks int) {
 		// to close one block and open the next; gptme repairs it to ```patch.
 		fence = 3
 	}
-	lang := string(trimSpace(text[ticks:]))
+	// The tag is the rest of the line, trimmed: a substring of the reply
+	// when the reply is shared, as block contents are.
+	i, j := trimSpaceBounds(text[ticks:])
+	lang := p.text(ln.start+ticks+i, ln.start+ticks+j)
 	blockType, rest := splitTag(lang)
 	ref, call := p.lookup(blockType)
 	p.fence = fenceState{
@@ -107,6 +112,8 @@ func (p *Parser) openFence(ln lineInfo, text []byte, ticks int) {
 		start:        ln.start,
 		document:     isDocument(blockType, rest, ref, call),
 		call:         call,
+		ref:          ref,
+		tagRest:      rest,
 		contentStart: ln.next,
 		contentEnd:   ln.next,
 	}
@@ -446,19 +453,14 @@ func (p *Parser) emitFence(end int) {
 	if p.opts.KeepBlocks {
 		p.blocks = append(p.blocks, b)
 	}
-	if u, ok := p.blockToolUse(b); ok {
-		p.emitUse(u)
+	if f.call {
+		p.emitUse(blockToolUse(b, f.ref, f.tagRest))
 	}
 }
 
-// blockToolUse returns the tool use a block stands for, if its type names a
-// tool.
-func (p *Parser) blockToolUse(b Block) (tools.ToolUse, bool) {
-	blockType, rest := splitTag(b.Lang)
-	ref, ok := p.lookup(blockType)
-	if !ok {
-		return tools.ToolUse{}, false
-	}
+// blockToolUse returns the tool use of a block whose type names the tool
+// ref; rest is its language tag after the type.
+func blockToolUse(b Block, ref tools.ToolRef, rest string) tools.ToolUse {
 	args := []string{}
 	if ref.PathArg {
 		if path := strings.TrimSpace(rest); path != "" {
@@ -474,7 +476,7 @@ func (p *Parser) blockToolUse(b Block) (tools.ToolUse, bool) {
 		Start:   b.Start,
 		End:     b.End,
 		Format:  tools.FormatMarkdown,
-	}, true
+	}
 }
 
 // thinkOpenTag returns "<think>" or "<thinking>" if b starts with one.

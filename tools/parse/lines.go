@@ -108,14 +108,21 @@ func isBlank(b []byte) bool {
 
 // trimSpace trims ASCII whitespace from both ends of b.
 func trimSpace(b []byte) []byte {
-	i, j := 0, len(b)
+	i, j := trimSpaceBounds(b)
+	return b[i:j]
+}
+
+// trimSpaceBounds returns the bounds of b without the ASCII whitespace at
+// either end.
+func trimSpaceBounds(b []byte) (i, j int) {
+	i, j = 0, len(b)
 	for i < j && isSpace(b[i]) {
 		i++
 	}
 	for j > i && isSpace(b[j-1]) {
 		j--
 	}
-	return b[i:j]
+	return i, j
 }
 
 // isBareFence reports whether b is a run of three or more backticks and
