@@ -257,11 +257,13 @@ type keyedLine struct {
 }
 
 // markShared sets the bits of t.shared of the lines in ks whose top
-// another line in ks has too. ks is cut into buckets of about 32 by the
+// another line in ks has too. ks is cut into buckets of about 1024 by the
 // top's first bits (a counting sort, in sequence), and each bucket's tops
 // are counted in a table small enough for the cache.
 func (t *Table) markShared(ks []keyedLine) {
-	bucketBits := max(0, min(16, bits.Len(uint(len(ks)/32))))
+	// (Buckets of 32 spent more in clearing their tables and scattering
+	// into thousands of buckets than in finding the shared tops.)
+	bucketBits := max(0, min(16, bits.Len(uint(len(ks)/1024))))
 	shift := uint(64 - bucketBits)
 	bucket := func(top uint64) int {
 		if bucketBits == 0 {

@@ -190,6 +190,7 @@ type filler struct {
 	t          *Table
 	pairs      []memberOf
 	groupAt    []int32
+	lineSlots  []slot // the slots of a one-partition index, in line order
 	groupFirst []int32 // the first line of each of its groups
 	members    []int32 // the lines of its groups, group by group
 	bounds     []int32 // group g is members[bounds[g]:bounds[g+1]]
@@ -216,28 +217,27 @@ func (f *filler) append(o *filler) {
 func (f *filler) fill(table []slot, slots []slot) {
 	t := f.t
 	clear(table)
+	if slots == nil {
+		slots = resize(f.lineSlots, len(t.tops))
+		f.lineSlots = slots
+		for i, top := range t.tops {
+			slots[i] = newSlot(top, i)
+		}
+	}
 	mask := len(table) - 1
+	keyShift, posShift := t.slotKeyShift(), tablePosShift(len(table))
+	wide := t.shift < 32 // the slots hold only the start of a key
 	pairs := f.pairs[:0]
 	firstGroup := int32(len(f.groupFirst))
-	count := len(slots)
-	if slots == nil {
-		count = len(t.tops)
-	}
-	for k := range count {
-		var s slot
-		if slots != nil {
-			s = slots[k]
-		} else {
-			s = newSlot(t.tops[k], k)
-		}
-		h := slotOf(t.slotKey(s), len(table))
+	for _, s := range slots {
+		h := slotPos(uint64(s)>>keyShift, posShift)
 		for {
 			o := table[h]
 			if o == 0 {
 				table[h] = s
 				break
 			}
-			if t.slotKey(o) == t.slotKey(s) && (t.shift >= 32 || t.tops[f.slotLine(o)]>>t.shift == t.tops[s.line()]>>t.shift) {
+			if (o^s)>>keyShift == 0 && (!wide || t.tops[f.slotLine(o)]>>t.shift == t.tops[s.line()]>>t.shift) {
 				g := int32(o.group())
 				if g < 0 {
 					g = int32(len(f.groupFirst))
@@ -299,7 +299,11 @@ func tableSize(n int) int {
 // slotKey is what a slot's place in its table is computed from: its key,
 // or the start of it that the slot holds when anchors show more than 6
 // characters.
-func (t *Table) slotKey(s slot) uint64 { return uint64(s) >> max(t.shift, 32) }
+func (t *Table) slotKey(s slot) uint64 { return uint64(s) >> t.slotKeyShift() }
+
+// slotKeyShift is the shift that leaves a slot's key, or the part of it
+// the slot holds.
+func (t *Table) slotKeyShift() uint { return max(t.shift, 32) }
 
 // groupOf returns the group of a slot of partition p of the kept index,
 // or -1 for a slot of one line.
@@ -318,12 +322,16 @@ func (t *Table) partitionOf(top uint64) (int, []slot) {
 	return int(p), t.slots[t.partStart[p]:t.partStart[p+1]]
 }
 
-// slotOf is where the key index of size slots starts looking for key:
-// the key mixed, then mapped onto [0, size) by a multiplication.
-func slotOf(key uint64, size int) int {
-	hi, _ := bits.Mul64(key*0x9e3779b97f4a7c15, uint64(size))
-	return int(hi)
+// slotPos is where a table looks for a key first: the key mixed by a
+// multiplication, whose top bits (posShift leaves as many as the table's
+// size has) spread keys that differ anywhere.
+func slotPos(key uint64, posShift uint) int {
+	return int(key * 0x9e3779b97f4a7c15 >> posShift)
 }
+
+// tablePosShift is slotPos's shift for a table of size slots, a power of
+// two.
+func tablePosShift(size int) uint { return uint(64 - bits.TrailingZeros(uint(size))) }
 
 // sameKeyAs reports whether a slot of partition p of the kept index holds
 // the key of a digest whose top is top.
@@ -404,7 +412,7 @@ func (t *Table) lookup(tok string) int {
 	t.keepIndex()
 	top := key << t.shift
 	p, table := t.partitionOf(top)
-	for h := slotOf(t.slotKey(newSlot(top, 0)), len(table)); ; h = (h + 1) & (len(table) - 1) {
+	for h := slotPos(t.slotKey(newSlot(top, 0)), tablePosShift(len(table))); ; h = (h + 1) & (len(table) - 1) {
 		s := table[h]
 		switch {
 		case s == 0:
