@@ -190,7 +190,7 @@ type filler struct {
 	t          *Table
 	pairs      []memberOf
 	groupAt    []int32
-	lineSlots  []slot // the slots of a one-partition index, in line order
+	lineSlots  []slot  // the slots of a one-partition index, in line order
 	groupFirst []int32 // the first line of each of its groups
 	members    []int32 // the lines of its groups, group by group
 	bounds     []int32 // group g is members[bounds[g]:bounds[g+1]]
