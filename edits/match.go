@@ -154,7 +154,12 @@ const byteScanHunks = 32
 // budget of a few times the text, and a hunk whose probe repeats so often
 // that it runs out (a repetitive file) goes the general way, which is
 // linear however repetitive the text is.
-func (d *doc) exactStarts(hunks []Hunk) []int {
+func (d *doc) exactStarts(hunks []Hunk) []int { return d.exactStartsBy(hunks, true) }
+
+// exactStartsBy is exactStarts; sampled says whether hunks may be found
+// by the sampled search (sampled.go), which tests turn off to compare it
+// with scanning for rare bytes alone.
+func (d *doc) exactStartsBy(hunks []Hunk, sampled bool) []int {
 	starts := make([]int, len(hunks))
 	for i := range starts {
 		starts[i] = -1
@@ -179,6 +184,29 @@ func (d *doc) exactStarts(hunks []Hunk) []int {
 		}
 		p, off := longestLine(h.Original)
 		probes[h.Original[p]] = append(probes[h.Original[p]], probe{i, off, needle})
+	}
+	if sampled && len(scans) > 1 && len(d.text) >= sampledText {
+		// Long needles in one sampled pass, the others by their bytes.
+		var long []rareNeedle
+		short := scans[:0]
+		for _, n := range scans {
+			if sampledEligible(n.needle) {
+				long = append(long, n)
+			} else {
+				short = append(short, n)
+			}
+		}
+		if len(long) > 1 {
+			d.scanSampled(long, &budget)
+			for _, n := range long {
+				if n.found == 1 {
+					starts[n.hunk] = n.start
+				}
+			}
+			scans = short
+		} else {
+			scans = append(short, long...)
+		}
 	}
 	if len(scans) > 0 {
 		d.scanRare(scans, starts, &budget)
