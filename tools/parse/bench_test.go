@@ -48,15 +48,20 @@ func sizeName(n int) string {
 	return fmt.Sprintf("%dKB", n>>10)
 }
 
-// BenchmarkParse measures parsing a reply whole and streamed in 16-byte
-// chunks, for each format and size from 1 KB to 10 MB: the cost per byte
-// (MB/s) should not fall as the reply grows.
+// BenchmarkParse is the reply parser in each tool-call format (markdown
+// blocks, xml, @ calls: Options.Format, as the agent sets it from the
+// model's format), whole (ToolUses: agentls parse, the code actions) and
+// fed 16-byte chunks (NewParser, Write, Finish: the agent loop reading a
+// model's stream), on one unit of prose, calls, code and nested fences
+// repeated to 1 KB … 10 MB: the cost per byte (MB/s) should not fall as the
+// reply grows, and only the calls found allocate (-benchmem).
 func BenchmarkParse(b *testing.B) {
 	for _, format := range tools.AllFormats() {
 		for _, size := range benchSizes {
 			opts := Options{Format: format, Lookup: testLookup}
 			b.Run(fmt.Sprintf("%s/%s/whole", format, sizeName(size)), func(b *testing.B) {
 				reply := benchReply(format, size)
+				b.ReportAllocs()
 				b.SetBytes(int64(len(reply)))
 				for b.Loop() {
 					if len(ToolUses(reply, opts)) == 0 {
@@ -66,6 +71,7 @@ func BenchmarkParse(b *testing.B) {
 			})
 			b.Run(fmt.Sprintf("%s/%s/chunk16", format, sizeName(size)), func(b *testing.B) {
 				data := []byte(benchReply(format, size))
+				b.ReportAllocs()
 				b.SetBytes(int64(len(data)))
 				for b.Loop() {
 					p := NewParser(opts)

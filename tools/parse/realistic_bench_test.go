@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/agentls/agentls/tools/builtin"
 )
 
 // realisticReply returns a Markdown reply of about size bytes that looks
@@ -100,6 +102,51 @@ func BenchmarkParseRealistic(b *testing.B) {
 		})
 		data := []byte(reply)
 		b.Run(fmt.Sprintf("chunk16/%s", sizeName(size)), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				p := NewParser(opts)
+				for i := 0; i < len(data); i += 16 {
+					p.Write(data[i:min(i+16, len(data))])
+				}
+				p.Finish()
+				if len(p.ToolUses()) == 0 {
+					b.Fatal("no tool uses")
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkParsePeerReply is what `editbench peers` times against gptme,
+// on the same bytes (peerReply is peers-gen.py's reply-N.md) with the same
+// calls: parse.ToolUses on the whole reply with the built-in tools' Lookup
+// (the peer worker's parse-whole: agentls parse, the code actions), and
+// NewParser fed 16-byte chunks then Finish (its parse-stream16: the agent
+// loop as a model's stream arrives), 10 KB to 10 MB. The mix of these
+// replies changes with their size (peerReply says how), so MB/s may differ
+// a little by size; the side-by-side table's target is that time grows
+// with a log-log slope of at most 1.05 from 10 KB to 10 MB. -benchmem
+// shows what a parse allocates: the calls found (and, streamed, their
+// contents), not the reply.
+func BenchmarkParsePeerReply(b *testing.B) {
+	opts := Options{Lookup: builtin.Registry().Lookup}
+	for _, size := range []struct {
+		name   string
+		target int
+	}{{"10KB", 10_000}, {"100KB", 100_000}, {"1MB", 1_000_000}, {"10MB", 10_000_000}} {
+		reply, name := peerReply(size.target), size.name
+		b.Run("whole/"+name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(reply)))
+			for b.Loop() {
+				if len(ToolUses(reply, opts)) == 0 {
+					b.Fatal("no tool uses")
+				}
+			}
+		})
+		data := []byte(reply)
+		b.Run("chunk16/"+name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
