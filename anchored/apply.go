@@ -95,14 +95,17 @@ func (r *rejection) add(focus func() []int, msg func() string) {
 func Apply(text string, ops []Op, opts Options) (Result, error) {
 	s := getState(opts)
 	defer putState(s)
-	s.load(text, true)
+	// A batch of a few ops is resolved in one pass over the anchors;
+	// a huge one in the key index, kept for it.
+	s.load(text, len(ops) > maxScannedTokens/2)
 	lines, anchors := &s.lines, &s.table
 	var res Result
 	var rej rejection
-	short := shortenedAnchors(ops, anchors)
+	exact := anchors.lookupAll(opTokens(ops))
+	short := shortenedAnchors(ops, anchors, exact)
 	var placed []resolved
 	for k, op := range ops {
-		first, err := resolveAnchor(op.Anchor, anchors, short)
+		first, err := resolveAnchor(op.Anchor, anchors, exact, short)
 		if err != nil {
 			rej.add(func() []int { return guessLines(lines, op.Expected) }, func() string {
 				return fmt.Sprintf("operation %d (%s %s): %v", k+1, quote(op.Op), quote(op.Anchor), err)
@@ -111,7 +114,7 @@ func Apply(text string, ops []Op, opts Options) (Result, error) {
 		}
 		last := first
 		if op.End != "" {
-			end, err := resolveAnchor(op.End, anchors, short)
+			end, err := resolveAnchor(op.End, anchors, exact, short)
 			if err != nil {
 				rej.add(func() []int { return append([]int{first}, guessLines(lines, op.EndExpected)...) }, func() string {
 					return fmt.Sprintf("operation %d (%s, end %s): %v", k+1, quote(op.Op), quote(op.End), err)
@@ -158,6 +161,18 @@ func Apply(text string, ops []Op, opts Options) (Result, error) {
 	return res, nil
 }
 
+// opTokens returns the anchors the ops name, cleaned as they are resolved.
+func opTokens(ops []Op) []string {
+	var toks []string
+	for _, op := range ops {
+		toks = append(toks, cleanToken(op.Anchor))
+		if op.End != "" {
+			toks = append(toks, cleanToken(op.End))
+		}
+	}
+	return toks
+}
+
 // quote returns a token or op name as the model wrote it, clipped.
 func quote(s string) string { return clip(s, maxQuoted) }
 
@@ -187,12 +202,12 @@ type shortened struct {
 // shortenedAnchors matches the tokens of ops that name no line exactly
 // (at least 4 characters) against every anchor's prefixes, in one pass
 // over the anchors for all of them, keyed by base and ordinal.
-func shortenedAnchors(ops []Op, anchors *Table) map[string]*shortened {
+func shortenedAnchors(ops []Op, anchors *Table, exact map[string]int) map[string]*shortened {
 	var pending map[string]*shortened
 	var key []byte
 	want := func(tok string) {
 		tok = cleanToken(tok)
-		if tok == "" || anchors.lookup(tok) >= 0 {
+		if i, ok := exact[tok]; tok == "" || ok && i >= 0 {
 			return
 		}
 		base, ord := splitOrdinal(tok)
@@ -236,9 +251,9 @@ func shortenedAnchors(ops []Op, anchors *Table) map[string]*shortened {
 
 // resolveAnchor returns the line a token names: exactly, or as the start
 // of one longer anchor (short holds those matches).
-func resolveAnchor(tok string, anchors *Table, short map[string]*shortened) (int, error) {
+func resolveAnchor(tok string, anchors *Table, exact map[string]int, short map[string]*shortened) (int, error) {
 	tok = cleanToken(tok)
-	if i := anchors.lookup(tok); i >= 0 {
+	if i, ok := exact[tok]; ok && i >= 0 {
 		return i, nil
 	}
 	// A shorter form of a lengthened anchor still names one line if only

@@ -389,24 +389,77 @@ func (t *Table) runs(m []int32, f func(run []int32)) {
 	}
 }
 
+// lookupAll returns the line each token names exactly, as lookup does,
+// or -1. A few tokens (a batch of ops) are looked for in one pass over the
+// lines' keys, so the index need not be kept (laying out every
+// partition's table costs more than the pass); many, in the index.
+func (t *Table) lookupAll(toks []string) map[string]int {
+	found := make(map[string]int, len(toks))
+	if len(toks) > maxScannedTokens || t.indexKept {
+		for _, tok := range toks {
+			found[tok] = t.lookup(tok)
+		}
+		return found
+	}
+	// The keys wanted, and a bitmap of their low bits that most lines'
+	// keys miss.
+	var filter [filterWords]uint64
+	wanted := map[uint64][]string{}
+	for _, tok := range toks {
+		found[tok] = -1
+		if key, ok := t.tokenKey(tok); ok {
+			filter[key%(filterWords*64)/64] |= 1 << (key % 64)
+			wanted[key] = append(wanted[key], tok)
+		}
+	}
+	if len(wanted) == 0 {
+		return found
+	}
+	var b []byte
+	for i, top := range t.tops {
+		key := top >> t.shift
+		if filter[key%(filterWords*64)/64]&(1<<(key%64)) == 0 {
+			continue
+		}
+		for _, tok := range wanted[key] {
+			if b = t.AppendToken(b[:0], i); string(b) == tok && !t.Ambiguous(i) && found[tok] < 0 {
+				found[tok] = i
+			}
+		}
+	}
+	return found
+}
+
+// Bounds of lookupAll's pass.
+const (
+	maxScannedTokens = 256
+	filterWords      = 64 // 4096 bits
+)
+
+// tokenKey returns the key a token's anchor characters name: its first
+// min(width, 12) characters, decoded.
+func (t *Table) tokenKey(tok string) (uint64, bool) {
+	base, _ := splitOrdinal(tok)
+	if len(base) < t.width || len(base) > maxWidth {
+		return 0, false
+	}
+	var key uint64
+	for k := range min(t.width, 12) {
+		v := decodeCrockford(base[k])
+		if v < 0 {
+			return 0, false
+		}
+		key = key<<5 | uint64(v)
+	}
+	return key, true
+}
+
 // lookup returns the line whose anchor is exactly tok (with its ordinal),
 // or -1: a probe of the key index, and a look at the group of a shared
 // key.
 func (t *Table) lookup(tok string) int {
-	base, _ := splitOrdinal(tok)
-	keyChars := min(t.width, 12)
-	if len(base) < t.width || len(base) > maxWidth {
-		return -1
-	}
-	var key uint64
-	for k := range keyChars {
-		v := decodeCrockford(base[k])
-		if v < 0 {
-			return -1
-		}
-		key = key<<5 | uint64(v)
-	}
-	if len(t.tops) == 0 {
+	key, ok := t.tokenKey(tok)
+	if !ok || len(t.tops) == 0 {
 		return -1
 	}
 	t.keepIndex()

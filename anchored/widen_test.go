@@ -2,6 +2,7 @@ package anchored
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -184,6 +185,40 @@ func TestRenderTextMatchesView(t *testing.T) {
 		r.Options = tc.opts
 		if out, _ := r.Render(tc.text, 0, 0); string(out) != got {
 			t.Errorf("%s: a Renderer's render differs from RenderText's", tc.name)
+		}
+	}
+}
+
+// TestBatchSizes: a batch of a few ops finds its anchors in one pass over
+// the lines, a huge one in the key index; both resolve every anchor alike,
+// shortened and lengthened ones included.
+func TestBatchSizes(t *testing.T) {
+	text := goLike(20_000, 3000)
+	for _, width := range []int{0, 2} {
+		opts := Options{Width: width}
+		view, err := View(text, 0, 0, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines, _ := SplitLines(text)
+		for _, n := range []int{1, 8, 100, 400} {
+			var ops []Op
+			want := slices.Clone(lines)
+			for k := range n {
+				v := view[k*len(view)/n]
+				if strings.HasSuffix(v.Anchor, "?") {
+					continue
+				}
+				ops = append(ops, Op{Anchor: v.Anchor + "│", Op: "replace", Text: str(fmt.Sprintf("changed %d", k)), Expected: str(v.Text)})
+				want[v.Line-1].Content = fmt.Sprintf("changed %d", k)
+			}
+			res, err := Apply(text, ops, opts)
+			if err != nil {
+				t.Fatalf("width %d, %d ops: %v", width, n, err)
+			}
+			if res.Text != JoinLines(want, "") {
+				t.Errorf("width %d, %d ops: the batch changed other lines", width, n)
+			}
 		}
 	}
 }
