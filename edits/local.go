@@ -117,7 +117,8 @@ func (d *doc) findLocalAt(orig, updated []string, pivot int, last tier) ([]local
 		return nil, numTiers, localUnsure
 	}
 	text := d.text
-	var cands []localWindow
+	var few [4]localWindow // most hunks have one or two windows
+	cands := few[:0]
 	for _, ls := range d.linesHolding(run) {
 		le := len(text)
 		if e := strings.IndexByte(text[ls:], '\n'); e >= 0 {
@@ -151,6 +152,12 @@ func (d *doc) findLocalAt(orig, updated []string, pivot int, last tier) ([]local
 	for t := tierExact; t <= last; t++ {
 		var out []localMatch
 		for _, c := range cands {
+			// The last line first: a blank line ending ORIGINAL that is
+			// not in the file (gptme's final newline, tried next) fails
+			// there at every tier.
+			if budget--; t.key(c.w.content(c.first+n-1)) != t.key(orig[n-1]) {
+				continue
+			}
 			m, ok := c.w.matchWindow(t, orig, updated, c.first, &budget)
 			if budget < 0 {
 				return nil, numTiers, localUnsure
@@ -181,6 +188,9 @@ func (d *doc) linesAt(start, n int) (*doc, int, bool) {
 	w, first, ok := d.splitAt(start, n)
 	if !ok || len(d.windows) >= maxCachedWindows {
 		return w, first, ok
+	}
+	if d.windows == nil {
+		d.windows = d.fewWindows[:0]
 	}
 	if found {
 		d.windows[i] = splitWindow{start, first, n, w}
@@ -249,6 +259,9 @@ func (d *doc) linesHolding(run string) []int {
 		if e := strings.IndexByte(text[at:], '\n'); e >= 0 {
 			from = at + e + 1 // one hit a line
 		}
+	}
+	if d.runHits == nil {
+		d.runHits = d.fewRuns[:0]
 	}
 	d.runHits = append(d.runHits, runHits{run, hits})
 	return hits

@@ -83,6 +83,10 @@ type doc struct {
 	// (linesAt): ORIGINAL, ORIGINAL without its last blank line and
 	// UPDATED are often checked at the same place.
 	windows []splitWindow
+	// A hunk or two's worth of both, kept in the doc: a one-hunk patch
+	// allocates neither.
+	fewRuns    [2]runHits
+	fewWindows [2]splitWindow
 }
 
 // runHits are the starts of the lines holding run.
@@ -396,7 +400,12 @@ func (d *doc) indexRare(text string, from int, key string, j int) int {
 			return -1
 		}
 		p += k
-		if s := p - j; s+len(key) <= len(text) && text[s:s+len(key)] == key {
+		// The byte after the hit tells most false hits apart before
+		// the whole key is compared.
+		if j+1 < len(key) && (p+1 == len(text) || text[p+1] != key[j+1]) {
+			continue
+		}
+		if s := p - j; s >= 0 && s+len(key) <= len(text) && text[s:s+len(key)] == key {
 			return s
 		}
 	}
