@@ -1,6 +1,7 @@
 package anchored
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"runtime"
@@ -48,7 +49,7 @@ func RenderText(text string, from, to int, opts Options) (string, error) {
 	}
 	// Written into memory of the exact size, which becomes the string
 	// without a copy.
-	b := s.writeView(make([]byte, 0, s.renderSize(from, to)), from, to)
+	b := s.writeView(make([]byte, 0, s.renderSize(from, to)+viewSlack), from, to)
 	return unsafe.String(unsafe.SliceData(b), len(b)), nil
 }
 
@@ -140,7 +141,7 @@ func (s *state) renderSize(from, to int) int {
 }
 
 // writeView appends lines from..to as appendView does to b, whose
-// capacity must hold renderSize(from, to) more bytes; a view of many lines
+// capacity must hold renderSize(from, to)+viewSlack more bytes; a view of many lines
 // is written in two halves at once, the second where the first's bound
 // ends, and moved down after it if the first came out shorter (only "\r\n"
 // endings, which the view drops, make it so).
@@ -151,6 +152,8 @@ func (s *state) writeView(b []byte, from, to int) []byte {
 	}
 	mid := from + n/2 // the second half's first line
 	base, bound := len(b), s.renderSize(from, mid-1)
+	// The first half writes within its bound only: its slack would be
+	// the second half's first bytes.
 	second := b[base+bound : base+bound : cap(b)]
 	var wg sync.WaitGroup
 	wg.Go(func() { second = s.appendView(second, mid, to) })
@@ -187,7 +190,7 @@ func (r *Renderer) Render(text string, from, to int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if size := s.renderSize(from, to); cap(r.out) < size {
+	if size := s.renderSize(from, to) + viewSlack; cap(r.out) < size {
 		r.out = make([]byte, 0, size)
 	}
 	r.out = s.writeView(r.out[:0], from, to)
@@ -195,30 +198,52 @@ func (r *Renderer) Render(text string, from, to int) ([]byte, error) {
 }
 
 // appendView appends lines from..to as the model reads them, "anchor│
-// text" per line, to b. A line is copied with its "\n" in one append, and
-// the common anchor (DefaultWidth, nothing special) is written without a
-// call: this loop is most of a render's time after the anchors.
+// text" per line, to b, within b's capacity, which must hold
+// renderSize(from, to) more bytes; viewSlack more let short lines be
+// copied sixteen bytes at a time. This loop is most of a render's time
+// after the anchors, so the common anchor (DefaultWidth, nothing special)
+// and its separator are two stores, and a line of at most 16 bytes is two
+// word copies (the bytes past its end are overwritten by what follows),
+// not a call of memmove.
 func (s *state) appendView(b []byte, from, to int) []byte {
 	t, text, start := &s.table, s.lines.text, s.lines.start
 	plain := t.width == DefaultWidth
+	out, o := b[len(b):cap(b)], 0
 	for i := from - 1; i < to; i++ {
 		if plain && !t.isSpecial(i) {
-			b = appendDefault(b, t.tops[i])
+			putDefault(out[o:o+10], t.tops[i])
+			o += 10
 		} else {
-			b = t.appendShown(b, i)
+			o += len(t.appendShown(out[o:o], i))
+			o += copy(out[o:], "│ ")
 		}
-		b = append(b, "│ "...)
-		line := text[start[i]:start[i+1]]
-		switch n := len(line); {
-		case n >= 2 && line[n-1] == '\n' && line[n-2] == '\r':
-			b = append(append(b, line[:n-2]...), '\n')
-		case n >= 1 && line[n-1] == '\n':
-			b = append(b, line...)
-		default: // the last line, without a line ending
-			b = append(append(b, line...), '\n')
+		a, e := start[i], start[i+1]
+		e -= eolLen(text[a:e])
+		if n := e - a; n <= 16 && a+16 <= len(text) && o+16 <= len(out) {
+			binary.LittleEndian.PutUint64(out[o:], loadWord(text, a))
+			binary.LittleEndian.PutUint64(out[o+8:], loadWord(text, a+8))
+			o += n
+		} else {
+			o += copy(out[o:], text[a:e])
 		}
+		out[o] = '\n'
+		o++
 	}
-	return b
+	return b[:len(b)+o]
+}
+
+// viewSlack is how many bytes past a view's bound appendView may write.
+const viewSlack = 16
+
+// putDefault writes the DefaultWidth characters of a digest whose top is
+// top and the separator "│ " into b's 10 bytes.
+func putDefault(b []byte, top uint64) {
+	_ = b[9]
+	binary.LittleEndian.PutUint64(b, uint64(crockford[top>>59])|uint64(crockford[top>>54&31])<<8|
+		uint64(crockford[top>>49&31])<<16|uint64(crockford[top>>44&31])<<24|
+		uint64(crockford[top>>39&31])<<32|uint64(crockford[top>>34&31])<<40|
+		0xe2<<48|0x94<<56) // "│" is e2 94 82
+	b[8], b[9] = 0x82, ' '
 }
 
 // appendShown appends line i's anchor as shown: an ambiguous one is
