@@ -235,7 +235,9 @@ func (p *Parser) skipContentLines() bool {
 		}
 		nl := from + j
 		line := b[at:nl]
-		if countTicks(line) >= fence || lone && isLoneThinkClose(line) {
+		// A lone think close ends in '>' or in whitespace: the last byte
+		// rules most lines out without a call.
+		if countTicks(line) >= fence || lone && len(line) >= len("</think>") && (line[len(line)-1] == '>' || isSpace(line[len(line)-1])) && isLoneThinkClose(line) {
 			// stepFence reads this line: hand it its newline.
 			p.nls = append(p.nls, base+nl)
 			from = nl + 1
