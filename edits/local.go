@@ -92,6 +92,14 @@ func longestKeyLine(lines []string) int {
 // found already, with few enough hits for the local path, or else the
 // longest line: for an exact search any line of the block serves.
 func (d *doc) cachedPivot(lines []string) int {
+	// A line copied from ORIGINAL is the very line searched for.
+	for i, l := range lines {
+		for _, h := range d.runHits {
+			if l == h.line && len(h.starts) <= maxLocalCandidates {
+				return i
+			}
+		}
+	}
 	for i, l := range lines {
 		if isBlankLine(l) {
 			continue
@@ -119,7 +127,7 @@ func (d *doc) findLocalAt(orig, updated []string, pivot int, last tier) ([]local
 	text := d.text
 	var few [4]localWindow // most hunks have one or two windows
 	cands := few[:0]
-	for _, ls := range d.linesHolding(run) {
+	for _, ls := range d.linesHolding(run, orig[pivot]) {
 		le := len(text)
 		if e := strings.IndexByte(text[ls:], '\n'); e >= 0 {
 			le = ls + e
@@ -238,10 +246,10 @@ func (d *doc) splitAt(start, n int) (*doc, int, bool) {
 	return w, first, true
 }
 
-// linesHolding returns the starts of the lines that hold run, found by
-// its rarest byte and kept: ORIGINAL, the same ORIGINAL read without its
+// linesHolding returns the starts of the lines that hold run (of the
+// pivot line line), found by its rarest byte and kept: ORIGINAL, the same ORIGINAL read without its
 // last blank line, and UPDATED often share their pivot line.
-func (d *doc) linesHolding(run string) []int {
+func (d *doc) linesHolding(run, line string) []int {
 	if hits, ok := d.cachedHits(run); ok {
 		return hits
 	}
@@ -263,7 +271,7 @@ func (d *doc) linesHolding(run string) []int {
 	if d.runHits == nil {
 		d.runHits = d.fewRuns[:0]
 	}
-	d.runHits = append(d.runHits, runHits{run, hits})
+	d.runHits = append(d.runHits, runHits{run, line, hits})
 	return hits
 }
 

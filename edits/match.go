@@ -92,6 +92,7 @@ type doc struct {
 // runHits are the starts of the lines holding run.
 type runHits struct {
 	run    string
+	line   string // the pivot line run was taken from
 	starts []int
 }
 
