@@ -61,8 +61,10 @@ func FuzzOps(f *testing.F) {
 	})
 }
 
-// FuzzView checks that rendering never panics, that no anchor is shown
-// twice, and that every anchor not marked ambiguous names its own line and
+// FuzzView checks that rendering never panics, that RenderText writes the
+// view's lines (its word copies stop at the text's end and the line
+// endings), that no anchor is shown twice, and that every anchor not
+// marked ambiguous names its own line and
 // every ambiguous one is refused, with a real hash and with one that makes
 // most lines collide.
 func FuzzView(f *testing.F) {
@@ -77,6 +79,9 @@ func FuzzView(f *testing.F) {
 		v, err := View(text, 0, 0, opts)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if got, _ := RenderText(text, 0, 0, opts); got != Render(v) {
+			t.Fatalf("RenderText of %q:\n%q\nthe view:\n%q", text, got, Render(v))
 		}
 		seen := map[string]bool{}
 		for _, l := range v {
