@@ -27,6 +27,7 @@ func bySize(b *testing.B, prefix string, texts []string, setup func(text string)
 	for _, text := range texts {
 		work := setup(text)
 		b.Run(fmt.Sprintf("%s%dKB", prefix, len(text)>>10), func(b *testing.B) {
+			b.ReportAllocs()
 			b.SetBytes(int64(len(text)))
 			for b.Loop() {
 				if err := work(); err != nil {
