@@ -234,3 +234,29 @@ func TestSampledPatchAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestSampledSearchRepetitiveText is the sampled search on a text of one
+// line repeated (every sample holds a gram of the repeated hunk, and the
+// budget ends its checks): the unique hunk is still found, the repeated
+// one is left to the general way, which names its places.
+func TestSampledSearchRepetitiveText(t *testing.T) {
+	rep := strings.Repeat("\tcount := count + 1 // the same line\n", 10_000)
+	unique := "func unique() {\n\treturn \"a block that is once in the text\"\n}\n"
+	text := rep + unique + rep
+	if len(text) < sampledText {
+		t.Fatalf("text of %d bytes is too small for the sampled search", len(text))
+	}
+	repeated := strings.Split(strings.TrimSuffix(strings.Repeat("\tcount := count + 1 // the same line\n", 3), "\n"), "\n")
+	hunks := []Hunk{
+		{Original: strings.Split(strings.TrimSuffix(unique, "\n"), "\n"), Updated: []string{"func unique() {}"}},
+		{Original: repeated, Updated: []string{"\tcount++"}},
+	}
+	got, old := newDoc(text).exactStartsBy(hunks, true), newDoc(text).exactStartsBy(hunks, false)
+	if want := []int{len(rep), -1}; !slices.Equal(got, want) || !slices.Equal(old, want) {
+		t.Fatalf("sampled search finds %v, the rare-byte scan %v, want %v", got, old, want)
+	}
+	_, err := ApplyHunks(text, hunks)
+	if err == nil || !strings.HasPrefix(err.Error(), "hunk 2/2: ORIGINAL matches 19996 places") {
+		t.Fatalf("err = %v, want hunk 2 refused as matching 19996 places", err)
+	}
+}
