@@ -156,14 +156,19 @@ const minOwn = 4 << 10
 // end is reached, the held bytes move to its front if they fill at most
 // half of it — then at least as many bytes were dropped since the last
 // move as are moved now, so moving costs O(1) per byte written — and to a
-// buffer twice their size otherwise.
+// buffer twice their size otherwise, so buffers grow geometrically.
 func (p *Parser) hold(b []byte) {
 	if !p.shared && len(b) <= cap(p.buf)-len(p.buf) {
 		p.buf = append(p.buf, b...)
 		return
 	}
 	need := len(p.buf) + len(b)
-	if need > cap(p.own)/2 {
+	switch {
+	case len(p.buf) == 0 && len(b) > cap(p.own):
+		// A whole reply written at once needs no room to grow: what
+		// follows it, if anything, moves to the front.
+		p.own = make([]byte, len(b)+minOwn)
+	case need > cap(p.own)/2:
 		p.own = make([]byte, max(2*need, minOwn))
 	}
 	n := copy(p.own, p.buf) // copy moves overlapping bytes correctly

@@ -47,7 +47,7 @@ func streamCorpus(t *testing.T) map[string]string {
 }
 
 // TestChunkedParseMatchesWhole feeds every reply of streamCorpus in chunks
-// of 1, 3, 16 and 4096 bytes, through Write and through WriteString (which
+// of 1, 3, 16 and 4096 bytes and in one piece, through Write and through WriteString (which
 // shares a chunk's memory when the parser holds nothing else), in every
 // format and thinking mode, and requires exactly the whole parse's blocks,
 // tool uses and problems — and, after each chunk, nothing the whole parse
@@ -67,12 +67,16 @@ func TestChunkedParseMatchesWhole(t *testing.T) {
 				whole := NewParser(opts)
 				whole.WriteString(reply)
 				whole.Finish()
-				for _, size := range []int{1, 3, 16, 4096} {
+				for _, size := range []int{1, 3, 16, 4096, len(reply)} {
 					if size == 1 && len(reply) > 100_000 && mode != "headless-possible" {
 						continue // the same byte-at-a-time path, three times slower under -race
 					}
+					chunks := fmt.Sprint(size)
+					if size == len(reply) {
+						chunks = "one-piece"
+					}
 					for _, viaString := range []bool{false, true} {
-						t.Run(fmt.Sprintf("%s/%s/%s/%d/string=%v", name, format, mode, size, viaString), func(t *testing.T) {
+						t.Run(fmt.Sprintf("%s/%s/%s/%s/string=%v", name, format, mode, chunks, viaString), func(t *testing.T) {
 							p := NewParser(opts)
 							for i := 0; i < len(reply); i += size {
 								chunk := reply[i:min(i+size, len(reply))]
