@@ -155,6 +155,7 @@ type lineSet struct {
 	text  string // without the byte-order mark
 	bom   string
 	start []int // line i is text[start[i]:start[i+1]], its ending included
+	noCR  bool  // text has no "\r": every line but the last ends in "\n"
 }
 
 // split cuts text into lines, reusing the offsets' array.
@@ -171,6 +172,7 @@ func (ls *lineSet) splitHashing(text string, hashes *[]uint64) {
 		ls.bom, text = "\ufeff", text[3:]
 	}
 	ls.text = text
+	ls.noCR = strings.IndexByte(text, '\r') < 0
 	cut := len(text)
 	if len(text) >= parallelBytes && runtime.GOMAXPROCS(0) > 1 {
 		if i := strings.IndexByte(text[len(text)/2:], '\n'); i >= 0 {

@@ -91,10 +91,10 @@ func (t *Table) scan(keep bool) {
 		t.partCount[w] = resize(t.partCount[w], parts)
 	}
 	t.forWorkers(workers, func(w int) {
-		count := t.partCount[w]
+		count, shift := t.partCount[w], t.partShift
 		clear(count)
 		for _, top := range t.tops[w*half : min(n, (w+1)*half)] {
-			count[top>>t.partShift]++
+			count[top>>shift]++
 		}
 	})
 	t.partStart = resize(t.partStart, parts+1)
@@ -122,10 +122,10 @@ func (t *Table) scan(keep bool) {
 	sorted := resize(t.sortedSlots, n)
 	t.sortedSlots = sorted
 	t.forWorkers(workers, func(w int) {
-		next := t.partCount[w]
+		next, shift := t.partCount[w], t.partShift
 		lo := w * half
 		for i, top := range t.tops[lo:min(n, (w+1)*half)] {
-			p := top >> t.partShift
+			p := top >> shift
 			sorted[next[p]] = newSlot(top, lo+i)
 			next[p]++
 		}
@@ -227,7 +227,7 @@ func (f *filler) fill(table []slot, slots []slot) {
 	mask := len(table) - 1
 	keyShift, posShift := t.slotKeyShift(), tablePosShift(len(table))
 	wide := t.shift < 32 // the slots hold only the start of a key
-	pairs := f.pairs[:0]
+	f.pairs = f.pairs[:0]
 	firstGroup := int32(len(f.groupFirst))
 	for _, s := range slots {
 		h := slotPos(uint64(s)>>keyShift, posShift)
@@ -237,21 +237,14 @@ func (f *filler) fill(table []slot, slots []slot) {
 				table[h] = s
 				break
 			}
-			if (o^s)>>keyShift == 0 && (!wide || t.tops[f.slotLine(o)]>>t.shift == t.tops[s.line()]>>t.shift) {
-				g := int32(o.group())
-				if g < 0 {
-					g = int32(len(f.groupFirst))
-					f.groupFirst = append(f.groupFirst, int32(o.line()))
-					table[h] = o.withGroup(g)
-					pairs = append(pairs, memberOf{int32(o.line()), g})
-				}
-				pairs = append(pairs, memberOf{int32(s.line()), g})
+			if (o^s)>>keyShift == 0 && (!wide || f.sameWideKey(o, s)) {
+				f.share(table, h, s)
 				break
 			}
 			h = (h + 1) & mask
 		}
 	}
-	f.pairs = pairs
+	pairs := f.pairs
 	if len(pairs) == 0 {
 		return
 	}
@@ -275,6 +268,28 @@ func (f *filler) fill(table []slot, slots []slot) {
 		f.members[base+at[g]] = p.line
 		at[g]++
 	}
+}
+
+// share records that the line of slot s has the key of table[h]: both
+// are members of the key's group, made now if it is the key's second line.
+// (Apart from fill's loop, which keeps fewer values live without it.)
+func (f *filler) share(table []slot, h int, s slot) {
+	o := table[h]
+	g := int32(o.group())
+	if g < 0 {
+		g = int32(len(f.groupFirst))
+		f.groupFirst = append(f.groupFirst, int32(o.line()))
+		table[h] = o.withGroup(g)
+		f.pairs = append(f.pairs, memberOf{int32(o.line()), g})
+	}
+	f.pairs = append(f.pairs, memberOf{int32(s.line()), g})
+}
+
+// sameWideKey reports whether two slots whose 32 bits agree hold the same
+// key of more than 6 characters: their lines' digests have the rest.
+func (f *filler) sameWideKey(a, b slot) bool {
+	t := f.t
+	return t.tops[f.slotLine(a)]>>t.shift == t.tops[f.slotLine(b)]>>t.shift
 }
 
 // slotLine returns a slot's line, or its group's first line, as the

@@ -207,7 +207,7 @@ func (r *Renderer) Render(text string, from, to int) ([]byte, error) {
 // most lines of code need no call of memmove.
 func (s *state) appendView(b []byte, from, to int) []byte {
 	t, text, start := &s.table, s.lines.text, s.lines.start[from-1:to+1]
-	tops, special := t.tops, t.special
+	tops, special, noCR := t.tops, t.special, s.lines.noCR
 	plain := t.width == DefaultWidth
 	out, o := b[len(b):cap(b)], 0
 	for k := range to - from + 1 {
@@ -220,7 +220,10 @@ func (s *state) appendView(b []byte, from, to int) []byte {
 			o += copy(out[o:], "│ ")
 		}
 		a, e := start[k], start[k+1]
-		if e > a && text[e-1] == '\n' {
+		switch {
+		case noCR && e < len(text):
+			e-- // a line ending in "\n", as all but the last are
+		case e > a && text[e-1] == '\n':
 			e--
 			if e > a && text[e-1] == '\r' {
 				e--
