@@ -52,6 +52,15 @@ func load64(s string, p int) uint64 {
 		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
+// maxSampledPrefix is how much of a needle the sampled search takes its
+// grams from: any stretch of it finds its occurrences, and a hunk of
+// thousands of lines would make the tables as large.
+const maxSampledPrefix = 4 << 10
+
+// sampledGrams is how many grams of needle the sampled search weighs:
+// those starting in its first maxSampledPrefix bytes.
+func sampledGrams(needle string) int { return min(len(needle), maxSampledPrefix) - gram + 1 }
+
 // sampledEligible reports whether the sampled search can take needle.
 func sampledEligible(needle string) bool { return len(needle) >= minSampledNeedle }
 
@@ -187,7 +196,7 @@ func (d *doc) gramCounts(ns []rareNeedle) [][]int {
 	// The needles' distinct grams, open-addressed, and their counts.
 	distinct := 0
 	for _, n := range ns {
-		distinct += len(n.needle) - gram + 1
+		distinct += sampledGrams(n.needle)
 	}
 	shift := 64 - bits.Len(uint(2*distinct))
 	keys, counts, used := make([]uint64, 1<<(64-shift)), make([]int32, 1<<(64-shift)), make([]bool, 1<<(64-shift))
@@ -201,7 +210,7 @@ func (d *doc) gramCounts(ns []rareNeedle) [][]int {
 	}
 	var filter gramFilter
 	for _, n := range ns {
-		for j := range len(n.needle) - gram + 1 {
+		for j := range sampledGrams(n.needle) {
 			key := load64(n.needle, j)
 			i := slot(key)
 			keys[i], used[i] = key, true
@@ -228,7 +237,7 @@ func (d *doc) gramCounts(ns []rareNeedle) [][]int {
 	}
 	est := make([][]int, len(ns))
 	for k, n := range ns {
-		est[k] = make([]int, len(n.needle)-gram+1)
+		est[k] = make([]int, sampledGrams(n.needle))
 		for j := range est[k] {
 			est[k][j] = int(counts[slot(load64(n.needle, j))]) * scale
 		}

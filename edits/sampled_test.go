@@ -57,6 +57,11 @@ func sampledLine(s string) string { return s + " // " + strings.Repeat("x", 20) 
 
 func TestSampledSearch(t *testing.T) {
 	l := sampledLine
+	var longLines []string
+	for i := range 300 {
+		longLines = append(longLines, l(fmt.Sprintf("\tcall(%d)", i)))
+	}
+	long := strings.Join(longLines, "\n") + "\n" // over maxSampledPrefix
 	body := strings.Join([]string{l("func a() {"), l("\treturn 1"), "}", "", l("func b() {"), l("\treturn 2"), "}", "",
 		l("func c() {"), l("\treturn 1"), "}", ""}, "\n")
 	for _, tc := range []struct {
@@ -75,6 +80,7 @@ func TestSampledSearch(t *testing.T) {
 		{"at the start and the end without a final newline", strings.TrimSuffix(body, "\n"), []string{l("func a() {") + "\n" + l("\treturn 1"), l("func c() {") + "\n" + l("\treturn 1") + "\n}"}},
 		{"the same hunk twice", body, []string{l("func b() {") + "\n" + l("\treturn 2"), l("func b() {") + "\n" + l("\treturn 2")}},
 		{"a needle longer than the text", "x\n", []string{l("a") + "\n" + l("b"), l("c") + "\n" + l("d")}},
+		{"hunks longer than the grams weighed", long + body + long, []string{long + l("func a() {"), l("\treturn 2") + "\n}\n\n" + long[:len(long)-1]}},
 		{"a needle that is a line's tail", body, []string{"() {" + " // " + strings.Repeat("x", 20) + "\n" + l("\treturn 2"), l("func c() {")[1:] + "\n" + l("\treturn 1")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -83,7 +89,11 @@ func TestSampledSearch(t *testing.T) {
 				want = append(want, uniqueAligned(tc.text, n))
 			}
 			shortest := slices.MinFunc(tc.needles, func(a, b string) int { return len(a) - len(b) })
-			for stride := 1; stride <= len(shortest)-gram+1; stride++ {
+			longest := sampledGrams(shortest) // a needle's longest stride
+			for stride := 1; stride <= longest; stride++ {
+				if stride > maxStride && stride < longest {
+					stride = longest
+				}
 				if got := sampledStarts(tc.text, tc.needles, stride); !slices.Equal(got, want) {
 					t.Errorf("stride %d: starts %v, want %v", stride, got, want)
 				}
@@ -157,7 +167,7 @@ func TestSampledSearchRandom(t *testing.T) {
 			want = append(want, uniqueAligned(text, n))
 		}
 		shortest := slices.MinFunc(needles, func(a, b string) int { return len(a) - len(b) })
-		stride := []int{0, 1, 7, len(shortest) - gram + 1}[iter%4]
+		stride := []int{0, 1, 7, sampledGrams(shortest)}[iter%4]
 		if got := sampledStarts(text, needles, stride); !slices.Equal(got, want) {
 			t.Fatalf("iteration %d, stride %d: starts %v, want %v\ntext %q\nneedles %q", iter, stride, got, want, text, needles)
 		}
