@@ -2,6 +2,7 @@ package anchored
 
 import (
 	"math/bits"
+	"runtime"
 	"strconv"
 )
 
@@ -43,11 +44,10 @@ type Table struct {
 	sortedSlots []slot
 	lowsBuf     []uint64
 	specialBuf  []uint64
-	shared      []uint64    // widen's lines still shared, a bit a line
-	keyed       []keyedLine // their digests, in line order
-	keyedBuf    []keyedLine // and in buckets
-	bucketEnds  []int32
-	seen        []seenTop
+	shared      []uint64       // widen's lines still shared, a bit a line
+	sharedCount int            // how many
+	keyed       [2][]keyedLine // their digests, in line order, per worker
+	finders     [2]sharedFinder
 }
 
 // lengthened is an anchor shown with more characters than the table's
@@ -206,46 +206,77 @@ func (t *Table) widen(ix *Index) bool {
 	n := len(t.tops)
 	t.shared = resize(t.shared, (n+63)/64)
 	clear(t.shared)
-	anyShared := false
+	t.sharedCount = 0
 	for g := range t.groups() {
 		t.runs(t.group(g), func(run []int32) {
 			if len(run) > 1 {
-				anyShared = true
+				t.sharedCount += len(run)
 				for _, l := range run {
 					t.shared[l/64] |= 1 << (l % 64)
 				}
 			}
 		})
 	}
-	if !anyShared {
+	if t.sharedCount == 0 {
 		return false
 	}
 	t.radii = resize(t.radiiBuf, n)
 	t.radiiBuf = t.radii
 	clear(t.radii)
+	words := len(t.shared)
 	for r := 2; r <= maxRadius; r++ {
-		ks := t.keyed[:0]
-		for w, word := range t.shared {
-			for word != 0 {
-				l := w*64 + bits.TrailingZeros64(word)
-				word &= word - 1
-				left, right := ix.hashAt(l-r), ix.hashAt(l+r)
-				if t.lows != nil {
-					d := widenDigest(t.tops[l], r, left, right)
-					t.tops[l], t.lows[l] = d[0], d[1]
-				} else {
-					t.tops[l] = widenTop(t.tops[l], r, left, right)
-				}
-				t.radii[l] = int8(r)
-				ks = append(ks, keyedLine{t.tops[l], int32(l)})
-			}
+		// Many lines still shared are widened on two cores: each takes
+		// half the bitset, then finds the shared tops of half the values.
+		workers := 1
+		if t.sharedCount >= parallelLines && runtime.GOMAXPROCS(0) > 1 {
+			workers = 2
 		}
-		t.keyed = ks
-		if len(ks) == 0 {
+		t.forWorkers(workers, func(w int) {
+			lo, hi := w*words/workers, (w+1)*words/workers
+			ks := t.keyed[w][:0]
+			for w, word := range t.shared[lo:hi] {
+				for word != 0 {
+					l := (lo+w)*64 + bits.TrailingZeros64(word)
+					word &= word - 1
+					left, right := ix.hashAt(l-r), ix.hashAt(l+r)
+					if t.lows != nil {
+						d := widenDigest(t.tops[l], r, left, right)
+						t.tops[l], t.lows[l] = d[0], d[1]
+					} else {
+						t.tops[l] = widenTop(t.tops[l], r, left, right)
+					}
+					t.radii[l] = int8(r)
+					ks = append(ks, keyedLine{t.tops[l], int32(l)})
+				}
+			}
+			t.keyed[w] = ks
+		})
+		if workers == 1 {
+			t.keyed[1] = t.keyed[1][:0]
+		}
+		if len(t.keyed[0])+len(t.keyed[1]) == 0 {
 			break
 		}
-		clear(t.shared)
-		t.markShared(ks)
+		t.forWorkers(workers, func(w int) {
+			f := &t.finders[w]
+			f.shared = resize(f.shared, words)
+			clear(f.shared)
+			half := -1
+			if workers == 2 {
+				half = w
+			}
+			f.markShared(t.keyed, half)
+		})
+		copy(t.shared, t.finders[0].shared)
+		if workers == 2 {
+			for i, word := range t.finders[1].shared {
+				t.shared[i] |= word
+			}
+		}
+		t.sharedCount = 0
+		for _, word := range t.shared {
+			t.sharedCount += bits.OnesCount64(word)
+		}
 	}
 	return true
 }
@@ -256,42 +287,72 @@ type keyedLine struct {
 	line int32
 }
 
-// markShared sets the bits of t.shared of the lines in ks whose top
-// another line in ks has too. ks is cut into buckets of about 1024 by the
-// top's first bits (a counting sort, in sequence), and each bucket's tops
-// are counted in a table small enough for the cache.
-func (t *Table) markShared(ks []keyedLine) {
-	// (Buckets of 32 spent more in clearing their tables and scattering
-	// into thousands of buckets than in finding the shared tops.)
-	bucketBits := max(0, min(16, bits.Len(uint(len(ks)/1024))))
+// A sharedFinder finds the tops that several lines share, for widen: one
+// per core, each with its own scratch and bitset.
+type sharedFinder struct {
+	bucketEnds []int32
+	sorted     []keyedLine
+	seen       []seenTop
+	shared     []uint64 // a bit a line
+}
+
+// markShared sets the bits of f.shared of the lines in lists whose top
+// another line in them has too: of all lines, or with half 0 or 1 those
+// whose top's first bit is half (two finders so share the work, each
+// reading every list). The lines are cut into buckets of about 1024 by the
+// top's next bits (a counting sort, in sequence), and each bucket's tops
+// are counted in a table small enough for the cache. (Buckets of 32 spent
+// more in clearing their tables and scattering into thousands of buckets
+// than in finding the shared tops.)
+func (f *sharedFinder) markShared(lists [2][]keyedLine, half int) {
+	total := len(lists[0]) + len(lists[1])
+	if half >= 0 {
+		total /= 2
+	}
+	bucketBits := max(0, min(16, bits.Len(uint(total/1024))))
+	skip := uint(0) // the top bits that chose the half
+	if half >= 0 {
+		skip = 1
+	}
 	shift := uint(64 - bucketBits)
 	bucket := func(top uint64) int {
 		if bucketBits == 0 {
 			return 0
 		}
-		return int(top >> shift)
+		return int(top << skip >> shift)
 	}
+	mine := func(top uint64) bool { return half < 0 || int(top>>63) == half }
 	nb := 1 << bucketBits
-	t.bucketEnds = resize(t.bucketEnds, nb+1)
-	clear(t.bucketEnds)
-	for _, k := range ks {
-		t.bucketEnds[bucket(k.top)+1]++
+	f.bucketEnds = resize(f.bucketEnds, nb+1)
+	clear(f.bucketEnds)
+	count := 0
+	for _, ks := range lists {
+		for _, k := range ks {
+			if mine(k.top) {
+				f.bucketEnds[bucket(k.top)+1]++
+				count++
+			}
+		}
 	}
 	for b := 1; b <= nb; b++ {
-		t.bucketEnds[b] += t.bucketEnds[b-1]
+		f.bucketEnds[b] += f.bucketEnds[b-1]
 	}
-	sorted := resize(t.keyedBuf, len(ks))
-	t.keyedBuf = sorted
-	for _, k := range ks {
-		b := bucket(k.top)
-		sorted[t.bucketEnds[b]] = k
-		t.bucketEnds[b]++
+	sorted := resize(f.sorted, count)
+	f.sorted = sorted
+	for _, ks := range lists {
+		for _, k := range ks {
+			if mine(k.top) {
+				b := bucket(k.top)
+				sorted[f.bucketEnds[b]] = k
+				f.bucketEnds[b]++
+			}
+		}
 	}
 	from := 0
 	for b := range nb {
 		// bucketEnds[b] is now where bucket b ends.
-		m := sorted[from:t.bucketEnds[b]]
-		from = int(t.bucketEnds[b])
+		m := sorted[from:f.bucketEnds[b]]
+		from = int(f.bucketEnds[b])
 		if len(m) < 2 {
 			continue
 		}
@@ -301,8 +362,8 @@ func (t *Table) markShared(ks []keyedLine) {
 		for size < 2*len(m) {
 			size <<= 1
 		}
-		seen := resize(t.seen, size)
-		t.seen = seen
+		seen := resize(f.seen, size)
+		f.seen = seen
 		clear(seen)
 		hashShift := uint(64 - bits.TrailingZeros(uint(size)))
 		for _, k := range m {
@@ -317,9 +378,9 @@ func (t *Table) markShared(ks []keyedLine) {
 					if !e.shared {
 						e.shared = true
 						l := e.line - 1
-						t.shared[l/64] |= 1 << (l % 64)
+						f.shared[l/64] |= 1 << (l % 64)
 					}
-					t.shared[k.line/64] |= 1 << (k.line % 64)
+					f.shared[k.line/64] |= 1 << (k.line % 64)
 					break
 				}
 				h = (h + 1) & (size - 1)
