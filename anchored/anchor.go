@@ -204,8 +204,9 @@ func (ls *lineSet) splitHashing(text string, hashes *[]uint64) {
 }
 
 // parallelBytes is the size from which a text's lines are found and hashed
-// on two cores: below it, starting a goroutine costs more than it saves.
-const parallelBytes = 64 << 10
+// on two cores: below it, waking the other core costs more than it saves
+// (see parallelLines).
+const parallelBytes = 256 << 10
 
 func head(s []uint64, n int) []uint64 {
 	if s == nil {

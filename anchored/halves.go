@@ -6,9 +6,11 @@ import (
 )
 
 // parallelLines is the number of lines from which the passes over a
-// text's lines run on two cores: below it (about 64 KB of code), starting
-// a goroutine costs more than it saves.
-const parallelLines = 3_000
+// text's lines run on two cores: below it (about 200 KB of code), waking
+// the other core costs more than it saves (on a virtual machine an idle
+// core is woken through the hypervisor: 100 KB of Go rendered slower on
+// two cores than on one).
+const parallelLines = 10_000
 
 // inHalves calls f on [0, n) — or, for n of at least parallelLines lines
 // when two cores are free to run them, on [0, mid) and [mid, n) at once.

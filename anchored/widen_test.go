@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/zeebo/xxh3"
 )
 
 // goLike returns n lines of generated Go: functions of a few templated
@@ -218,6 +220,45 @@ func TestBatchSizes(t *testing.T) {
 			}
 			if res.Text != JoinLines(want, "") {
 				t.Errorf("width %d, %d ops: the batch changed other lines", width, n)
+			}
+		}
+	}
+}
+
+// TestSplitHalves: a text large enough to be cut in two halves is split
+// and hashed as a naive split does it, whatever its endings: "\r\n", a
+// last line without one, a byte-order mark, a cut that falls on a blank
+// line.
+func TestSplitHalves(t *testing.T) {
+	big := goLike(60_000, 3000)
+	for name, text := range map[string]string{
+		"lf":        big,
+		"crlf":      strings.ReplaceAll(big, "\n", "\r\n"),
+		"no ending": big + "last line",
+		"bom":       "\ufeff" + big,
+		"blank":     strings.Repeat("\n", 300_000),
+	} {
+		if len(text) < parallelBytes {
+			t.Fatalf("%s: %d bytes, not enough for two halves", name, len(text))
+		}
+		var ls lineSet
+		var hashes []uint64
+		ls.splitHashing(text, &hashes)
+		lines, bom := SplitLines(text)
+		body := strings.TrimPrefix(text, "\ufeff")
+		want := strings.SplitAfter(body, "\n")
+		if want[len(want)-1] == "" {
+			want = want[:len(want)-1]
+		}
+		if ls.Len() != len(want) || len(hashes) != len(want) || ls.bom != bom {
+			t.Fatalf("%s: %d lines and %d hashes, want %d", name, ls.Len(), len(hashes), len(want))
+		}
+		for i, w := range want {
+			if got := ls.text[ls.start[i]:ls.start[i+1]]; got != w {
+				t.Fatalf("%s: line %d is %q, want %q", name, i+1, got, w)
+			}
+			if hashes[i] != xxh3.HashString(lines[i].Content) {
+				t.Fatalf("%s: line %d's hash is not xxh3 of %q", name, i+1, lines[i].Content)
 			}
 		}
 	}
