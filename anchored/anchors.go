@@ -44,9 +44,9 @@ type Table struct {
 	sortedSlots []slot
 	lowsBuf     []uint64
 	specialBuf  []uint64
-	shared      []uint64       // widen's lines still shared, a bit a line
-	sharedCount int            // how many
-	keyed       [2][]keyedLine // their digests, in line order, per worker
+	shared      []uint64          // widen's lines still shared, a bit a line
+	sharedCount int               // how many
+	keyed       [2][2][]keyedLine // their digests, per worker, by top's first bit, in line order
 	finders     [2]sharedFinder
 }
 
@@ -232,8 +232,10 @@ func (t *Table) widen(ix *Index) bool {
 			workers = 2
 		}
 		t.forWorkers(workers, func(w int) {
+			// Each worker's lines are kept apart by their top's first bit:
+			// the half of the values each finder takes.
 			lo, hi := w*words/workers, (w+1)*words/workers
-			ks := t.keyed[w][:0]
+			ks := [2][]keyedLine{t.keyed[w][0][:0], t.keyed[w][1][:0]}
 			for w, word := range t.shared[lo:hi] {
 				for word != 0 {
 					l := (lo+w)*64 + bits.TrailingZeros64(word)
@@ -246,26 +248,31 @@ func (t *Table) widen(ix *Index) bool {
 						t.tops[l] = widenTop(t.tops[l], r, left, right)
 					}
 					t.radii[l] = int8(r)
-					ks = append(ks, keyedLine{t.tops[l], int32(l)})
+					top := t.tops[l]
+					ks[top>>63] = append(ks[top>>63], keyedLine{top, int32(l)})
 				}
 			}
 			t.keyed[w] = ks
 		})
 		if workers == 1 {
-			t.keyed[1] = t.keyed[1][:0]
+			t.keyed[1][0], t.keyed[1][1] = t.keyed[1][0][:0], t.keyed[1][1][:0]
 		}
-		if len(t.keyed[0])+len(t.keyed[1]) == 0 {
+		total := 0
+		for _, ks := range t.keyed {
+			total += len(ks[0]) + len(ks[1])
+		}
+		if total == 0 {
 			break
 		}
 		t.forWorkers(workers, func(w int) {
 			f := &t.finders[w]
 			f.shared = resize(f.shared, words)
 			clear(f.shared)
-			half := -1
-			if workers == 2 {
-				half = w
+			if workers == 1 {
+				f.markShared(t.keyed[0][0], t.keyed[0][1], 0)
+			} else {
+				f.markShared(t.keyed[0][w], t.keyed[1][w], 1)
 			}
-			f.markShared(t.keyed, half)
 		})
 		copy(t.shared, t.finders[0].shared)
 		if workers == 2 {
@@ -296,24 +303,17 @@ type sharedFinder struct {
 	shared     []uint64 // a bit a line
 }
 
-// markShared sets the bits of f.shared of the lines in lists whose top
-// another line in them has too: of all lines, or with half 0 or 1 those
-// whose top's first bit is half (two finders so share the work, each
-// reading every list). The lines are cut into buckets of about 1024 by the
-// top's next bits (a counting sort, in sequence), and each bucket's tops
-// are counted in a table small enough for the cache. (Buckets of 32 spent
-// more in clearing their tables and scattering into thousands of buckets
-// than in finding the shared tops.)
-func (f *sharedFinder) markShared(lists [2][]keyedLine, half int) {
-	total := len(lists[0]) + len(lists[1])
-	if half >= 0 {
-		total /= 2
-	}
-	bucketBits := max(0, min(16, bits.Len(uint(total/1024))))
-	skip := uint(0) // the top bits that chose the half
-	if half >= 0 {
-		skip = 1
-	}
+// markShared sets the bits of f.shared of the lines in a and b whose top
+// another line in them has too. The tops' first skip bits are the same
+// for all (two finders take the values by their first bit); the lines are
+// cut into buckets of about 1024 by the next bits (a counting sort, in
+// sequence), and each bucket's tops are counted in a table small enough
+// for the cache. (Buckets of 32 spent more in clearing their tables and
+// scattering into thousands of buckets than in finding the shared tops.)
+func (f *sharedFinder) markShared(a, b []keyedLine, skip uint) {
+	lists := [2][]keyedLine{a, b}
+	count := len(a) + len(b)
+	bucketBits := max(0, min(16, bits.Len(uint(count/1024))))
 	shift := uint(64 - bucketBits)
 	bucket := func(top uint64) int {
 		if bucketBits == 0 {
@@ -321,17 +321,12 @@ func (f *sharedFinder) markShared(lists [2][]keyedLine, half int) {
 		}
 		return int(top << skip >> shift)
 	}
-	mine := func(top uint64) bool { return half < 0 || int(top>>63) == half }
 	nb := 1 << bucketBits
 	f.bucketEnds = resize(f.bucketEnds, nb+1)
 	clear(f.bucketEnds)
-	count := 0
 	for _, ks := range lists {
 		for _, k := range ks {
-			if mine(k.top) {
-				f.bucketEnds[bucket(k.top)+1]++
-				count++
-			}
+			f.bucketEnds[bucket(k.top)+1]++
 		}
 	}
 	for b := 1; b <= nb; b++ {
@@ -341,11 +336,9 @@ func (f *sharedFinder) markShared(lists [2][]keyedLine, half int) {
 	f.sorted = sorted
 	for _, ks := range lists {
 		for _, k := range ks {
-			if mine(k.top) {
-				b := bucket(k.top)
-				sorted[f.bucketEnds[b]] = k
-				f.bucketEnds[b]++
-			}
+			b := bucket(k.top)
+			sorted[f.bucketEnds[b]] = k
+			f.bucketEnds[b]++
 		}
 	}
 	from := 0
