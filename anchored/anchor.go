@@ -172,7 +172,6 @@ func (ls *lineSet) splitHashing(text string, hashes *[]uint64) {
 		ls.bom, text = "\ufeff", text[3:]
 	}
 	ls.text = text
-	ls.noCR = strings.IndexByte(text, '\r') < 0
 	cut := len(text)
 	if len(text) >= parallelBytes && runtime.GOMAXPROCS(0) > 1 {
 		if i := strings.IndexByte(text[len(text)/2:], '\n'); i >= 0 {
@@ -194,13 +193,15 @@ func (ls *lineSet) splitHashing(text string, hashes *[]uint64) {
 		*hashes = hs
 	}
 	if cut == len(text) {
-		cutLines(text, 0, len(text), ls.start[1:], hs)
+		ls.noCR = cutLines(text, 0, len(text), ls.start[1:], hs)
 		return
 	}
 	var wg sync.WaitGroup
-	wg.Go(func() { cutLines(text, cut, len(text), ls.start[1+first:], tail(hs, first)) })
-	cutLines(text, 0, cut, ls.start[1:1+first], head(hs, first))
+	var secondNoCR bool
+	wg.Go(func() { secondNoCR = cutLines(text, cut, len(text), ls.start[1+first:], tail(hs, first)) })
+	firstNoCR := cutLines(text, 0, cut, ls.start[1:1+first], head(hs, first))
 	wg.Wait()
+	ls.noCR = firstNoCR && secondNoCR
 }
 
 // parallelBytes is the size from which a text's lines are found and hashed
@@ -228,7 +229,9 @@ func tail(s []uint64, n int) []uint64 {
 // ends are found eight bytes at a time (newlineMask), not by a call of
 // strings.IndexByte per line: lines of code are short (20 bytes on
 // average), and the call's setup cost more than the search, 16 ns a line.
-func cutLines(text string, from, to int, end []int, hs []uint64) {
+// It reports whether text[from:to] holds no "\r".
+func cutLines(text string, from, to int, end []int, hs []uint64) (noCR bool) {
+	noCR = strings.IndexByte(text[from:to], '\r') < 0
 	at, j := from, 0
 	i := from
 	for ; i+8 <= to; i += 8 {
@@ -256,6 +259,7 @@ func cutLines(text string, from, to int, end []int, hs []uint64) {
 		}
 		end[j] = to
 	}
+	return noCR
 }
 
 // hashContent is the hash of a line's content: the line without its

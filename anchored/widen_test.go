@@ -237,6 +237,7 @@ func TestSplitHalves(t *testing.T) {
 		"no ending": big + "last line",
 		"bom":       "\ufeff" + big,
 		"blank":     strings.Repeat("\n", 300_000),
+		"late \r":   big + "x\r\n",
 	} {
 		if len(text) < parallelBytes {
 			t.Fatalf("%s: %d bytes, not enough for two halves", name, len(text))
@@ -252,6 +253,9 @@ func TestSplitHalves(t *testing.T) {
 		}
 		if ls.Len() != len(want) || len(hashes) != len(want) || ls.bom != bom {
 			t.Fatalf("%s: %d lines and %d hashes, want %d", name, ls.Len(), len(hashes), len(want))
+		}
+		if ls.noCR == strings.Contains(text, "\r") {
+			t.Fatalf("%s: noCR is %v", name, ls.noCR)
 		}
 		for i, w := range want {
 			if got := ls.text[ls.start[i]:ls.start[i+1]]; got != w {
