@@ -60,7 +60,7 @@ func runPeers(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs.StringVar(&cfg.gen, "gen", "", "the input generator, `peers-gen.py` (../shared/research/peers-gen.py beside the project)")
 	fs.StringVar(&cfg.python, "python", "python3", "the Python 3 `interpreter` that makes the virtualenvs and runs the generator")
 	fs.StringVar(&cfg.venvs, "venvs", "", "keep the peers' virtualenvs in `dir` and reuse them next time (default: a temporary folder, removed after)")
-	fs.IntVar(&cfg.rounds, "rounds", 5, "rounds of A B A B: each implementation runs every operation once per round, in its own process")
+	fs.IntVar(&cfg.rounds, "rounds", 9, "rounds of A B A B: each implementation runs every operation once per round, in its own process (the small cases swing between rounds: a 10 KB parse took 5 µs in some, 9 µs in others, so 5 rounds left the log-log slopes to chance)")
 	fs.IntVar(&cfg.streamMax, "gptme-stream-max", 20_000, "the largest reply (bytes) gptme's streaming loop is timed on: it re-parses the whole reply at each newline (100 KB takes 12 s a call, 1 MB about 20 minutes)")
 	fs.StringVar(&cfg.out, "out", "", "also write the report into `file`, replacing its peers section (BENCH.md)")
 	fs.StringVar(&cfg.keep, "inputs", "", "generate the inputs into `dir` and keep them (default: a temporary folder)")
