@@ -138,8 +138,9 @@ func (t *Table) Ambiguous(i int) bool { return t.isSpecial(i) && t.ambiguous[int
 // (the digest bits an anchor shows). Only lines whose key is shared take
 // the slow path: repeated contexts get wider digests, and the index is
 // built again; different digests sharing a key get longer anchors. With
-// lookups, the index is kept for looking tokens up (Apply); a render does
-// without it.
+// lookups, every partition's table is kept for looking tokens up (Apply
+// with a huge batch); a render, and a batch of a few ops (lookupAll's one
+// pass), do without it.
 func (ix *Index) build(t *Table, content func(int) string, lookups bool) {
 	n := len(ix.hashes)
 	t.width = ix.opts.width()
