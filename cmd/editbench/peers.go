@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -118,6 +119,9 @@ func peers(ctx context.Context, cfg peersConfig, log io.Writer) (string, error) 
 	fmt.Fprintf(log, "editbench peers: generating the inputs with %s into %s\n", cfg.gen, in)
 	if err := runCmd(ctx, log, cfg.python, cfg.gen, in); err != nil {
 		return "", fmt.Errorf("generate the inputs (-gen %s): %w", cfg.gen, err)
+	}
+	if err := runCmd(ctx, log, cfg.python, "-c", variantsScript, cfg.gen, in, strconv.Itoa(rotations)); err != nil {
+		return "", fmt.Errorf("generate the small inputs' variants (-gen %s): %w", cfg.gen, err)
 	}
 	ops, err := peerInputs(in)
 	if err != nil {
@@ -277,11 +281,79 @@ func ensureVenv(ctx context.Context, log io.Writer, python, dir, pkg string) (st
 	return py, nil
 }
 
+// A case of at most rotateMax bytes goes round rotations inputs of its
+// size, one per timed call: timing one small input over and over lets the
+// branch predictor learn it (agentls's 10 KB render took 21.5 µs on one
+// file repeated, 33.9 µs going round 64 of them; at 100 KB 363 and 374
+// µs), which made the small rows, and every slope from them, too fast.
+const (
+	rotations = 16
+	rotateMax = 100_000
+)
+
+// variantsScript writes, with the generator's own functions, the inputs a
+// small case goes round: the generator's reply and file for the targets
+// n+1 … n+rotations-1 (another seed each, the same kind of text), as
+// reply-N-vK.md and file-N-vK.go. argv: the generator, the folder, the
+// number of inputs a case goes round.
+const variantsScript = `
+import importlib.util, os, sys
+spec = importlib.util.spec_from_file_location("peersgen", sys.argv[1])
+gen = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(gen)
+out, rotations = sys.argv[2], int(sys.argv[3])
+for n in gen.REPLY_SIZES:
+    if n <= 100000:
+        for k in range(1, rotations):
+            open(os.path.join(out, "reply-%d-v%d.md" % (n, k)), "w").write(gen.gen_reply(n + k))
+for n in gen.FILE_SIZES:
+    if n <= 100000:
+        for k in range(1, rotations):
+            open(os.path.join(out, "file-%d-v%d.go" % (n, k)), "w").write(gen.gen_file(n + k)[0])
+`
+
 var (
 	replySizes  = []int{1_000, 10_000, 100_000, 1_000_000, 10_000_000}
 	patchSizes  = []int{10_000, 1_000_000, 10_000_000}
 	anchorSizes = []int{10_000, 100_000, 1_000_000, 10_000_000}
 )
+
+// variants returns the inputs a case of size n goes round besides its own
+// (kind-n-vK.ext, written by variantsScript), or none for a large case or
+// when they were not written.
+func variants(at func(string) string, kind string, n int, ext string) []string {
+	if n > rotateMax {
+		return nil
+	}
+	var vs []string
+	for k := 1; k < rotations; k++ {
+		v := at(fmt.Sprintf("%s-%d-v%d%s", kind, n, k, ext))
+		if _, err := os.Stat(v); err != nil {
+			return nil
+		}
+		vs = append(vs, v)
+	}
+	return vs
+}
+
+// anchorsCase is an anchors case on file (whose content is text): its 8
+// lines to edit, and the same edits as gptme's hashline ops, written
+// beside the file.
+func anchorsCase(name, file, text string) (peerCase, error) {
+	c := peerCase{Name: name, File: file, Ops: strings.TrimSuffix(file, filepath.Ext(file)) + ".hashline-ops.txt"}
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	var ops strings.Builder
+	ops.WriteString("[f.go#00000000]\n")
+	for k := range 8 {
+		l := k*len(lines)/8 + 1
+		c.Lines = append(c.Lines, l)
+		fmt.Fprintf(&ops, "PUT %d.=%d:\n+%s%s\n", l, l, lines[l-1], anchorsEdit)
+	}
+	if err := os.WriteFile(c.Ops, []byte(ops.String()), 0o644); err != nil {
+		return peerCase{}, err
+	}
+	return c, nil
+}
 
 // peerInputs makes, beside the generator's files in dir, the inputs it
 // does not write (non-ASCII files, 16 hunks, small edits, anchored ops),
@@ -296,10 +368,15 @@ func peerInputs(dir string) ([]peerOp, error) {
 		if _, err := os.Stat(c.Reply); err != nil {
 			return nil, fmt.Errorf("the generator did not write %s: %w", c.Reply, err)
 		}
+		total := size(c.Reply)
+		for _, v := range variants(at, "reply", n, ".md") {
+			c.Rotate = append(c.Rotate, peerCase{Name: c.Name, Reply: v})
+			total += size(v)
+		}
 		parseWhole.cases = append(parseWhole.cases, c)
-		parseWhole.bytes[c.Name] = size(c.Reply)
+		parseWhole.bytes[c.Name] = total / (1 + len(c.Rotate))
 		stream.cases = append(stream.cases, c)
-		stream.bytes[c.Name] = size(c.Reply)
+		stream.bytes[c.Name] = parseWhole.bytes[c.Name]
 	}
 	patch := peerOp{op: "patch", label: "patch", bytes: map[string]int{}}
 	for _, n := range patchSizes {
@@ -349,23 +426,27 @@ func peerInputs(dir string) ([]peerOp, error) {
 		if err != nil {
 			return nil, err
 		}
-		c := peerCase{Name: nominal(n), File: file}
-		render.cases = append(render.cases, c)
-		render.bytes[c.Name] = len(text)
-		lines := strings.Split(strings.TrimSuffix(string(text), "\n"), "\n")
-		c.Lines, c.Ops = nil, at(fmt.Sprintf("hashline-ops-%d.txt", n))
-		var ops strings.Builder
-		ops.WriteString("[f.go#00000000]\n")
-		for k := range 8 {
-			l := k*len(lines)/8 + 1
-			c.Lines = append(c.Lines, l)
-			fmt.Fprintf(&ops, "PUT %d.=%d:\n+%s%s\n", l, l, lines[l-1], anchorsEdit)
-		}
-		if err := os.WriteFile(c.Ops, []byte(ops.String()), 0o644); err != nil {
+		c, err := anchorsCase(nominal(n), file, string(text))
+		if err != nil {
 			return nil, err
 		}
+		total := len(text)
+		for _, v := range variants(at, "file", n, ".go") {
+			vt, err := os.ReadFile(v)
+			if err != nil {
+				return nil, err
+			}
+			vc, err := anchorsCase(c.Name, v, string(vt))
+			if err != nil {
+				return nil, err
+			}
+			c.Rotate = append(c.Rotate, vc)
+			total += len(vt)
+		}
+		render.cases = append(render.cases, peerCase{Name: c.Name, File: c.File, Rotate: c.Rotate})
+		render.bytes[c.Name] = total / (1 + len(c.Rotate))
 		apply.cases = append(apply.cases, c)
-		apply.bytes[c.Name] = len(text)
+		apply.bytes[c.Name] = render.bytes[c.Name]
 	}
 	big := at("file-10000000.go")
 	ceiling := peerOp{op: "ceiling", label: "machine ceiling (Go)", bytes: map[string]int{"memmove": size(big), "indexbyte": size(big), "xxh3-lines": size(big)},
@@ -553,7 +634,7 @@ func (r *peerResults) markdown(ops []peerOp, impls []implementation, cfg peersCo
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Side by side with gptme and aider\n\n")
 	fmt.Fprintf(&b, "Reproduce (needs Python 3 and PyPI, so it is not part of `go test`): `go run ./cmd/editbench peers -gen ../shared/research/peers-gen.py -out BENCH.md`\n\n")
-	fmt.Fprintf(&b, "gptme 0.35.1 and aider-chat 0.86.2 from PyPI, each in its own virtualenv; inputs from peers-gen.py (non-ASCII: the same file after one comment line with astral characters). Every cell is the median of %d rounds (min–max); each round runs every implementation once per operation, each in its own process, alternating which goes first; a process calls each case once untimed, then times each call for at least 100 ms (at least once) and reports the median call. Ratios are peer ÷ agentls within a round, median (min–max); the relaxed ÷ exact and 16 ÷ 1 hunk targets are also taken round by round. Load average at the end: %s.\n\n", cfg.rounds, load)
+	fmt.Fprintf(&b, "gptme 0.35.1 and aider-chat 0.86.2 from PyPI, each in its own virtualenv; inputs from peers-gen.py (non-ASCII: the same file after one comment line with astral characters); a parse or anchors case of at most 100 KB goes round %d inputs of its size (the generator's for the targets n … n+%d), one per timed call, so that a small row is not one input the branch predictor has learned. Every cell is the median of %d rounds (min–max); each round runs every implementation once per operation, each in its own process, alternating which goes first; a process calls each case once untimed, then times each call for at least 100 ms (at least once) and reports the median call. Ratios are peer ÷ agentls within a round, median (min–max); the relaxed ÷ exact and 16 ÷ 1 hunk targets are also taken round by round. Load average at the end: %s.\n\n", rotations, rotations-1, cfg.rounds, load)
 	b.WriteString("| path | input | agentls | MB/s | gptme | × gptme | aider | × aider | outcome |\n|---|---|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, op := range ops {
 		for _, c := range op.cases {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -143,3 +144,67 @@ func TestPeerInputs(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// TestPeerWorkerRotates: a case with inputs to go round times them all
+// (a bad one fails the case) and reports the outcome of its own input,
+// not of the last one timed.
+func TestPeerWorkerRotates(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	one := write("one.md", "Saving.\n\n```save a.txt\nx\n```\n")
+	two := write("two.md", "Two.\n\n```save a.txt\nx\n```\n\n```save b.txt\ny\n```\n")
+	runWorker := func(op string, cases []peerCase) ([]peerResult, error) {
+		data, _ := json.Marshal(cases)
+		cf := write(op+"-cases.json", string(data))
+		var out, errb bytes.Buffer
+		if code := run([]string{"peer-worker", op, cf}, &out, &errb); code != 0 {
+			return nil, fmt.Errorf("exit %d: %s", code, errb.String())
+		}
+		var got []peerResult
+		for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+			var r peerResult
+			if err := json.Unmarshal([]byte(l), &r); err != nil {
+				return nil, fmt.Errorf("not a result: %q", l)
+			}
+			got = append(got, r)
+		}
+		return got, nil
+	}
+	for _, op := range []string{"parse-whole", "parse-stream16"} {
+		got, err := runWorker(op, []peerCase{{Name: "c", Reply: one, Budget: 1_000_000, Rotate: []peerCase{{Reply: two}, {Reply: two}}}})
+		if err != nil {
+			t.Fatalf("%s: %v", op, err)
+		}
+		if len(got) != 1 || got[0].Outcome != "parsed:1" || got[0].NS <= 0 {
+			t.Errorf("%s: %+v, want the case's own outcome parsed:1", op, got)
+		}
+	}
+	if _, err := runWorker("parse-whole", []peerCase{{Name: "c", Reply: one, Rotate: []peerCase{{Reply: filepath.Join(dir, "missing.md")}}}}); err == nil {
+		t.Error("a rotation input that cannot be read was not refused")
+	}
+	var f strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&f, "func f%d() {\n\treturn\n}\n\n", i)
+	}
+	a := write("a.go", f.String())
+	b := write("b.go", strings.ReplaceAll(f.String(), "return", "panic(0)"))
+	lines := []int{1, 5, 9}
+	got, err := runWorker("anchors-apply", []peerCase{{Name: "c", File: a, Lines: lines, Budget: 1_000_000, Rotate: []peerCase{{File: b, Lines: lines}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := f.String()
+	for _, l := range lines {
+		old := strings.Split(f.String(), "\n")[l-1]
+		want = strings.Replace(want, old+"\n", old+anchorsEdit+"\n", 1)
+	}
+	if len(got) != 1 || got[0].Outcome != "applied:"+sha(want) {
+		t.Errorf("anchors-apply: %+v, want the case's own result", got)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -32,6 +33,11 @@ type peerCase struct {
 	Ops    string `json:"ops,omitempty"`    // gptme's hashline ops
 	Lines  []int  `json:"lines,omitempty"`  // the 1-based lines anchors-apply edits
 	Budget int64  `json:"budget,omitempty"` // ns to time for; 0 means one timed call
+	// Rotate holds other inputs of the same size: the timed calls go round
+	// the case and these in turn (one timing the same small input over
+	// and over lets the branch predictor learn it). The outcome is the
+	// case's own.
+	Rotate []peerCase `json:"rotate,omitempty"`
 }
 
 // A peerResult is a driver's line of output for one case.
@@ -109,6 +115,31 @@ func timeCalls(budget int64, fn func()) int64 {
 	return ts[len(ts)/2]
 }
 
+// timeRotating prepares the case and each of its Rotate inputs (prepare
+// returns the call to time and, for the case itself, its outcome), then
+// times calls going round them in turn, the case first: timeCalls's
+// untimed first call is the case's, so its outcome is known after.
+func timeRotating(c peerCase, prepare func(v peerCase) (call func(), outcome func() string, err error)) (int64, string, error) {
+	var calls []func()
+	var outcome func() string
+	for i, v := range append([]peerCase{c}, c.Rotate...) {
+		call, out, err := prepare(v)
+		if err != nil {
+			return 0, "", err
+		}
+		if i == 0 {
+			outcome = out
+		}
+		calls = append(calls, call)
+	}
+	k := 0
+	ns := timeCalls(budgetOf(c), func() {
+		calls[k%len(calls)]()
+		k++
+	})
+	return ns, outcome(), nil
+}
+
 func budgetOf(c peerCase) int64 {
 	if c.Budget > 0 {
 		return c.Budget
@@ -131,34 +162,36 @@ func parseOptions() parse.Options {
 }
 
 func workParseWhole(c peerCase) (int64, string, error) {
-	reply, err := readString(c.Reply)
-	if err != nil {
-		return 0, "", err
-	}
 	opts := parseOptions()
-	n := 0
-	ns := timeCalls(budgetOf(c), func() { n = len(parse.ToolUses(reply, opts)) })
-	return ns, fmt.Sprintf("parsed:%d", n), nil
+	return timeRotating(c, func(v peerCase) (func(), func() string, error) {
+		reply, err := readString(v.Reply)
+		if err != nil {
+			return nil, nil, err
+		}
+		n := 0
+		return func() { n = len(parse.ToolUses(reply, opts)) }, func() string { return fmt.Sprintf("parsed:%d", n) }, nil
+	})
 }
 
 // workParseStream feeds the reply in 16-byte chunks, as a model's stream
 // arrives: the parser finds each tool use as its block closes.
 func workParseStream(c peerCase) (int64, string, error) {
-	data, err := os.ReadFile(c.Reply)
-	if err != nil {
-		return 0, "", err
-	}
 	opts := parseOptions()
-	n := 0
-	ns := timeCalls(budgetOf(c), func() {
-		p := parse.NewParser(opts)
-		for i := 0; i < len(data); i += 16 {
-			p.Write(data[i:min(i+16, len(data))])
+	return timeRotating(c, func(v peerCase) (func(), func() string, error) {
+		data, err := os.ReadFile(v.Reply)
+		if err != nil {
+			return nil, nil, err
 		}
-		p.Finish()
-		n = len(p.ToolUses())
+		n := 0
+		return func() {
+			p := parse.NewParser(opts)
+			for i := 0; i < len(data); i += 16 {
+				p.Write(data[i:min(i+16, len(data))])
+			}
+			p.Finish()
+			n = len(p.ToolUses())
+		}, func() string { return fmt.Sprintf("parsed:%d", n) }, nil
 	})
-	return ns, fmt.Sprintf("parsed:%d", n), nil
 }
 
 // applyPatch is the patch tool's path (tools/edittool/patch.go): the
@@ -221,16 +254,25 @@ func workSmallEdits(c peerCase) (int64, string, error) {
 // workAnchorsRender is view_anchored's one-shot render of a whole file
 // (the CLI's path; the server also keeps the line hashes per buffer).
 func workAnchorsRender(c peerCase) (int64, string, error) {
-	text, err := readString(c.File)
-	if err != nil {
-		return 0, "", err
+	ns, outcome, err := timeRotating(c, func(v peerCase) (func(), func() string, error) {
+		text, err := readString(v.File)
+		if err != nil {
+			return nil, nil, err
+		}
+		var out string
+		var renderErr error
+		return func() { out, renderErr = anchored.RenderText(text, 0, 0, anchored.Options{}) },
+			func() string {
+				if renderErr != nil {
+					return "error: " + renderErr.Error()
+				}
+				return fmt.Sprintf("rendered:%d", len(out))
+			}, nil
+	})
+	if err == nil && strings.HasPrefix(outcome, "error: ") {
+		err = errors.New(outcome)
 	}
-	var out string
-	ns := timeCalls(budgetOf(c), func() { out, err = anchored.RenderText(text, 0, 0, anchored.Options{}) })
-	if err != nil {
-		return 0, "", err
-	}
-	return ns, fmt.Sprintf("rendered:%d", len(out)), nil
+	return ns, outcome, err
 }
 
 // anchorsEdit is the edit anchors-apply makes to each of its lines, the
@@ -241,26 +283,27 @@ const anchorsEdit = " // x"
 // anchor resolved against the text and the new text written. The anchors
 // come from a view made before timing, as the model saw it.
 func workAnchorsApply(c peerCase) (int64, string, error) {
-	text, err := readString(c.File)
-	if err != nil {
-		return 0, "", err
-	}
-	view, err := anchored.View(text, 0, 0, anchored.Options{})
-	if err != nil {
-		return 0, "", err
-	}
-	var ops []anchored.Op
-	for _, l := range c.Lines {
-		if l < 1 || l > len(view) {
-			return 0, "", fmt.Errorf("line %d is not in the file's %d lines", l, len(view))
+	return timeRotating(c, func(v peerCase) (func(), func() string, error) {
+		text, err := readString(v.File)
+		if err != nil {
+			return nil, nil, err
 		}
-		v := view[l-1]
-		newText, expected := v.Text+anchorsEdit, v.Text
-		ops = append(ops, anchored.Op{Anchor: v.Anchor, Op: "replace", Text: &newText, Expected: &expected})
-	}
-	var res anchored.Result
-	ns := timeCalls(budgetOf(c), func() { res, err = anchored.Apply(text, ops, anchored.Options{}) })
-	return ns, outcomeOf(res.Text, err), nil
+		view, err := anchored.View(text, 0, 0, anchored.Options{})
+		if err != nil {
+			return nil, nil, err
+		}
+		var ops []anchored.Op
+		for _, l := range v.Lines {
+			if l < 1 || l > len(view) {
+				return nil, nil, fmt.Errorf("line %d is not in %s's %d lines", l, v.File, len(view))
+			}
+			line := view[l-1]
+			newText, expected := line.Text+anchorsEdit, line.Text
+			ops = append(ops, anchored.Op{Anchor: line.Anchor, Op: "replace", Text: &newText, Expected: &expected})
+		}
+		var res anchored.Result
+		return func() { res, err = anchored.Apply(text, ops, anchored.Options{}) }, func() string { return outcomeOf(res.Text, err) }, nil
+	})
 }
 
 // workCeiling measures the machine in the same run: copying the file
