@@ -51,7 +51,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/zeebo/xxh3"
 )
@@ -196,12 +195,15 @@ func (ls *lineSet) splitHashing(text string, hashes *[]uint64) {
 		ls.noCR = cutLines(text, 0, len(text), ls.start[1:], hs)
 		return
 	}
-	var wg sync.WaitGroup
-	var secondNoCR bool
-	wg.Go(func() { secondNoCR = cutLines(text, cut, len(text), ls.start[1+first:], tail(hs, first)) })
-	firstNoCR := cutLines(text, 0, cut, ls.start[1:1+first], head(hs, first))
-	wg.Wait()
-	ls.noCR = firstNoCR && secondNoCR
+	var noCR [2]bool
+	onWorkers(2, func(w int) {
+		if w == 0 {
+			noCR[0] = cutLines(text, 0, cut, ls.start[1:1+first], head(hs, first))
+		} else {
+			noCR[1] = cutLines(text, cut, len(text), ls.start[1+first:], tail(hs, first))
+		}
+	})
+	ls.noCR = noCR[0] && noCR[1]
 }
 
 // parallelBytes is the size from which a text's lines are found and hashed

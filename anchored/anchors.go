@@ -2,7 +2,6 @@ package anchored
 
 import (
 	"math/bits"
-	"runtime"
 	"strconv"
 )
 
@@ -228,11 +227,8 @@ func (t *Table) widen(ix *Index) bool {
 	for r := 2; r <= maxRadius; r++ {
 		// Many lines still shared are widened on two cores: each takes
 		// half the bitset, then finds the shared tops of half the values.
-		workers := 1
-		if t.sharedCount >= parallelLines && runtime.GOMAXPROCS(0) > 1 {
-			workers = 2
-		}
-		t.forWorkers(workers, func(w int) {
+		workers := workersFor(t.sharedCount)
+		onWorkers(workers, func(w int) {
 			// Each worker's lines are kept apart by their top's first bit:
 			// the half of the values each finder takes.
 			lo, hi := w*words/workers, (w+1)*words/workers
@@ -265,7 +261,7 @@ func (t *Table) widen(ix *Index) bool {
 		if total == 0 {
 			break
 		}
-		t.forWorkers(workers, func(w int) {
+		onWorkers(workers, func(w int) {
 			f := &t.finders[w]
 			f.shared = resize(f.shared, words)
 			clear(f.shared)

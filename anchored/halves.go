@@ -12,17 +12,31 @@ import (
 // two cores than on one).
 const parallelLines = 10_000
 
-// inHalves calls f on [0, n) — or, for n of at least parallelLines lines
-// when two cores are free to run them, on [0, mid) and [mid, n) at once.
-// f must write only what belongs to its own range.
-func inHalves(n int, f func(from, to int)) {
+// workersFor is how many cores a pass over n lines (or other items as
+// costly) runs on: two from parallelLines on, when there are two.
+func workersFor(n int) int {
 	if n < parallelLines || runtime.GOMAXPROCS(0) < 2 {
-		f(0, n)
+		return 1
+	}
+	return 2
+}
+
+// onWorkers calls f(0) … f(workers-1), at once when there are two; f(w)
+// must write only what belongs to worker w.
+func onWorkers(workers int, f func(w int)) {
+	if workers == 1 {
+		f(0)
 		return
 	}
-	mid := n / 2
 	var wg sync.WaitGroup
-	wg.Go(func() { f(mid, n) })
-	f(0, mid)
+	wg.Go(func() { f(1) })
+	f(0)
 	wg.Wait()
+}
+
+// inHalves calls f on [0, n) — or, on two cores (workersFor), on [0, mid)
+// and [mid, n) at once. f must write only what belongs to its own range.
+func inHalves(n int, f func(from, to int)) {
+	workers := workersFor(n)
+	onWorkers(workers, func(w int) { f(w*n/workers, (w+1)*n/workers) })
 }

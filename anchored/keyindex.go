@@ -2,9 +2,7 @@ package anchored
 
 import (
 	"math/bits"
-	"runtime"
 	"slices"
-	"sync"
 )
 
 // The key index: every line's key (the digest bits its anchor shows) in
@@ -80,17 +78,14 @@ func (t *Table) scan(keep bool) {
 		return
 	}
 	parts := 1 << pb
-	workers := 1
-	if n >= parallelLines && runtime.GOMAXPROCS(0) > 1 {
-		workers = 2
-	}
+	workers := workersFor(n)
 	// Count the lines of each partition, each worker its own share of the
 	// lines, and size each partition's table.
 	half := (n + workers - 1) / workers
 	for w := range workers {
 		t.partCount[w] = resize(t.partCount[w], parts)
 	}
-	t.forWorkers(workers, func(w int) {
+	onWorkers(workers, func(w int) {
 		count, shift := t.partCount[w], t.partShift
 		clear(count)
 		for _, top := range t.tops[w*half : min(n, (w+1)*half)] {
@@ -121,7 +116,7 @@ func (t *Table) scan(keep bool) {
 	// first worker's lines of a partition first, then the second's.
 	sorted := resize(t.sortedSlots, n)
 	t.sortedSlots = sorted
-	t.forWorkers(workers, func(w int) {
+	onWorkers(workers, func(w int) {
 		next, shift := t.partCount[w], t.partShift
 		lo := w * half
 		for i, top := range t.tops[lo:min(n, (w+1)*half)] {
@@ -141,7 +136,7 @@ func (t *Table) scan(keep bool) {
 		split = parts / 2
 		t.fillers[1].reset(t)
 	}
-	t.forWorkers(workers, func(w int) {
+	onWorkers(workers, func(w int) {
 		f := &t.fillers[w]
 		lo, hi := 0, split
 		if w == 1 {
@@ -164,18 +159,6 @@ func (t *Table) scan(keep bool) {
 		first.append(&t.fillers[1])
 	}
 	t.takeGroups()
-}
-
-// forWorkers calls f(0) … f(workers-1), at once when there are two.
-func (t *Table) forWorkers(workers int, f func(w int)) {
-	if workers == 1 {
-		f(0)
-		return
-	}
-	var wg sync.WaitGroup
-	wg.Go(func() { f(1) })
-	f(0)
-	wg.Wait()
 }
 
 // takeGroups makes the first filler's groups the table's.

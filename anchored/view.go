@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
-	"runtime"
 	"strings"
 	"sync"
 	"unsafe"
@@ -147,18 +146,21 @@ func (s *state) renderSize(from, to int) int {
 // endings, which the view drops, make it so).
 func (s *state) writeView(b []byte, from, to int) []byte {
 	n := to - from + 1
-	if n < parallelLines || runtime.GOMAXPROCS(0) < 2 {
+	if workersFor(n) == 1 {
 		return s.appendView(b, from, to)
 	}
 	mid := from + n/2 // the second half's first line
 	base, bound := len(b), s.renderSize(from, mid-1)
 	// The first half writes within its bound only: its slack would be
 	// the second half's first bytes.
-	second := b[base+bound : base+bound : cap(b)]
-	var wg sync.WaitGroup
-	wg.Go(func() { second = s.appendView(second, mid, to) })
-	first := s.appendView(b[base:base:base+bound], from, mid-1)
-	wg.Wait()
+	first, second := b[base:base:base+bound], b[base+bound:base+bound:cap(b)]
+	onWorkers(2, func(w int) {
+		if w == 0 {
+			first = s.appendView(first, from, mid-1)
+		} else {
+			second = s.appendView(second, mid, to)
+		}
+	})
 	if len(first) < bound {
 		copy(b[base+len(first):cap(b)], second)
 	}
