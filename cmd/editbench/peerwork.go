@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -116,12 +115,13 @@ func timeCalls(budget int64, fn func()) int64 {
 }
 
 // timeRotating prepares the case and each of its Rotate inputs (prepare
-// returns the call to time and, for the case itself, its outcome), then
+// returns the call to time and, for the case itself, its outcome or the
+// error that fails it), then
 // times calls going round them in turn, the case first: timeCalls's
 // untimed first call is the case's, so its outcome is known after.
-func timeRotating(c peerCase, prepare func(v peerCase) (call func(), outcome func() string, err error)) (int64, string, error) {
+func timeRotating(c peerCase, prepare func(v peerCase) (call func(), outcome func() (string, error), err error)) (int64, string, error) {
 	var calls []func()
-	var outcome func() string
+	var outcome func() (string, error)
 	for i, v := range append([]peerCase{c}, c.Rotate...) {
 		call, out, err := prepare(v)
 		if err != nil {
@@ -137,7 +137,8 @@ func timeRotating(c peerCase, prepare func(v peerCase) (call func(), outcome fun
 		calls[k%len(calls)]()
 		k++
 	})
-	return ns, outcome(), nil
+	out, err := outcome()
+	return ns, out, err
 }
 
 func budgetOf(c peerCase) int64 {
@@ -163,13 +164,13 @@ func parseOptions() parse.Options {
 
 func workParseWhole(c peerCase) (int64, string, error) {
 	opts := parseOptions()
-	return timeRotating(c, func(v peerCase) (func(), func() string, error) {
+	return timeRotating(c, func(v peerCase) (func(), func() (string, error), error) {
 		reply, err := readString(v.Reply)
 		if err != nil {
 			return nil, nil, err
 		}
 		n := 0
-		return func() { n = len(parse.ToolUses(reply, opts)) }, func() string { return fmt.Sprintf("parsed:%d", n) }, nil
+		return func() { n = len(parse.ToolUses(reply, opts)) }, func() (string, error) { return fmt.Sprintf("parsed:%d", n), nil }, nil
 	})
 }
 
@@ -177,7 +178,7 @@ func workParseWhole(c peerCase) (int64, string, error) {
 // arrives: the parser finds each tool use as its block closes.
 func workParseStream(c peerCase) (int64, string, error) {
 	opts := parseOptions()
-	return timeRotating(c, func(v peerCase) (func(), func() string, error) {
+	return timeRotating(c, func(v peerCase) (func(), func() (string, error), error) {
 		data, err := os.ReadFile(v.Reply)
 		if err != nil {
 			return nil, nil, err
@@ -190,7 +191,7 @@ func workParseStream(c peerCase) (int64, string, error) {
 			}
 			p.Finish()
 			n = len(p.ToolUses())
-		}, func() string { return fmt.Sprintf("parsed:%d", n) }, nil
+		}, func() (string, error) { return fmt.Sprintf("parsed:%d", n), nil }, nil
 	})
 }
 
@@ -254,25 +255,15 @@ func workSmallEdits(c peerCase) (int64, string, error) {
 // workAnchorsRender is view_anchored's one-shot render of a whole file
 // (the CLI's path; the server also keeps the line hashes per buffer).
 func workAnchorsRender(c peerCase) (int64, string, error) {
-	ns, outcome, err := timeRotating(c, func(v peerCase) (func(), func() string, error) {
+	return timeRotating(c, func(v peerCase) (func(), func() (string, error), error) {
 		text, err := readString(v.File)
 		if err != nil {
 			return nil, nil, err
 		}
 		var out string
-		var renderErr error
-		return func() { out, renderErr = anchored.RenderText(text, 0, 0, anchored.Options{}) },
-			func() string {
-				if renderErr != nil {
-					return "error: " + renderErr.Error()
-				}
-				return fmt.Sprintf("rendered:%d", len(out))
-			}, nil
+		return func() { out, err = anchored.RenderText(text, 0, 0, anchored.Options{}) },
+			func() (string, error) { return fmt.Sprintf("rendered:%d", len(out)), err }, nil
 	})
-	if err == nil && strings.HasPrefix(outcome, "error: ") {
-		err = errors.New(outcome)
-	}
-	return ns, outcome, err
 }
 
 // anchorsEdit is the edit anchors-apply makes to each of its lines, the
@@ -283,7 +274,7 @@ const anchorsEdit = " // x"
 // anchor resolved against the text and the new text written. The anchors
 // come from a view made before timing, as the model saw it.
 func workAnchorsApply(c peerCase) (int64, string, error) {
-	return timeRotating(c, func(v peerCase) (func(), func() string, error) {
+	return timeRotating(c, func(v peerCase) (func(), func() (string, error), error) {
 		text, err := readString(v.File)
 		if err != nil {
 			return nil, nil, err
@@ -302,7 +293,7 @@ func workAnchorsApply(c peerCase) (int64, string, error) {
 			ops = append(ops, anchored.Op{Anchor: line.Anchor, Op: "replace", Text: &newText, Expected: &expected})
 		}
 		var res anchored.Result
-		return func() { res, err = anchored.Apply(text, ops, anchored.Options{}) }, func() string { return outcomeOf(res.Text, err) }, nil
+		return func() { res, err = anchored.Apply(text, ops, anchored.Options{}) }, func() (string, error) { return outcomeOf(res.Text, err), nil }, nil
 	})
 }
 
