@@ -29,6 +29,10 @@ import (
 //go:embed peerdrivers/*.py
 var peerDrivers embed.FS
 
+// sharedDriver is what the drivers share (timing, going round a case's
+// inputs, outcomes, the loop over the cases): written beside each.
+const sharedDriver = "peertiming.py"
+
 // The peers' versions: the ones issue #17 measured against. They cannot
 // share a virtualenv (their pinned dependencies conflict), so each gets
 // its own.
@@ -137,11 +141,14 @@ func peers(ctx context.Context, cfg peersConfig, log io.Writer) (string, error) 
 		if err != nil {
 			return "", fmt.Errorf("install %s: %w", p.pkg, err)
 		}
-		script := filepath.Join(tmp, p.driver)
-		src, _ := peerDrivers.ReadFile("peerdrivers/" + p.driver)
-		if err := os.WriteFile(script, src, 0o644); err != nil {
-			return "", err
+		// The driver, and beside it what the drivers share, which it imports.
+		for _, name := range []string{p.driver, sharedDriver} {
+			src, _ := peerDrivers.ReadFile("peerdrivers/" + name)
+			if err := os.WriteFile(filepath.Join(tmp, name), src, 0o644); err != nil {
+				return "", err
+			}
 		}
+		script := filepath.Join(tmp, p.driver)
 		impls = append(impls, implementation{name: p.name, argv: []string{py, script}, ops: driverOps(p.name)})
 	}
 	for i := range ops {

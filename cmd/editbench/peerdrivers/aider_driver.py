@@ -9,34 +9,9 @@ the two functions its EditBlockCoder calls. Each case prints one JSON line
 with the time per call in nanoseconds and the outcome.
 """
 
-import hashlib
-import json
-import sys
-import time
-
 from aider.coders.editblock_coder import DEFAULT_FENCE, do_replace, find_original_update_blocks
 
-BUDGET_NS = 100_000_000
-
-
-def timed(fn, budget_ns):
-    """Calls fn once untimed, then until budget_ns have passed (at least
-    once); returns the median time of a call (a mean would count
-    other processes' time slices on a loaded machine) and the last result."""
-    out = fn()
-    ts = []
-    start = time.perf_counter_ns()
-    while not ts or time.perf_counter_ns() - start < budget_ns:
-        t = time.perf_counter_ns()
-        out = fn()
-        ts.append(time.perf_counter_ns() - t)
-    ts.sort()
-    return ts[len(ts) // 2], out
-
-
-def read(p):
-    with open(p, encoding="utf-8", newline="") as f:
-        return f.read()
+from peertiming import BUDGET_NS, outcome_apply, read, run, timed
 
 
 def to_aider(block):
@@ -60,19 +35,12 @@ def apply_block(reply, content):
     return content
 
 
-def outcome(fn):
-    try:
-        return "applied:" + hashlib.sha256(fn().encode()).hexdigest()
-    except ValueError as e:
-        return "refused: " + str(e).split("\n")[0][:80]
-
-
 def patch(case):
     content = read(case["file"])
     reply = to_aider(read(case["patch"]))
     fn = lambda: apply_block(reply, content)
-    ns, _ = timed(lambda: outcome(fn), case.get("budget", BUDGET_NS))
-    return ns, outcome(fn)
+    ns, _ = timed(lambda: outcome_apply(fn), case.get("budget", BUDGET_NS))
+    return ns, outcome_apply(fn)
 
 
 def small_edits(case):
@@ -85,21 +53,12 @@ def small_edits(case):
             cur = apply_block(r, cur)
         return cur
 
-    ns, _ = timed(lambda: outcome(fn), case.get("budget", BUDGET_NS))
-    return ns // len(replies), outcome(fn)
+    ns, _ = timed(lambda: outcome_apply(fn), case.get("budget", BUDGET_NS))
+    return ns // len(replies), outcome_apply(fn)
 
 
 OPS = {"patch": patch, "small-edits": small_edits}
 
 
-def main():
-    op, cases_file = sys.argv[1], sys.argv[2]
-    with open(cases_file) as f:
-        cases = json.load(f)
-    for case in cases:
-        ns, out = OPS[op](case)
-        print(json.dumps({"case": case["name"], "ns": ns, "outcome": out}), flush=True)
-
-
 if __name__ == "__main__":
-    main()
+    run(OPS)

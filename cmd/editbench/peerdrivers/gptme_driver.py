@@ -8,12 +8,7 @@ time per call in nanoseconds, and the outcome ("applied:<sha256>",
 implementation did the same thing before comparing times.
 """
 
-import hashlib
-import json
 import os
-import sys
-import tempfile
-import time
 from pathlib import Path
 
 from gptme.tools import init_tools
@@ -22,55 +17,7 @@ from gptme.tools import patch as gpatch
 from gptme.tools import read as gread
 from gptme.tools import hashline_edit
 
-BUDGET_NS = 100_000_000  # time each case for at least this long (after one warm-up call)
-
-
-def timed(fn, budget_ns):
-    """Calls fn once untimed, then until budget_ns have passed (at least
-    once); returns the median time of a call (a mean would count
-    other processes' time slices on a loaded machine) and the last result."""
-    out = fn()
-    ts = []
-    start = time.perf_counter_ns()
-    while not ts or time.perf_counter_ns() - start < budget_ns:
-        t = time.perf_counter_ns()
-        out = fn()
-        ts.append(time.perf_counter_ns() - t)
-    ts.sort()
-    return ts[len(ts) // 2], out
-
-
-def timed_rotating(case, prepare):
-    """Times calls going round the case and its "rotate" inputs (others of
-    the same size) in turn, the case first, as timed does one: timing the
-    same small input over and over lets the branch predictor learn it.
-    prepare(case) returns the call; the result is the case's own (its
-    call is the untimed first one, and comes round again)."""
-    fns = [prepare(v) for v in [case] + case.get("rotate", [])]
-    k = [0]
-    first = []
-
-    def fn():
-        out = fns[k[0] % len(fns)]()
-        if k[0] == 0:
-            first.append(out)
-        k[0] += 1
-        return out
-
-    ns, _ = timed(fn, case.get("budget", BUDGET_NS))
-    return ns, first[0]
-
-
-def outcome_apply(fn):
-    try:
-        return "applied:" + hashlib.sha256(fn().encode()).hexdigest()
-    except ValueError as e:
-        return "refused: " + str(e).split("\n")[0][:80]
-
-
-def read(p):
-    with open(p, encoding="utf-8", newline="") as f:
-        return f.read()
+from peertiming import BUDGET_NS, outcome_apply, read, run, timed, timed_rotating
 
 
 def parse_whole(case):
@@ -175,13 +122,8 @@ OPS = {
 
 
 def main():
-    op, cases_file = sys.argv[1], sys.argv[2]
     init_tools(include_mcp=False)
-    with open(cases_file) as f:
-        cases = json.load(f)
-    for case in cases:
-        ns, out = OPS[op](case)
-        print(json.dumps({"case": case["name"], "ns": ns, "outcome": out}), flush=True)
+    run(OPS)
 
 
 if __name__ == "__main__":
