@@ -1,7 +1,6 @@
 package lsp_test
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,13 +27,7 @@ func TestChatRewind(t *testing.T) {
 				modeltest.Text("Nothing else to do.", 5),
 			)
 			defer srv.Close()
-			root := writeFiles(t, files)
-			e := lsptest.Start(t, root, p, lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL}))
-			e.OpenFile("a.go", "go")
-			if err := e.ExecuteCommand("agentls.chat.open", map[string]any{"name": "t"}); err != nil {
-				t.Fatal(err)
-			}
-			data, _ := os.ReadFile(filepath.Join(e.Root, chatPath))
+			e, data, _ := openChat(t, p, srv)
 			e.OpenFile(chatPath, "markdown")
 			e.Type(chatPath, string(data)+"rename Config\n")
 			uri := string(protocol.DocumentURI("file://" + filepath.Join(e.Root, chatPath)))

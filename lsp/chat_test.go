@@ -14,6 +14,20 @@ import (
 
 const chatPath = ".agentls/chat/t.md"
 
+// openChat starts an editor of profile p on the test files, with the
+// model srv, opens a.go and the chat "t" (agentls.chat.open), and
+// returns the editor and what the chat file holds.
+func openChat(t *testing.T, p lsptest.Profile, srv *modeltest.Server) (*lsptest.Editor, []byte, error) {
+	t.Helper()
+	e := lsptest.Start(t, writeFiles(t, files), p, lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL}))
+	e.OpenFile("a.go", "go")
+	if err := e.ExecuteCommand("agentls.chat.open", map[string]any{"name": "t"}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(e.Root, chatPath))
+	return e, data, err
+}
+
 // TestChat: a chat document is created and shown; "Send to agent" streams
 // the reply into it as edits, with the tool's result quoted under its call,
 // while the edit lands in the code; a second message is sent with the
@@ -29,13 +43,7 @@ func TestChat(t *testing.T) {
 				modeltest.Text("b.go is fine as it is.", 5),
 			)
 			defer srv.Close()
-			root := writeFiles(t, files)
-			e := lsptest.Start(t, root, p, lsptest.InitOptions(map[string]any{"model": "m", "baseUrl": srv.URL}))
-			e.OpenFile("a.go", "go")
-			if err := e.ExecuteCommand("agentls.chat.open", map[string]any{"name": "t"}); err != nil {
-				t.Fatal(err)
-			}
-			data, err := os.ReadFile(filepath.Join(e.Root, chatPath))
+			e, data, err := openChat(t, p, srv)
 			if err != nil || !strings.HasSuffix(string(data), "## You\n\n") {
 				t.Fatalf("chat file: %q, %v", data, err)
 			}
