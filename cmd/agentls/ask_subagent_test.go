@@ -27,15 +27,7 @@ func TestAskSubagent(t *testing.T) {
 		modeltest.Text("The subagent renamed it.", 9),
 	)
 	defer srv.Close()
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "a.go"), []byte("package p\n\ntype Config struct{}\n"), 0o644)
-	stdout, stderr, code := runCLI(t, "", "ask", "-C", dir, "--model", "m", "--base-url", srv.URL, "rename", "Config")
-	if code != exitOK {
-		t.Fatalf("exit %d\nstderr: %s", code, stderr)
-	}
-	if data, _ := os.ReadFile(filepath.Join(dir, "a.go")); string(data) != "package p\n\ntype Settings struct{}\n" {
-		t.Errorf("a.go = %q", data)
-	}
+	stdout, stderr := askRename(t, srv)
 	if !strings.Contains(stderr, "[agentls] subagent 1: step 1: patch a.go") || !strings.Contains(stdout, "The subagent renamed it.") {
 		t.Errorf("stdout %q\nstderr %q", stdout, stderr)
 	}

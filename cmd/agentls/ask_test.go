@@ -9,6 +9,23 @@ import (
 	"github.com/agentls/agentls/agent/modeltest"
 )
 
+// askRename runs "agentls ask rename Config" in a folder holding a.go
+// with the type Config, against the model srv, and checks that it exits
+// well with the type renamed to Settings on disk.
+func askRename(t *testing.T, srv *modeltest.Server) (stdout, stderr string) {
+	t.Helper()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.go"), []byte("package p\n\ntype Config struct{}\n"), 0o644)
+	stdout, stderr, code := runCLI(t, "", "ask", "-C", dir, "--model", "m", "--base-url", srv.URL, "rename", "Config")
+	if code != exitOK {
+		t.Fatalf("exit %d\nstderr: %s", code, stderr)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "a.go")); string(data) != "package p\n\ntype Settings struct{}\n" {
+		t.Errorf("a.go = %q", data)
+	}
+	return stdout, stderr
+}
+
 // TestAsk runs agentls ask against a fake model: the model reads a file,
 // patches it, and says so; the patch is on disk, the text on stdout.
 func TestAsk(t *testing.T) {
@@ -20,15 +37,7 @@ func TestAsk(t *testing.T) {
 		modeltest.Text("Renamed Config to Settings.", 9),
 	)
 	defer srv.Close()
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "a.go"), []byte("package p\n\ntype Config struct{}\n"), 0o644)
-	stdout, stderr, code := runCLI(t, "", "ask", "-C", dir, "--model", "m", "--base-url", srv.URL, "rename", "Config")
-	if code != exitOK {
-		t.Fatalf("exit %d\nstderr: %s", code, stderr)
-	}
-	if data, _ := os.ReadFile(filepath.Join(dir, "a.go")); string(data) != "package p\n\ntype Settings struct{}\n" {
-		t.Errorf("a.go = %q", data)
-	}
+	stdout, stderr := askRename(t, srv)
 	if !strings.Contains(stdout, "Reading.") || !strings.Contains(stdout, "Renamed Config to Settings.") {
 		t.Errorf("stdout = %q", stdout)
 	}
