@@ -156,8 +156,7 @@ func (m *Manager) call(ctx context.Context, s *server, tool string, args map[str
 	params := &sdk.CallToolParams{Name: tool, Arguments: args}
 	token := fmt.Sprintf("agentls-%d", m.tokens.Add(1))
 	params.SetProgressToken(token)
-	s.mu.Lock()
-	s.progress[token] = func(p *sdk.ProgressNotificationParams) {
+	sink := &progressSink{caught: make(chan struct{}, 1), show: func(p *sdk.ProgressNotificationParams) {
 		if turn == nil {
 			return
 		}
@@ -172,7 +171,9 @@ func (m *Manager) call(ctx context.Context, s *server, tool string, args map[str
 			p.Progress(line)
 		}
 		turn.Output(s.stream(), []byte(line+"\n"))
-	}
+	}}
+	s.mu.Lock()
+	s.progress[token] = sink
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
@@ -180,6 +181,10 @@ func (m *Manager) call(ctx context.Context, s *server, tool string, args map[str
 		s.mu.Unlock()
 	}()
 	res, err := c.session.CallTool(callCtx, params)
+	if callCtx.Err() == nil {
+		// The lines the server sent before its answer come first.
+		s.drain(sink, c.done)
+	}
 	switch {
 	case ctx.Err() != nil:
 		return "", fmt.Errorf("%s: %w (the server was told to stop it)", name, ctx.Err())

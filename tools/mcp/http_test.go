@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,13 +16,19 @@ import (
 )
 
 // TestStreamableHTTP: a url server is reached over streamable HTTP with
-// the configured headers on every request, and its session is not the
-// turn's: a server started by a turn that ended serves the next turn.
+// the configured headers on every request, its progress lines come
+// before its answer, and its session is not the turn's: a server started
+// by a turn that ended serves the next turn.
 func TestStreamableHTTP(t *testing.T) {
 	server := sdk.NewServer(&sdk.Implementation{Name: "http-test", Version: "1"}, nil)
 	server.AddTool(&sdk.Tool{Name: "whoami", Description: "Says who asked.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "you are " + req.Extra.Header.Get("Authorization")}}}, nil
+		})
+	server.AddTool(&sdk.Tool{Name: "progress", Description: "Reports progress, then answers.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: req.Params.GetProgressToken(), Progress: 1, Message: "halfway"})
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "done"}}}, nil
 		})
 	var mu sync.Mutex
 	var unauthorized int
@@ -43,7 +50,8 @@ func TestStreamableHTTP(t *testing.T) {
 	cfg := Config{Servers: map[string]ServerConfig{"h": {URL: ts.URL, Headers: map[string]string{"Authorization": "Bearer secret"}}}, Allowlist: []string{"h.*"}}
 	for turn := range 2 {
 		ctx, cancel := context.WithCancel(context.Background())
-		reg, warnings, err := m.SelectTurn(ctx, cfg, empty(t), nil, false, nil)
+		ft := &fakeTurn{}
+		reg, warnings, err := m.SelectTurn(ctx, cfg, empty(t), nil, false, ft)
 		if err != nil || len(warnings) > 0 {
 			t.Fatalf("turn %d: %v, %q", turn, err, warnings)
 		}
@@ -54,6 +62,17 @@ func TestStreamableHTTP(t *testing.T) {
 		got, err := spec.Run(ctx, tools.ToolUse{Tool: spec.Name})
 		if err != nil || got != "you are Bearer secret" {
 			t.Errorf("turn %d: %q, %v", turn, got, err)
+		}
+		spec, _ = reg.Get("h.progress")
+		for call := range 10 {
+			got, err := spec.Run(ctx, tools.ToolUse{Tool: spec.Name})
+			ft.mu.Lock()
+			progress := ft.progress
+			ft.progress = nil
+			ft.mu.Unlock()
+			if err != nil || got != "done" || !slices.Equal(progress, []string{"h.progress: 1 halfway"}) {
+				t.Errorf("turn %d, call %d: %q, %v, progress %q", turn, call, got, err, progress)
+			}
 		}
 		cancel() // the turn ends
 	}

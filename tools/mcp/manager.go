@@ -107,7 +107,7 @@ type server struct {
 	restarts int
 	started  bool
 	retryAt  time.Time
-	progress map[string]func(*sdk.ProgressNotificationParams)
+	progress map[string]*progressSink // by token, of the calls in flight
 	closed   bool
 }
 
@@ -148,7 +148,7 @@ func (m *Manager) configure(cfg Config) {
 	}
 	for name, c := range cfg.Servers {
 		if _, ok := m.servers[name]; !ok {
-			m.servers[name] = &server{m: m, name: name, cfg: c, state: StateIdle, progress: map[string]func(*sdk.ProgressNotificationParams){}}
+			m.servers[name] = &server{m: m, name: name, cfg: c, state: StateIdle, progress: map[string]*progressSink{}}
 		}
 	}
 }
@@ -404,10 +404,10 @@ func (s *server) connect(ctx context.Context) (*conn, error) {
 		stdio     *stdioServer
 	)
 	if s.cfg.URL != "" {
-		transport = &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: &http.Client{Transport: headerTransport{headers: s.cfg.Headers, next: http.DefaultTransport}}}
+		transport = &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: &http.Client{Transport: httpTap{headers: s.cfg.Headers, arrived: s.arrived, next: http.DefaultTransport}}}
 	} else {
 		var err error
-		stdio, err = startStdio(s.m.guard, cmp.Or(cfg.Dir, s.m.opts.Dir), s.cfg, func(line string) { s.m.log(s.stream(), line) })
+		stdio, err = startStdio(s.m.guard, cmp.Or(cfg.Dir, s.m.opts.Dir), s.cfg, func(line string) { s.m.log(s.stream(), line) }, s.arrived)
 		if err != nil {
 			return nil, err
 		}
@@ -462,34 +462,24 @@ func (s *server) onToolsChanged(context.Context, *sdk.ToolListChangedRequest) {
 }
 
 // onProgress passes a progress notification to the call that asked for
-// it.
+// it, and counts it shown.
 func (s *server) onProgress(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
 	if req == nil || req.Params == nil {
 		return
 	}
 	token := fmt.Sprint(req.Params.ProgressToken)
 	s.mu.Lock()
-	f := s.progress[token]
+	sink := s.progress[token]
 	s.mu.Unlock()
-	if f != nil {
-		f(req.Params)
+	if sink == nil {
+		return
 	}
-}
-
-// headerTransport adds an http server's configured headers (an
-// Authorization token) to each request.
-type headerTransport struct {
-	headers map[string]string
-	next    http.RoundTripper
-}
-
-func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if len(t.headers) == 0 {
-		return t.next.RoundTrip(r)
+	sink.show(req.Params)
+	s.mu.Lock()
+	sink.shown++
+	s.mu.Unlock()
+	select {
+	case sink.caught <- struct{}{}:
+	default:
 	}
-	r = r.Clone(r.Context())
-	for k, v := range t.headers {
-		r.Header.Set(k, v)
-	}
-	return t.next.RoundTrip(r)
 }

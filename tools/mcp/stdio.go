@@ -43,8 +43,10 @@ func (s *stdioServer) lastWords() string {
 // killed with everything in it should agentls die), its stderr read line
 // by line into logLine. The SDK's CommandTransport is not used: it waits
 // for its command itself, and only kills the one process, not what the
-// server started (npx's node, a shell's children).
-func startStdio(guard *proc.Guard, dir string, c ServerConfig, logLine func(string)) (*stdioServer, error) {
+// server started (npx's node, a shell's children). Its stdout is tapped
+// for progress notifications (see progressSink), each token passed to
+// arrived.
+func startStdio(guard *proc.Guard, dir string, c ServerConfig, logLine, arrived func(string)) (*stdioServer, error) {
 	// Found here, not by the shell that proc.Guard starts it through, so
 	// that a missing program says so.
 	if _, err := exec.LookPath(c.Command); err != nil {
@@ -86,7 +88,7 @@ func startStdio(guard *proc.Guard, dir string, c ServerConfig, logLine func(stri
 		errR.Close()
 		return nil, fmt.Errorf("start %s: %w", c.Command, err)
 	}
-	s := &stdioServer{proc: p, transport: &sdk.IOTransport{Reader: outR, Writer: inW}}
+	s := &stdioServer{proc: p, transport: &sdk.IOTransport{Reader: tapStdio(outR, arrived), Writer: inW}}
 	go func() {
 		defer errR.Close()
 		sc := bufio.NewScanner(errR)
