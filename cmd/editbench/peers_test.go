@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentls/agentls/anchored"
 	"github.com/agentls/agentls/edits"
 )
 
@@ -206,5 +207,26 @@ func TestPeerWorkerRotates(t *testing.T) {
 	}
 	if len(got) != 1 || got[0].Outcome != "applied:"+sha(want) {
 		t.Errorf("anchors-apply: %+v, want the case's own result", got)
+	}
+}
+
+// TestRenderFloor: the floor writes each line after a token as long as
+// the real view's shortest, so its rate is comparable, and no more than
+// the view does (which writes a longer token for a line repeated past
+// widening).
+func TestRenderFloor(t *testing.T) {
+	const token = len("xxxxxx│ ")
+	for _, text := range []string{"x\n", "a\nb\na\n", "func f() {\n\treturn\n}\n\n}\n", "no newline", strings.Repeat("}\n\n\treturn nil\n", 1000)} {
+		view, err := anchored.RenderText(text, 0, 0, anchored.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Count(strings.TrimSuffix(text, "\n"), "\n") + 1
+		render := renderFloor(text)
+		for call := range 2 { // the second call runs on the first one's scratch
+			if got := render(); got != len(text)+lines*token || got > len(view) {
+				t.Errorf("%.20q… (%d lines), call %d: the floor wrote %d bytes, want %d, at most the view's %d", text, lines, call, got, len(text)+lines*token, len(view))
+			}
+		}
 	}
 }
