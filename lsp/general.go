@@ -88,8 +88,11 @@ type quirks struct {
 	// newer than the edit's version and still answers applied: true
 	// (recoverSkipped).
 	skipsNewerBuffers bool
+	// namesProgress: Helix shows a progress as "<server>: <title>", so
+	// the "agentls: " a title starts with would show twice.
+	namesProgress bool
 }
 
 func quirksOf(client string) quirks {
-	return quirks{createdFileToLine1: client == "Neovim", skipsNewerBuffers: client == "Neovim"}
+	return quirks{createdFileToLine1: client == "Neovim", skipsNewerBuffers: client == "Neovim", namesProgress: client == "helix"}
 }

@@ -557,6 +557,9 @@ func TestHelixReal(t *testing.T) {
 			return strings.Contains(lastLine(s), "agentls: ")
 		})
 		t.Logf("progress:\n%s", lastLine(s))
+		if line := lastLine(s); !strings.Contains(line, "agentls: agent turn 1") || strings.Contains(line, "agentls: agentls:") {
+			t.Errorf("the status line names the server once before the turn: %q", line)
+		}
 		p.keys("Space", "A", "c")
 		p.await("the cancelled turn", func(s string) bool { return strings.Contains(strings.ToLower(lastLine(s)), "cancel") })
 	})
@@ -571,6 +574,7 @@ type helixStatusLine struct {
 	mu     sync.Mutex
 	titles map[string]string // by progress token
 	status string
+	lines  []string // every status the progress set
 	ended  int      // progress ends seen
 	shown  []string // the messages
 }
@@ -604,6 +608,7 @@ func (h *helixStatusLine) handle(ctx context.Context, reply jsonrpc2.Replier, re
 				status += " ⋅ " + p.Value.Message
 			}
 			h.status = status
+			h.lines = append(h.lines, status)
 		}
 		if p.Value.Kind == "end" {
 			h.ended++
@@ -618,17 +623,20 @@ func (h *helixStatusLine) handle(ctx context.Context, reply jsonrpc2.Replier, re
 // the last thing in Helix's status line. Helix shows a progress end in
 // the status line too, over the message before it, so a server that
 // shows its outcome and then ends the progress leaves the user reading
-// "agentls: agentls: agent turn 1 ⋅ done" (seen in real Helix: the
-// "applied 2 edits …" of space a's "Apply agent reply" never showed).
+// "agentls: agent turn 1 ⋅ done" (seen in real Helix: the "applied 2
+// edits …" of space a's "Apply agent reply" never showed). And since
+// Helix names the server before a progress's title, the title does not
+// name it again.
 func TestHelixStatusLineShowsOutcome(t *testing.T) {
 	cases := []struct {
 		name    string
 		command string
 		arg     map[string]any
+		title   string // the progress's
 		want    string
 	}{
-		{"agent turn", "agentls.ask", map[string]any{"prompt": "say hello"}, "agent turn 1 done"},
-		{"apply reply", "agentls.applyReply", map[string]any{"text": "No edits here, only words.\n"}, "no edits to apply"},
+		{"agent turn", "agentls.ask", map[string]any{"prompt": "say hello"}, "agent turn 1", "agent turn 1 done"},
+		{"apply reply", "agentls.applyReply", map[string]any{"text": "No edits here, only words.\n"}, "apply reply", "no edits to apply"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -674,6 +682,13 @@ func TestHelixStatusLineShowsOutcome(t *testing.T) {
 				if ended > 0 && shown {
 					if !strings.Contains(line, c.want) {
 						t.Errorf("Helix's status line ends as %q, not with the outcome %q", line, c.want)
+					}
+					status.mu.Lock()
+					defer status.mu.Unlock()
+					for _, l := range status.lines {
+						if strings.HasPrefix(l, "agentls: agentls:") || !strings.HasPrefix(l, "agentls: "+c.title) {
+							t.Errorf("the status line %q, want the server named once before %q", l, c.title)
+						}
 					}
 					return
 				}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 
 	"go.lsp.dev/protocol"
@@ -56,7 +57,11 @@ func (s *Server) goTurnTask(turn int, title string, fn func(ctx context.Context,
 		defer cancel()
 		t := &task{s: s, turn: turn, cancel: cancel}
 		id := s.tasks.add(t)
-		progress := s.session().caps.Window.WorkDoneProgress
+		sess := s.session()
+		progress := sess.caps.Window.WorkDoneProgress
+		if sess.quirks.namesProgress {
+			title = strings.TrimPrefix(title, "agentls: ")
+		}
 		done := func() { s.tasks.remove(id) }
 		defer done() // if fn panics
 		if progress {
