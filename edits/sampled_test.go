@@ -31,16 +31,16 @@ func uniqueAligned(text, needle string) int {
 }
 
 // sampledStarts runs the sampled search for needles at stride (0: the
-// one it chooses) with a budget that never runs out, and returns each
-// needle's start or -1.
-func sampledStarts(text string, needles []string, stride int) []int {
+// one it chooses), its samples in parts (1 or 2, as on two cores), with a
+// budget that never runs out, and returns each needle's start or -1.
+func sampledStarts(text string, needles []string, stride, parts int) []int {
 	d := newDoc(text)
 	ns := make([]rareNeedle, len(needles))
 	for i, n := range needles {
 		ns[i] = rareNeedle{hunk: i, needle: n}
 	}
 	budget := 1 << 50
-	d.scanSampledBy(ns, &budget, stride)
+	d.scanSampledBy(ns, &budget, stride, parts)
 	starts := make([]int, len(ns))
 	for i, n := range ns {
 		starts[i] = -1
@@ -94,12 +94,16 @@ func TestSampledSearch(t *testing.T) {
 				if stride > maxStride && stride < longest {
 					stride = longest
 				}
-				if got := sampledStarts(tc.text, tc.needles, stride); !slices.Equal(got, want) {
-					t.Errorf("stride %d: starts %v, want %v", stride, got, want)
+				for parts := 1; parts <= 2; parts++ {
+					if got := sampledStarts(tc.text, tc.needles, stride, parts); !slices.Equal(got, want) {
+						t.Errorf("stride %d, %d parts: starts %v, want %v", stride, parts, got, want)
+					}
 				}
 			}
-			if got := sampledStarts(tc.text, tc.needles, 0); !slices.Equal(got, want) {
-				t.Errorf("chosen stride: starts %v, want %v", got, want)
+			for parts := 1; parts <= 2; parts++ {
+				if got := sampledStarts(tc.text, tc.needles, 0, parts); !slices.Equal(got, want) {
+					t.Errorf("chosen stride, %d parts: starts %v, want %v", parts, got, want)
+				}
 			}
 		})
 	}
@@ -168,8 +172,10 @@ func TestSampledSearchRandom(t *testing.T) {
 		}
 		shortest := slices.MinFunc(needles, func(a, b string) int { return len(a) - len(b) })
 		stride := []int{0, 1, 7, sampledGrams(shortest)}[iter%4]
-		if got := sampledStarts(text, needles, stride); !slices.Equal(got, want) {
-			t.Fatalf("iteration %d, stride %d: starts %v, want %v\ntext %q\nneedles %q", iter, stride, got, want, text, needles)
+		for parts := 1; parts <= 2; parts++ {
+			if got := sampledStarts(text, needles, stride, parts); !slices.Equal(got, want) {
+				t.Fatalf("iteration %d, stride %d, %d parts: starts %v, want %v\ntext %q\nneedles %q", iter, stride, parts, got, want, text, needles)
+			}
 		}
 		rare := make([]int, len(needles))
 		ns := make([]rareNeedle, len(needles))
