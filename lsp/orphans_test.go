@@ -70,7 +70,9 @@ func TestNothingOutlivesTheServer(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			dir := t.TempDir()
 			cmd := exec.Command(os.Args[0], "-test.run=^TestOrphanHelper$", "-test.v")
-			cmd.Env = append(os.Environ(), orphanHelperEnv+"="+dir, orphanHelperMode+"="+mode)
+			// The helper dies before its own cleanup: its temporary
+			// folders go inside this test's, which are removed.
+			cmd.Env = append(os.Environ(), orphanHelperEnv+"="+dir, orphanHelperMode+"="+mode, "TMPDIR="+t.TempDir())
 			var out lockedBuffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			if err := cmd.Start(); err != nil {

@@ -4,14 +4,8 @@
 -- Run by TestNeovimHeadless; exits non-zero on failure.
 local bin, root = os.getenv('AGENTLS_BIN'), os.getenv('AGENTLS_ROOT')
 
-local function fail(msg)
-  io.stderr:write('FAIL: ' .. msg .. '\n')
-  vim.cmd('cquit 1')
-end
-
-local function text(buf)
-  return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
-end
+local lib = dofile(debug.getinfo(1, 'S').source:sub(2):match('.*/') .. 'testlib.lua')
+local fail, text = lib.fail, lib.text
 
 -- No debounce: the server sees each change at once, so the versions it
 -- pins edits to are current (Neovim does not check version 0).

@@ -7,20 +7,8 @@
 -- FAIL and exits non-zero.
 local root = os.getenv('AGENTLS_ROOT')
 
-local function fail(msg)
-  io.stderr:write('FAIL: ' .. msg .. '\n')
-  vim.cmd('cquit 1')
-end
-
-local function text(buf)
-  return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
-end
-
-local function wait(what, cond)
-  if not vim.wait(15000, cond, 20) then
-    fail('timed out waiting for ' .. what)
-  end
-end
+local lib = dofile(debug.getinfo(1, 'S').source:sub(2):match('.*/') .. 'testlib.lua')
+local fail, text, wait = lib.fail, lib.text, lib.wait
 
 local function count(s, sub)
   local n, i = 0, 1

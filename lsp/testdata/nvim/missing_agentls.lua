@@ -6,10 +6,8 @@
 local root = os.getenv('AGENTLS_ROOT')
 local want = os.getenv('AGENTLS_WANT')
 
-local function fail(msg)
-  io.stderr:write('FAIL: ' .. msg .. '\n')
-  vim.cmd('cquit 1')
-end
+local lib = dofile(debug.getinfo(1, 'S').source:sub(2):match('.*/') .. 'testlib.lua')
+local fail = lib.fail
 
 local notes = {}
 vim.notify = function(msg)

@@ -8,24 +8,8 @@ local root = os.getenv('AGENTLS_ROOT')
 local plugin = os.getenv('AGENTLS_PLUGIN')
 local agentls = require('agentls')
 
-local function fail(msg)
-  io.stderr:write('FAIL: ' .. msg .. '\n')
-  vim.cmd('cquit 1')
-end
-
-local function text(buf)
-  return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
-end
-
-local function wait(what, cond)
-  if not vim.wait(15000, cond, 20) then
-    fail('timed out waiting for ' .. what)
-  end
-end
-
-local function has(buf, s)
-  return text(buf):find(s, 1, true) ~= nil
-end
+local lib = dofile(debug.getinfo(1, 'S').source:sub(2):match('.*/') .. 'testlib.lua')
+local fail, text, wait, has = lib.fail, lib.text, lib.wait, lib.has
 
 local function open(name)
   vim.cmd('edit ' .. root .. '/' .. name)

@@ -1,10 +1,8 @@
 -- Run with the README's Neovim set-up as init.lua (TestNeovimHeadless):
 -- opening two files of one project starts one agentls, rooted at the
 -- project, attached to both. Exits non-zero on failure.
-local function fail(msg)
-  io.stderr:write('FAIL: ' .. msg .. '\n')
-  vim.cmd('cquit 1')
-end
+local lib = dofile(debug.getinfo(1, 'S').source:sub(2):match('.*/') .. 'testlib.lua')
+local fail = lib.fail
 local root = os.getenv('AGENTLS_ROOT')
 vim.cmd('edit ' .. root .. '/a.go')
 vim.cmd('edit ' .. root .. '/b.go')
