@@ -328,6 +328,22 @@ func TestProgress(t *testing.T) {
 	}
 }
 
+// TestMalformedProgress: progress notifications the SDK drops (a token
+// under another case, a progress that is no number) show nothing and are
+// not waited for; the good one after them still comes before the answer.
+func TestMalformedProgress(t *testing.T) {
+	f := newFixture(t, nil)
+	got, err := f.call(t, context.Background(), "badprogress", "")
+	if err != nil || got != "done" {
+		t.Fatalf("%q, %v", got, err)
+	}
+	f.turn.mu.Lock()
+	defer f.turn.mu.Unlock()
+	if want := []string{"t.badprogress: 3 good"}; !slices.Equal(f.turn.progress, want) {
+		t.Errorf("progress = %q, want %q", f.turn.progress, want)
+	}
+}
+
 // TestEveryFormat: an MCP tool is called in each format as the model
 // writes it, the parser resolving its dotted block type or its native
 // name, and the native definition's name fits the APIs.

@@ -72,21 +72,27 @@ func (s *server) drain(sink *progressSink, done <-chan struct{}) {
 }
 
 // progressToken returns the token of a message if it is a progress
-// notification. A message without the method's name is not decoded.
+// notification the SDK will hand over: its params decode as the SDK's,
+// with the token under its exact name (the SDK matches names by case,
+// encoding/json does not). One the SDK drops uncounted is
+// one its call does not wait for. A message without the method's name is
+// not decoded.
 func progressToken(msg []byte) (string, bool) {
 	if !bytes.Contains(msg, []byte(progressNotification)) {
 		return "", false
 	}
 	var m struct {
-		Method string `json:"method"`
-		Params struct {
-			ProgressToken any `json:"progressToken"`
-		} `json:"params"`
+		Method string                     `json:"method"`
+		Params map[string]json.RawMessage `json:"params"`
 	}
-	if json.Unmarshal(msg, &m) != nil || m.Method != progressNotification || m.Params.ProgressToken == nil {
+	if json.Unmarshal(msg, &m) != nil || m.Method != progressNotification || m.Params["progressToken"] == nil {
 		return "", false
 	}
-	return fmt.Sprint(m.Params.ProgressToken), true
+	var p sdk.ProgressNotificationParams
+	if raw, err := json.Marshal(m.Params); err != nil || json.Unmarshal(raw, &p) != nil || p.ProgressToken == nil {
+		return "", false
+	}
+	return fmt.Sprint(p.ProgressToken), true
 }
 
 // maxTapLine bounds the line a tap keeps: a progress notification is

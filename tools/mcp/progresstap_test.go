@@ -25,7 +25,11 @@ func TestTaps(t *testing.T) {
 		{"stdio", tapStdio, progress(`"a-1"`) + "\n" + `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n" + progress("7") + "\n", []string{"a-1", "7"}},
 		{"stdio, a result that mentions the method", tapStdio, `{"jsonrpc":"2.0","id":2,"result":{"text":"notifications/progress"}}` + "\n", nil},
 		{"stdio, a long line", tapStdio, long + "\n" + progress(`"b"`) + "\n", []string{"b"}},
-		{"stdio, no token", tapStdio, `{"jsonrpc":"2.0","method":"notifications/progress","params":{}}` + "\n", nil},
+		{"stdio, no token", tapStdio, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}` + "\n", nil},
+		// The SDK drops these, so their calls must not wait for them.
+		{"stdio, the token's name in another case", tapStdio, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"ProgressToken":"f","progress":1}}` + "\n", nil},
+		{"stdio, no progress: the SDK reads 0", tapStdio, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"g"}}` + "\n", []string{"g"}},
+		{"stdio, progress not a number", tapStdio, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"h","progress":"half"}}` + "\n", nil},
 		{"sse", tapSSE, "event: message\nid: 1\ndata: " + progress(`"c"`) + "\n\nevent: message\ndata:" + progress(`"d"`) + "\n\n", []string{"c", "d"}},
 		{"sse, not data", tapSSE, ": " + progress(`"e"`) + "\n\n", nil},
 	}

@@ -74,6 +74,16 @@ func runTestServer() int {
 			<-ctx.Done()
 			return nil, ctx.Err()
 		})
+	s.AddTool(&sdk.Tool{Name: "badprogress", Description: "Writes two progress notifications the SDK drops, then a good one, then answers.", InputSchema: empty},
+		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			token, _ := json.Marshal(req.Params.GetProgressToken())
+			for _, params := range []string{`{"ProgressToken":` + string(token) + `,"progress":1,"message":"wrong case"}`,
+				`{"progressToken":` + string(token) + `,"progress":"half","message":"not a number"}`,
+				`{"progressToken":` + string(token) + `,"progress":3,"message":"good"}`} {
+				os.Stdout.WriteString(`{"jsonrpc":"2.0","method":"notifications/progress","params":` + params + "}\n")
+			}
+			return text("done"), nil
+		})
 	s.AddTool(&sdk.Tool{Name: "big", Description: "Returns 10 MB.", InputSchema: empty},
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			return text(strings.Repeat("0123456789abcdef", 10<<20/16)), nil
