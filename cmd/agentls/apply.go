@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/agentls/agentls/edits"
@@ -45,10 +44,7 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if !ok {
 		return code
 	}
-	root, err := filepath.Abs(*dir)
-	if err == nil {
-		root, err = filepath.EvalSymlinks(root)
-	}
+	root, err := workspaceRoot(*dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls apply: -C %s: %v\n", *dir, err)
 		return exitUsage

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -48,10 +47,7 @@ func runAsk(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fs.Usage()
 		return exitUsage
 	}
-	root, err := filepath.Abs(*dir)
-	if err == nil {
-		root, err = filepath.EvalSymlinks(root)
-	}
+	root, err := workspaceRoot(*dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls ask: -C %s: %v\n", *dir, err)
 		return exitUsage

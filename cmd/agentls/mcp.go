@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/agentls/agentls/tools/mcp"
@@ -42,7 +41,7 @@ func runMCP(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	if len(positional) != 1 || positional[0] != "list" {
 		return usageError(flags, stderr, "want the subcommand list")
 	}
-	root, err := filepath.Abs(*dir)
+	root, err := workspaceRoot(*dir)
 	if err != nil {
 		return usageError(flags, stderr, "-C %s: %v", *dir, err)
 	}

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/agentls/agentls/settings"
 	"github.com/agentls/agentls/tools/policy"
@@ -35,7 +34,6 @@ func runPolicy(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "agentls policy: %v\n", err)
 		return exitUsage
 	}
-	cfg.Root, _ = filepath.Abs(*dir) // the line runs there: reads outside it ask
 	p, err := policy.New(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls policy: %v\n", err)
@@ -47,10 +45,11 @@ func runPolicy(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 }
 
 // policyConfig returns the command policy of the settings files for a
-// workspace (the allowlist only from a trusted workspace file), telling
-// stderr what was not taken; a bad value is an error.
+// workspace (the allowlist only from a trusted workspace file), rooted
+// there (the line runs there: reads outside it ask), telling stderr what
+// was not taken; a bad value is an error.
 func policyConfig(dir, command string, stderr io.Writer) (policy.Config, error) {
-	root, err := filepath.Abs(dir)
+	root, err := workspaceRoot(dir)
 	if err != nil {
 		return policy.Config{}, err
 	}
@@ -58,5 +57,7 @@ func policyConfig(dir, command string, stderr io.Writer) (policy.Config, error) 
 	if bad {
 		return policy.Config{}, fmt.Errorf("fix the settings above")
 	}
-	return l.Settings.Policy(), nil
+	cfg := l.Settings.Policy()
+	cfg.Root = root
+	return cfg, nil
 }

@@ -4,10 +4,23 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/agentls/agentls/settings"
 )
+
+// workspaceRoot is the folder a subcommand works in, absolute and with
+// its symbolic links resolved, as the server resolves its root: trust is
+// recorded by that path, so a workspace reached through a link is the
+// same workspace for every subcommand and for the editor.
+func workspaceRoot(dir string) (string, error) {
+	root, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(root)
+}
 
 // loadSettings reads the user's and the workspace's settings files for a
 // command working under root, telling stderr what was not taken: bad

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -42,7 +41,7 @@ func runTools(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if flags.NArg() > 0 {
 		return usageError(flags, stderr, "unexpected argument %q", flags.Arg(0))
 	}
-	root, err := filepath.Abs(*dir)
+	root, err := workspaceRoot(*dir)
 	if err != nil {
 		return usageError(flags, stderr, "-C %s: %v", *dir, err)
 	}

@@ -38,10 +38,7 @@ func runTrust(_ context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	if flags.NArg() == 1 {
 		dir = flags.Arg(0)
 	}
-	root, err := filepath.Abs(dir)
-	if err == nil {
-		root, err = filepath.EvalSymlinks(root)
-	}
+	root, err := workspaceRoot(dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls trust: %s: %v\n", dir, err)
 		return exitUsage
