@@ -14,6 +14,7 @@
 package settings
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -120,34 +121,20 @@ type ApplyModel struct {
 
 // ApplyModelConfig returns the apply model as agent reaches it, nil when
 // none is configured.
-func (s Settings) ApplyModelConfig() *agent.ModelConfig {
-	if s.ApplyModel == nil {
-		return nil
-	}
-	cfg := agent.ModelConfig{Model: s.ApplyModel.Model, BaseURL: s.ApplyModel.BaseURL, APIKeyEnv: s.ApplyModel.APIKeyEnv}
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = s.BaseURL
-	}
-	if cfg.APIKeyEnv == "" {
-		cfg.APIKeyEnv = s.APIKeyEnv
-	}
-	return &cfg
-}
+func (s Settings) ApplyModelConfig() *agent.ModelConfig { return s.modelConfig(s.ApplyModel) }
 
 // EmbeddingsConfig returns the embeddings model as agent reaches it, nil
-// when none is configured; its baseUrl and apiKeyEnv default to the main
+// when none is configured.
+func (s Settings) EmbeddingsConfig() *agent.ModelConfig { return s.modelConfig(s.Embeddings) }
+
+// modelConfig returns a second model (apply, embeddings) as agent reaches
+// it, nil when m is: its baseUrl and apiKeyEnv default to the main
 // model's.
-func (s Settings) EmbeddingsConfig() *agent.ModelConfig {
-	if s.Embeddings == nil {
+func (s Settings) modelConfig(m *ApplyModel) *agent.ModelConfig {
+	if m == nil {
 		return nil
 	}
-	cfg := agent.ModelConfig{Model: s.Embeddings.Model, BaseURL: s.Embeddings.BaseURL, APIKeyEnv: s.Embeddings.APIKeyEnv}
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = s.BaseURL
-	}
-	if cfg.APIKeyEnv == "" {
-		cfg.APIKeyEnv = s.APIKeyEnv
-	}
+	cfg := agent.ModelConfig{Model: m.Model, BaseURL: cmp.Or(m.BaseURL, s.BaseURL), APIKeyEnv: cmp.Or(m.APIKeyEnv, s.APIKeyEnv)}
 	return &cfg
 }
 
