@@ -207,57 +207,31 @@ func (p *Parser) stepFence() bool {
 // fence, and are no lone closing think tag while a headless close may come
 // — as stepFence would, one line at a time, but without its line
 // bookkeeping: most of a reply is such lines, and the per-line cost of
-// lineAt, not the bytes, is what a long block costs. It stops at the first
-// line that needs stepFence's rules, at a line not complete yet, and when
-// lookahead has already found newlines past pos (a document's nesting
-// decision), leaving those lines to lineAt. It reports whether it moved.
-//
-// Each byte is still searched for a newline once: the search resumes at
-// nlScanned, and the newline of the line it stops at is recorded in nls.
+// lineAt, not the bytes, is what a long block costs. It stops as
+// skipLines does; it reports whether it moved.
 func (p *Parser) skipContentLines() bool {
-	p.dropNewlinesBefore(p.pos)
-	if p.nlHead < len(p.nls) {
-		return false
-	}
 	f := &p.fence
 	fence, lone := f.fence, p.headlessOpen
-	// Offsets in b, the bytes from pos on: at is the start of the line
-	// being read, from where the newline search resumes.
 	base := p.pos
-	b := p.bytes(base, p.end())
-	at, from := 0, max(p.nlScanned-base, 0)
-	contentEnd := -1
-	for {
-		j := bytes.IndexByte(b[from:], '\n')
-		if j < 0 {
-			from = len(b)
-			break
-		}
-		nl := from + j
-		line := b[at:nl]
+	at := p.skipLines(func(line []byte) bool {
 		// A lone think close ends in '>' or in whitespace: the last byte
 		// rules most lines out without a call.
-		if countTicks(line) >= fence || lone && len(line) >= len("</think>") && (line[len(line)-1] == '>' || isSpace(line[len(line)-1])) && isLoneThinkClose(line) {
-			// stepFence reads this line: hand it its newline.
-			p.nls = append(p.nls, base+nl)
-			from = nl + 1
-			break
-		}
-		contentEnd = nl
-		if nl > at && b[nl-1] == '\r' {
-			contentEnd--
-		}
-		at, from = nl+1, nl+1
+		return countTicks(line) < fence && !(lone && len(line) >= len("</think>") && (line[len(line)-1] == '>' || isSpace(line[len(line)-1])) && isLoneThinkClose(line))
+	})
+	if at == 0 {
+		return false
 	}
-	if contentEnd >= 0 {
-		if !f.hasContent {
-			f.hasContent = true
-			f.contentStart = base
-		}
-		f.contentEnd = base + contentEnd
+	// The content ends before the last skipped line's ending.
+	end := base + at - 1
+	if at >= 2 && p.bytes(end-1, end)[0] == '\r' {
+		end--
 	}
-	p.pos, p.nlScanned = base+at, base+from
-	return at > 0
+	if !f.hasContent {
+		f.hasContent = true
+		f.contentStart = base
+	}
+	f.contentEnd = end
+	return true
 }
 
 // unclosed reports the open block, which the input ended inside: a Problem

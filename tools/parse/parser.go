@@ -463,19 +463,35 @@ func (p *Parser) stepOuter() bool {
 // bookkeeping: lines that hold no '<' (so no think tag, no headless close,
 // no xml root) and do not start with a fence or, in the tool format, an
 // '@'. It runs only at a line start outside a ```thinking> wrapper, and
-// stops as skipContentLines does (fence.go); it reports whether it moved.
+// stops as skipLines does; it reports whether it moved.
 func (p *Parser) skipTextLines() bool {
 	if !p.lineStart || p.skipWrapperFence {
 		return false
 	}
+	atCalls := p.opts.Format == tools.FormatTool
+	return p.skipLines(func(line []byte) bool {
+		return countTicks(line) < 3 && !(atCalls && len(line) > 0 && line[0] == '@') && bytes.IndexByte(line, '<') < 0
+	}) > 0
+}
+
+// skipLines moves pos past the complete lines at pos (without their
+// endings, as plain sees them) for which plain holds, and returns how many
+// bytes it moved. It stops at the first line plain refuses, at a line not
+// complete yet, and when lookahead has already found newlines past pos (a
+// document's nesting decision), leaving those lines to lineAt.
+//
+// Each byte is still searched for a newline once: the search resumes at
+// nlScanned, and the newline of the line it stops at is recorded in nls.
+func (p *Parser) skipLines(plain func(line []byte) bool) int {
 	p.dropNewlinesBefore(p.pos)
 	if p.nlHead < len(p.nls) {
-		return false
+		return 0
 	}
-	atCalls := p.opts.Format == tools.FormatTool
+	// Offsets in b, the bytes from pos on: at is the start of the line
+	// being read, from where the newline search resumes.
 	base := p.pos
 	b := p.bytes(base, p.end())
-	at, from := 0, max(p.nlScanned-base, 0) // as in skipContentLines
+	at, from := 0, max(p.nlScanned-base, 0)
 	for {
 		j := bytes.IndexByte(b[from:], '\n')
 		if j < 0 {
@@ -483,9 +499,8 @@ func (p *Parser) skipTextLines() bool {
 			break
 		}
 		nl := from + j
-		line := b[at:nl]
-		if countTicks(line) >= 3 || atCalls && len(line) > 0 && line[0] == '@' || bytes.IndexByte(line, '<') >= 0 {
-			// stepOuter reads this line: hand it its newline.
+		if !plain(b[at:nl]) {
+			// The step reads this line: hand it its newline.
 			p.nls = append(p.nls, base+nl)
 			from = nl + 1
 			break
@@ -493,7 +508,7 @@ func (p *Parser) skipTextLines() bool {
 		at, from = nl+1, nl+1
 	}
 	p.pos, p.nlScanned = base+at, base+from
-	return at > 0
+	return at
 }
 
 // awaitingLine reports whether the line at pos has not ended yet and more
