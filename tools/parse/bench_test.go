@@ -58,29 +58,38 @@ func sizeName(n int) string {
 func BenchmarkParse(b *testing.B) {
 	for _, format := range tools.AllFormats() {
 		for _, size := range benchSizes {
-			opts := Options{Format: format, Lookup: testLookup}
-			b.Run(fmt.Sprintf("%s/%s/whole", format, sizeName(size)), func(b *testing.B) {
-				reply := benchReply(format, size)
-				b.ReportAllocs()
-				b.SetBytes(int64(len(reply)))
-				for b.Loop() {
-					if len(ToolUses(reply, opts)) == 0 {
-						b.Fatal("no tool uses")
-					}
-				}
-			})
-			b.Run(fmt.Sprintf("%s/%s/chunk16", format, sizeName(size)), func(b *testing.B) {
-				data := []byte(benchReply(format, size))
-				b.ReportAllocs()
-				b.SetBytes(int64(len(data)))
-				for b.Loop() {
-					p := NewParser(opts)
-					for i := 0; i < len(data); i += 16 {
-						p.Write(data[i:min(i+16, len(data))])
-					}
-					p.Finish()
-				}
-			})
+			name := fmt.Sprintf("%s/%s", format, sizeName(size))
+			benchParseReply(b, name+"/whole", name+"/chunk16", benchReply(format, size), Options{Format: format, Lookup: testLookup})
 		}
 	}
+}
+
+// benchParseReply times reply parsed whole (ToolUses), as wholeName, and
+// fed 16-byte chunks to a Parser then Finish, as streamName, each failing
+// when it finds no tool use.
+func benchParseReply(b *testing.B, wholeName, streamName, reply string, opts Options) {
+	b.Run(wholeName, func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(reply)))
+		for b.Loop() {
+			if len(ToolUses(reply, opts)) == 0 {
+				b.Fatal("no tool uses")
+			}
+		}
+	})
+	data := []byte(reply)
+	b.Run(streamName, func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			p := NewParser(opts)
+			for i := 0; i < len(data); i += 16 {
+				p.Write(data[i:min(i+16, len(data))])
+			}
+			p.Finish()
+			if len(p.ToolUses()) == 0 {
+				b.Fatal("no tool uses")
+			}
+		}
+	})
 }

@@ -88,33 +88,8 @@ func realisticReply(size int) string {
 // Markdown replies that look like a model's, 1 KB to 10 MB: bytes per
 // second should not fall as the reply grows, whole or streamed.
 func BenchmarkParseRealistic(b *testing.B) {
-	opts := Options{Lookup: testLookup}
 	for _, size := range benchSizes {
-		reply := realisticReply(size)
-		b.Run(fmt.Sprintf("whole/%s", sizeName(size)), func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(reply)))
-			for b.Loop() {
-				if len(ToolUses(reply, opts)) == 0 {
-					b.Fatal("no tool uses")
-				}
-			}
-		})
-		data := []byte(reply)
-		b.Run(fmt.Sprintf("chunk16/%s", sizeName(size)), func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(data)))
-			for b.Loop() {
-				p := NewParser(opts)
-				for i := 0; i < len(data); i += 16 {
-					p.Write(data[i:min(i+16, len(data))])
-				}
-				p.Finish()
-				if len(p.ToolUses()) == 0 {
-					b.Fatal("no tool uses")
-				}
-			}
-		})
+		benchParseReply(b, "whole/"+sizeName(size), "chunk16/"+sizeName(size), realisticReply(size), Options{Lookup: testLookup})
 	}
 }
 
@@ -158,30 +133,6 @@ func BenchmarkParsePeerReply(b *testing.B) {
 		name   string
 		target int
 	}{{"10KB", 10_000}, {"100KB", 100_000}, {"1MB", 1_000_000}, {"10MB", 10_000_000}} {
-		reply, name := peerReply(size.target), size.name
-		b.Run("whole/"+name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(reply)))
-			for b.Loop() {
-				if len(ToolUses(reply, opts)) == 0 {
-					b.Fatal("no tool uses")
-				}
-			}
-		})
-		data := []byte(reply)
-		b.Run("chunk16/"+name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(data)))
-			for b.Loop() {
-				p := NewParser(opts)
-				for i := 0; i < len(data); i += 16 {
-					p.Write(data[i:min(i+16, len(data))])
-				}
-				p.Finish()
-				if len(p.ToolUses()) == 0 {
-					b.Fatal("no tool uses")
-				}
-			}
-		})
+		benchParseReply(b, "whole/"+size.name, "chunk16/"+size.name, peerReply(size.target), opts)
 	}
 }
