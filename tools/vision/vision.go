@@ -118,11 +118,11 @@ func ViewImage(ctx context.Context, root, rel string, opts Options) (string, err
 	if err != nil {
 		return "", err
 	}
-	img.RefusalEndsTurn = opts.Mode == ModeOn
-	if err := tools.AttachImage(ctx, img); err != nil {
+	text, err := attach(ctx, img, note, opts)
+	if err != nil {
 		return "", fmt.Errorf("view_image %s: %w", rel, err)
 	}
-	return Describe(img, note), nil
+	return text, nil
 }
 
 // Send fits data (an image another tool made or got: a screenshot, an
@@ -138,6 +138,13 @@ func Send(ctx context.Context, name string, data []byte, opts Options) (string, 
 	if err != nil {
 		return "", err
 	}
+	return attach(ctx, img, note, opts)
+}
+
+// attach attaches a fitted image to the call ctx belongs to (a refusal
+// ends the turn when vision is on: the user said the model sees images)
+// and returns what the conversation's text says of it.
+func attach(ctx context.Context, img tools.Image, note string, opts Options) (string, error) {
 	img.RefusalEndsTurn = opts.Mode == ModeOn
 	if err := tools.AttachImage(ctx, img); err != nil {
 		return "", err
