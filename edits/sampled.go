@@ -119,11 +119,7 @@ func (d *doc) scanSampledBy(ns []rareNeedle, budget *int, stride, parts int) {
 	half := *budget / 2
 	firstBudget, secondBudget := *budget-half, half
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		sm.scan(mid, len(text), second, &secondBudget)
-	}()
+	wg.Go(func() { sm.scan(mid, len(text), second, &secondBudget) })
 	sm.scan(0, mid, ns, &firstBudget)
 	wg.Wait()
 	for k := range ns {
