@@ -82,14 +82,14 @@ func progressToken(msg []byte) (string, bool) {
 		return "", false
 	}
 	var m struct {
-		Method string                     `json:"method"`
-		Params map[string]json.RawMessage `json:"params"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
 	}
-	if json.Unmarshal(msg, &m) != nil || m.Method != progressNotification || m.Params["progressToken"] == nil {
-		return "", false
-	}
+	var names map[string]json.RawMessage
 	var p sdk.ProgressNotificationParams
-	if raw, err := json.Marshal(m.Params); err != nil || json.Unmarshal(raw, &p) != nil || p.ProgressToken == nil {
+	if json.Unmarshal(msg, &m) != nil || m.Method != progressNotification ||
+		json.Unmarshal(m.Params, &names) != nil || names["progressToken"] == nil ||
+		json.Unmarshal(m.Params, &p) != nil || p.ProgressToken == nil {
 		return "", false
 	}
 	return fmt.Sprint(p.ProgressToken), true
