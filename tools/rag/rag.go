@@ -141,6 +141,11 @@ type Searcher struct {
 
 	vmu     sync.Mutex   // guards vectors, apart from mu: embedding waits on the network
 	vectors *vectorCache // nil until embeddings first re-rank
+
+	// behindGate, when set (by tests only), holds a refresh behind an
+	// answer until it is closed, so a test can see the answer given from
+	// the index as it was without racing the refresh.
+	behindGate chan struct{}
 }
 
 // A job indexes files in the background.
@@ -316,7 +321,7 @@ func (s *Searcher) refresh(ctx context.Context) (*job, error) {
 		// answer now, and bring the index up to date behind the answer.
 		j := &job{done: make(chan struct{})}
 		s.job = j
-		go s.refreshBehind(context.WithoutCancel(ctx), j)
+		go s.refreshBehind(context.WithoutCancel(ctx), j, s.behindGate)
 		return nil, nil
 	}
 	start := time.Now()
@@ -379,7 +384,10 @@ func (s *Searcher) diffLocked(files []fileInfo) []fileInfo {
 
 // refreshBehind lists the files outside the lock and re-indexes what
 // changed, for j, after a call answered from the index as it was.
-func (s *Searcher) refreshBehind(ctx context.Context, j *job) {
+func (s *Searcher) refreshBehind(ctx context.Context, j *job, gate <-chan struct{}) {
+	if gate != nil {
+		<-gate
+	}
 	start := time.Now()
 	files, _, err := listFiles(ctx, s.root)
 	s.mu.Lock()

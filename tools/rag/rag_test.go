@@ -310,6 +310,9 @@ func TestRefreshBehind(t *testing.T) {
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{"a.txt": "alpha", "b.txt": "bravo"})
 	s := New(root, Options{Wait: testWait, RefreshBudget: -1}) // every listing is over it
+	// The refresh behind the second call waits until that call has
+	// answered from the index as it was (else it may finish first).
+	s.behindGate = make(chan struct{})
 	ctx := context.Background()
 	if got, err := s.Search(ctx, "alpha"); err != nil || !slices.Contains(listedPaths(got), "a.txt") {
 		t.Fatalf("first call: %q, %v", got, err)
@@ -323,6 +326,7 @@ func TestRefreshBehind(t *testing.T) {
 	if err != nil || !strings.Contains(got, "nothing matches") || !strings.Contains(got, "brought up to date behind each answer") {
 		t.Errorf("the call that starts the refresh: %q, %v; want the index as it was, saying why", got, err)
 	}
+	close(s.behindGate)
 	s.mu.Lock()
 	j := s.job
 	s.mu.Unlock()
