@@ -89,7 +89,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		usage(stdout)
 		return exitOK
-	case "--version", "-version":
+	case "--version", "-version", "-v", "-V":
 		// What people type first to check an install; not a serve flag.
 		return runVersion(ctx, args[1:], stdin, stdout, stderr)
 	}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,8 +21,17 @@ func workspaceRoot(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.EvalSymlinks(root)
+	resolved, err := filepath.EvalSymlinks(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		// lstat's own words ("lstat /x: no such file or directory") name a
+		// system call; the user typed a folder.
+		return "", errNoFolder
+	}
+	return resolved, err
 }
+
+// errNoFolder is workspaceRoot's error for a folder that does not exist.
+var errNoFolder = errors.New("no such folder")
 
 // loadSettings reads the user's and the workspace's settings files for a
 // command working under root, telling stderr what was not taken: bad

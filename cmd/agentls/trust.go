@@ -39,6 +39,10 @@ func runTrust(_ context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		dir = flags.Arg(0)
 	}
 	root, err := workspaceRoot(dir)
+	if errors.Is(err, errNoFolder) {
+		fmt.Fprintf(stderr, "agentls trust: %s: no such folder: nothing to trust\n", dir)
+		return exitFailed
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls trust: %s: %v\n", dir, err)
 		return exitUsage
