@@ -3,7 +3,9 @@ package agent
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -19,12 +21,29 @@ func OpenLog(getenv func(string) string, root string, id int, now time.Time) (*o
 	if err != nil {
 		return nil, fmt.Errorf("conversation log: %w", err)
 	}
-	name := filepath.Join(dir, fmt.Sprintf("%s-turn%d.jsonl", now.UTC().Format("20060102T150405Z"), id))
-	f, err := os.OpenFile(name, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("conversation log: %w", err)
+	return createLog(dir, fmt.Sprintf("%s-turn%d", now.UTC().Format("20060102T150405Z"), id))
+}
+
+// createLog creates a new log file in dir named stem.jsonl, or stem-2.jsonl,
+// stem-3.jsonl… when that name is taken: two `agentls ask` runs started in
+// the same second both number their turn 1, and each must keep its own log.
+func createLog(dir, stem string) (*os.File, error) {
+	const tries = 1000
+	for n := 1; n <= tries; n++ {
+		name := stem + ".jsonl"
+		if n > 1 {
+			name = fmt.Sprintf("%s-%d.jsonl", stem, n)
+		}
+		f, err := os.OpenFile(filepath.Join(dir, name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("conversation log: %w", err)
+		}
+		return f, nil
 	}
-	return f, nil
+	return nil, fmt.Errorf("conversation log: %d logs named %s in %s already", tries, stem, dir)
 }
 
 // StateDir creates and returns the folder for one kind of agentls state

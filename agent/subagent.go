@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -304,10 +302,9 @@ func OpenSubagentLog(getenv func(string) string, root string, id, n int, now tim
 	if err != nil {
 		return nil, fmt.Errorf("conversation log: %w", err)
 	}
-	name := filepath.Join(dir, fmt.Sprintf("%s-turn%d-subagent%d.jsonl", now.UTC().Format("20060102T150405Z"), id, n))
-	f, err := os.OpenFile(name, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := createLog(dir, fmt.Sprintf("%s-turn%d-subagent%d", now.UTC().Format("20060102T150405Z"), id, n))
 	if err != nil {
-		return nil, fmt.Errorf("conversation log: %w", err)
+		return nil, err // not a typed nil in the interface
 	}
 	return f, nil
 }
