@@ -381,10 +381,13 @@ func (s *server) close() {
 	}
 }
 
-// close ends the session (closing a stdio server's stdin, MCP's way to
-// ask it to exit) and waits until the server and what it started are
+// close ends the session (a stdio server is first asked to exit and
+// given the time to) and waits until the server and what it started are
 // gone.
 func (c *conn) close() {
+	if c.stdio != nil {
+		c.stdio.finish()
+	}
 	c.session.Close()
 	<-c.done
 }

@@ -498,6 +498,28 @@ func TestCloseKillsEveryProcess(t *testing.T) {
 	}
 }
 
+// TestCloseLetsTheServerFinish: closing asks a stdio server to exit by
+// closing its stdin and reads its stdout until it has, so a server that
+// writes as it exits (Node's servers) is not killed by EPIPE, whose stack
+// trace ended every `agentls ask` that used one.
+func TestCloseLetsTheServerFinish(t *testing.T) {
+	f := newFixture(t, func(c *Config) {
+		s := c.Servers["t"]
+		s.Env[goodbyeEnv] = "1"
+		c.Servers["t"] = s
+	})
+	if _, err := f.call(t, context.Background(), "echo", `{"text":"hi"}`); err != nil {
+		t.Fatal(err)
+	}
+	f.m.Close()
+	if b, err := os.ReadFile(filepath.Join(f.markers, "epipe")); err == nil {
+		t.Errorf("the server's last write failed: %s", b)
+	}
+	if _, err := os.Stat(filepath.Join(f.markers, "goodbye")); err != nil {
+		t.Errorf("the server did not get to write as it exited: %v", err)
+	}
+}
+
 // alive reports whether pid runs (a zombie, dead and waiting for a
 // parent that is not us, does not count).
 func alive(pid int) bool {

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -16,8 +18,9 @@ import (
 // The test binary, run with serverEnv set, is an MCP server over stdio
 // (TestMain): a real process on real pipes, made with the SDK.
 const (
-	serverEnv = "AGENTLS_MCP_TEST_SERVER"
-	markerEnv = "AGENTLS_MCP_TEST_MARKERS" // where the server leaves marks for the test
+	serverEnv  = "AGENTLS_MCP_TEST_SERVER"
+	markerEnv  = "AGENTLS_MCP_TEST_MARKERS" // where the server leaves marks for the test
+	goodbyeEnv = "AGENTLS_MCP_TEST_GOODBYE" // write to stdout once stdin closes
 )
 
 // runTestServer serves the test tools until stdin closes.
@@ -118,7 +121,20 @@ func runTestServer() int {
 		})
 	s.AddTool(&sdk.Tool{Name: "bad name!", Description: "Cannot be called in a fenced block.", InputSchema: empty},
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return text("?"), nil })
-	if err := s.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+	err := s.Run(context.Background(), &sdk.StdioTransport{})
+	if os.Getenv(goodbyeEnv) == "1" {
+		// Like a Node server that writes a last message as its stdin
+		// closes: a write to a stdout nobody reads any more is EPIPE, which
+		// Node reports with a stack trace on stderr.
+		signal.Ignore(syscall.SIGPIPE)
+		if _, werr := os.Stdout.WriteString(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"bye"}}` + "\n"); werr != nil {
+			mark("epipe", werr.Error())
+			fmt.Fprintln(os.Stderr, "Error: write EPIPE")
+			return 1
+		}
+		mark("goodbye", "")
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "test server:", err)
 		return 1
 	}

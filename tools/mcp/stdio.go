@@ -19,6 +19,7 @@ import (
 type stdioServer struct {
 	proc      *proc.Process
 	transport sdk.Transport
+	stdin     *os.File // the transport's writer, closed first to ask the server to exit
 
 	mu   sync.Mutex
 	tail []string // the last lines of its stderr
@@ -88,7 +89,7 @@ func startStdio(guard *proc.Guard, dir string, c ServerConfig, logLine, arrived 
 		errR.Close()
 		return nil, fmt.Errorf("start %s: %w", c.Command, err)
 	}
-	s := &stdioServer{proc: p, transport: &sdk.IOTransport{Reader: tapStdio(outR, arrived), Writer: inW}}
+	s := &stdioServer{proc: p, stdin: inW, transport: &sdk.IOTransport{Reader: tapStdio(outR, arrived), Writer: inW}}
 	go func() {
 		defer errR.Close()
 		sc := bufio.NewScanner(errR)
@@ -110,6 +111,18 @@ func startStdio(guard *proc.Guard, dir string, c ServerConfig, logLine, arrived 
 // stopGrace is how long a stdio server has to exit once its stdin is
 // closed (MCP's way to ask it to) before its session is killed.
 const stopGrace = 2 * time.Second
+
+// finish asks the server to exit the way MCP's stdio transport says, by
+// closing its stdin, and waits up to stopGrace for it to go while its
+// stdout is still read: a server that writes as it exits (Node's servers
+// do) would otherwise die of EPIPE and print a stack trace.
+func (s *stdioServer) finish() {
+	s.stdin.Close()
+	select {
+	case <-s.proc.Exited():
+	case <-time.After(stopGrace):
+	}
+}
 
 // stop waits for the process to exit after its stdin was closed, up to
 // stopGrace, then kills its session and reaps it: nothing it started is
