@@ -122,7 +122,7 @@ func runAsk(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			if e.Err != nil {
 				fmt.Fprintf(stderr, "\n[agentls] %s failed: %v\n", e.Use.Tool, e.Err)
 			} else if e.Use.Tool == "read" {
-				fmt.Fprintf(stderr, "\n[agentls] read %s\n", strings.Join(append(e.Use.Args, strings.Fields(e.Use.Content)...), " "))
+				fmt.Fprintf(stderr, "\n[agentls] read %s\n", strings.Join(edittool.ReadPaths(*e.Use), " "))
 			} else if shelltool.IsShellTool(e.Use.Tool) {
 				if e.Call != nil {
 					fmt.Fprintf(stderr, "\n[agentls] %s", e.Call.Summary())
