@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -55,6 +56,10 @@ type Model struct {
 	// transport is the Model's own, kept so CloseIdleConnections can end
 	// the connections it holds for a next request.
 	transport *http.Transport
+	// noStreamOptions is set once the server refused stream_options (a
+	// few strict servers answer 400 to a field they do not know): later
+	// requests go without, and their usage is estimated.
+	noStreamOptions atomic.Bool
 }
 
 // NewModel returns a Model for cfg, reading defaults and the key with
@@ -88,6 +93,11 @@ func NewModel(cfg ModelConfig, getenv func(string) string) (*Model, error) {
 		cfg.ChunkTimeout = 120 * time.Second
 	}
 	key := getenv(cfg.APIKeyEnv)
+	if key == "" {
+		if err := needsKey(cfg); err != nil {
+			return nil, err
+		}
+	}
 	oc := openai.DefaultConfig(key)
 	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	transport := http.DefaultTransport.(*http.Transport).Clone()
@@ -120,17 +130,31 @@ type Stream struct {
 	calls    []openai.ToolCall
 	finished bool
 	stalled  atomic.Bool // set by the watchdog
+
+	// usage is the server's count, when it sent one; else promptChars and
+	// replyChars make an estimate.
+	usage                   *openai.Usage
+	promptChars, replyChars int
 }
 
 // Stream starts a completion of messages; tools, if any, are offered as
 // native tools.
 func (m *Model) Stream(ctx context.Context, messages []openai.ChatCompletionMessage, tools []openai.Tool) (*Stream, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	st := &Stream{m: m, cancel: cancel}
+	st := &Stream{m: m, cancel: cancel, promptChars: promptChars(messages, tools)}
 	// A watchdog cancels the request when the server goes quiet; it is
 	// reset by every chunk.
 	st.timer = time.AfterFunc(m.cfg.ChunkTimeout, func() { st.stalled.Store(true); cancel() })
-	s, err := m.client.CreateChatCompletionStream(ctx, openai.ChatCompletionRequest{Model: m.cfg.Model, Messages: messages, Tools: tools, Stream: true})
+	req := openai.ChatCompletionRequest{Model: m.cfg.Model, Messages: messages, Tools: tools, Stream: true}
+	if !m.noStreamOptions.Load() {
+		req.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
+	}
+	s, err := m.client.CreateChatCompletionStream(ctx, req)
+	if refusedStreamOptions(err) && req.StreamOptions != nil {
+		m.noStreamOptions.Store(true)
+		req.StreamOptions = nil
+		s, err = m.client.CreateChatCompletionStream(ctx, req)
+	}
 	if err != nil {
 		st.Close()
 		return nil, m.classify(err, st.stalled.Load())
@@ -175,13 +199,18 @@ func (st *Stream) Recv() (Delta, error) {
 		if err != nil {
 			return Delta{}, st.m.classify(err, st.stalled.Load())
 		}
+		if resp.Usage != nil {
+			st.usage = resp.Usage
+		}
 		if len(resp.Choices) == 0 {
-			continue
+			continue // the usage chunk of stream_options has no choice
 		}
 		c := resp.Choices[0]
 		for _, tc := range c.Delta.ToolCalls {
 			st.addToolCall(tc)
+			st.replyChars += utf8.RuneCountInString(tc.Function.Name) + utf8.RuneCountInString(tc.Function.Arguments)
 		}
+		st.replyChars += utf8.RuneCountInString(c.Delta.Content) + utf8.RuneCountInString(c.Delta.ReasoningContent)
 		if c.FinishReason != "" {
 			st.finished = true
 		}
@@ -208,6 +237,16 @@ func (st *Stream) addToolCall(tc openai.ToolCall) {
 		c.Function.Name += tc.Function.Name
 	}
 	c.Function.Arguments += tc.Function.Arguments
+}
+
+// Usage is the completion's cost in tokens: the server's count when it
+// sent one (at the end of the stream), else an estimate from the text
+// sent and received so far.
+func (st *Stream) Usage() Usage {
+	if st.usage != nil && st.usage.TotalTokens+st.usage.PromptTokens > 0 {
+		return Usage{Prompt: st.usage.PromptTokens, Completion: st.usage.CompletionTokens}
+	}
+	return Usage{Prompt: estimateTokens(st.promptChars), Completion: estimateTokens(st.replyChars), Estimated: true}
 }
 
 // ToolCalls returns the native tool calls streamed so far, reassembled.
@@ -272,7 +311,7 @@ func (m *Model) classify(err error, stalled bool) error {
 			}
 		case api.HTTPStatusCode == 404 || code == "model_not_found":
 			e.Kind = UnknownModel
-			e.Message = fmt.Sprintf("%s: unknown model or endpoint (%d: %s): check the model name and the base URL (it usually ends in /v1)", where, api.HTTPStatusCode, api.Message)
+			e.Message = m.explain404(api.Message)
 		case code == "context_length_exceeded" || strings.Contains(api.Message, "context length") || strings.Contains(api.Message, "maximum context"):
 			e.Kind = ContextLength
 			e.Message = fmt.Sprintf("%s: the conversation is longer than the model's context (%s): start a new turn with less context", where, api.Message)
@@ -290,7 +329,7 @@ func (m *Model) classify(err error, stalled bool) error {
 		e.Message = fmt.Sprintf("%s: %d: %v", where, req.HTTPStatusCode, req.Err)
 		if req.HTTPStatusCode == 404 {
 			e.Kind = UnknownModel
-			e.Message += " (check the base URL: it usually ends in /v1)"
+			e.Message = m.explain404(fmt.Sprint(req.Err))
 		}
 	case errors.As(err, &netErr) && netErr.Timeout():
 		e.Kind, e.Message = Timeout, fmt.Sprintf("%s did not answer in time: %v", where, err)

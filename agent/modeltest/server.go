@@ -36,6 +36,17 @@ type Reply struct {
 	Cut, Stall bool
 	// Delay waits before each chunk.
 	Delay time.Duration
+	// Usage, when set, is sent as OpenAI does when the request asked for
+	// it (stream_options.include_usage): a last chunk with no choice.
+	// Left nil, no count is sent, as llama.cpp's server does.
+	Usage *Usage
+}
+
+// Usage is a completion's token count as the API reports it.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
 }
 
 // A Chunk is one streamed delta: text, reasoning, or a fragment of a tool
@@ -88,8 +99,11 @@ type Request struct {
 
 // ChatRequest is the part of a chat-completions request tests look at.
 type ChatRequest struct {
-	Model    string    `json:"model"`
-	Stream   bool      `json:"stream"`
+	Model         string `json:"model"`
+	Stream        bool   `json:"stream"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
 	Messages []Message `json:"messages"`
 	Tools    []struct {
 		Function struct {
@@ -163,6 +177,7 @@ type Server struct {
 
 	srv      *httptest.Server
 	mu       sync.Mutex
+	models   []string // what GET /v1/models lists
 	script   []Reply
 	respond  func(Request) Reply // when set, answers every request instead of script
 	requests []Request
@@ -179,6 +194,13 @@ func New(replies ...Reply) *Server {
 // Close stops the server.
 func (s *Server) Close() { s.srv.Close() }
 
+// SetModels sets the models GET /v1/models lists (none until set).
+func (s *Server) SetModels(ids ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.models = ids
+}
+
 // Requests returns the requests received so far.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
@@ -187,6 +209,17 @@ func (s *Server) Requests() []Request {
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/v1/models" && r.Method == http.MethodGet {
+		s.mu.Lock()
+		data := []map[string]any{}
+		for _, id := range s.models {
+			data = append(data, map[string]any{"id": id, "object": "model", "owned_by": "modeltest"})
+		}
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
+		return
+	}
 	if r.URL.Path != "/v1/chat/completions" || r.Method != http.MethodPost {
 		writeError(w, Reply{Status: http.StatusNotFound, Message: "no route " + r.Method + " " + r.URL.Path, Type: "invalid_request_error"})
 		return
@@ -220,7 +253,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, reply)
 		return
 	}
-	s.stream(w, r, req.Body.Model, reply)
+	s.stream(w, r, req.Body, reply)
 }
 
 func writeError(w http.ResponseWriter, r Reply) {
@@ -238,7 +271,8 @@ func writeError(w http.ResponseWriter, r Reply) {
 
 // stream writes the reply as server-sent events, the way OpenAI does: a
 // role chunk, the deltas, a chunk with the finish reason, then [DONE].
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, model string, reply Reply) {
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, body ChatRequest, reply Reply) {
+	model := body.Model
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -306,6 +340,17 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, model string, re
 		finish = "stop"
 	}
 	event(map[string]any{}, finish)
+	if reply.Usage != nil && body.StreamOptions != nil && body.StreamOptions.IncludeUsage {
+		u := *reply.Usage
+		if u.TotalTokens == 0 {
+			u.TotalTokens = u.PromptTokens + u.CompletionTokens
+		}
+		data, _ := json.Marshal(map[string]any{
+			"id": "chatcmpl-modeltest", "object": "chat.completion.chunk", "created": 0, "model": model,
+			"choices": []any{}, "usage": u,
+		})
+		fmt.Fprintf(w, "data: %s\n\n", data)
+	}
 	fmt.Fprint(w, "data: [DONE]\n\n")
 	if flusher != nil {
 		flusher.Flush()
