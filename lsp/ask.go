@@ -205,14 +205,29 @@ func (s *Server) finishTurn(ctx context.Context, t *task, id int, sum agent.Summ
 	if final != "" {
 		s.logMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agentls: agent turn %d:\n%s", id, final))
 	}
+	keys := s.editorKeys()
+	changed := s.journal.filesOfTurn(id)
 	switch {
 	case errors.Is(err, context.Canceled):
-		t.finish(protocol.MessageTypeInfo, fmt.Sprintf("agentls: agent turn %d cancelled after %d %s; edits already applied stay (agentls.turn.undo reverts them)", id, sum.Steps, plural(sum.Steps, "step", "steps")))
+		kept := "nothing was changed"
+		if changed > 0 {
+			kept = fmt.Sprintf("the edits it made to %d %s stay; %s", changed, plural(changed, "file", "files"), keys.undoHint(id))
+		}
+		t.finish(protocol.MessageTypeInfo, fmt.Sprintf("agentls: agent turn %d cancelled: %s", id, kept))
 	case err != nil:
 		t.finish(protocol.MessageTypeError, fmt.Sprintf("agentls: agent turn %d stopped: %v", id, err))
 	default:
-		final = clip(final, 300, "… (the rest is in the output channel)")
-		t.finish(protocol.MessageTypeInfo, fmt.Sprintf("agentls: agent turn %d done (%d %s, %d tool %s): %s", id, sum.Steps, plural(sum.Steps, "step", "steps"), sum.ToolUses, plural(sum.ToolUses, "call", "calls"), final))
+		// The answer first: a status line (Helix's) shows the first
+		// columns only.
+		final = clip(final, 300, "… (the rest: "+keys.output+")")
+		what := fmt.Sprintf("%d %s, %d tool %s", sum.Steps, plural(sum.Steps, "step", "steps"), sum.ToolUses, plural(sum.ToolUses, "call", "calls"))
+		if changed > 0 {
+			what += fmt.Sprintf(", %d %s changed; %s", changed, plural(changed, "file", "files"), keys.undoHint(id))
+		}
+		if final == "" {
+			final = "(no answer)"
+		}
+		t.finish(protocol.MessageTypeInfo, fmt.Sprintf("%s — agentls: agent turn %d done (%s)", final, id, what))
 	}
 }
 

@@ -89,7 +89,9 @@ func TestAskCancel(t *testing.T) {
 	e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "think"})
 	e.Await(lsptest.StartedWork("agentls: agent turn 1"))
 	e.Cancel(e.WorkToken("agentls: agent turn 1"))
-	e.Await(lsptest.ShownMessage("agent turn 1 cancelled after 1 step"), lsptest.CompletedWork("agentls: agent turn 1"))
+	// Nothing was changed, and the message says so (not "edits
+	// already applied stay").
+	e.Await(lsptest.ShownMessage("agent turn 1 cancelled: nothing was changed"), lsptest.NoShownMessage("already applied"), lsptest.CompletedWork("agentls: agent turn 1"))
 
 	// agentls.cancel {turn} stops that turn only.
 	srv2 := modeltest.New(

@@ -265,7 +265,7 @@ func (s *Server) propose(ctx context.Context, t *task, turn int, what, label str
 	default:
 		return fail(protocol.MessageTypeError, "agentls: nothing applied: %v", err)
 	}
-	msg := fmt.Sprintf("agentls: applied %d %s in %s (agent turn %d, edit %d: agentls.turn.undo {\"turn\": %d} reverts the turn, agentls.edit.undo {\"edit\": %d} this edit)", n, plural(n, "edit", "edits"), strings.Join(files(res.made), ", "), turn, res.edit, turn, res.edit)
+	msg := fmt.Sprintf("agentls: applied %d %s in %s (%s)", n, plural(n, "edit", "edits"), strings.Join(files(res.made), ", "), s.editorKeys().undoHint(turn))
 	if res.note != "" {
 		msg += "; " + res.note
 	}

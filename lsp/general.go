@@ -30,7 +30,7 @@ func (s *Server) initialize(_ context.Context, p *initializeParams) (any, error)
 			root = real
 		}
 	}
-	sess := &session{root: root, caps: p.Capabilities, quirks: quirksOf(p.ClientInfo.Name), encoding: edits.UTF16}
+	sess := &session{root: root, client: p.ClientInfo.Name, caps: p.Capabilities, quirks: quirksOf(p.ClientInfo.Name), encoding: edits.UTF16}
 	// UTF-8 positions when the client offers them: no conversion at all.
 	encoding := "utf-16"
 	if slices.Contains(p.Capabilities.General.PositionEncodings, "utf-8") {

@@ -13,6 +13,7 @@ type session struct {
 	// root is the workspace root, absolute, symlinks resolved; "" when the
 	// client named none (edits then have nowhere to go, and say so).
 	root     string
+	client   string // the clientInfo name ("" when the client sent none)
 	caps     clientCapabilities
 	encoding edits.Encoding
 	quirks   quirks

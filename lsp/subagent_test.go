@@ -129,7 +129,7 @@ func TestSubagentCancel(t *testing.T) {
 	e.Await(lsptest.StartedWork("agentls: agent turn 1"))
 	<-childAsked
 	e.Cancel(e.WorkToken("agentls: agent turn 1"))
-	e.Await(lsptest.ShownMessage("agent turn 1 cancelled after"), lsptest.CompletedWork("agentls: agent turn 1"))
+	e.Await(lsptest.ShownMessage("agent turn 1 cancelled: nothing was changed"), lsptest.CompletedWork("agentls: agent turn 1"))
 	if n := len(srv.Requests()); n != 2 {
 		t.Errorf("%d model requests, want the turn's and its subagent's", n)
 	}

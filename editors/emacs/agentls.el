@@ -350,7 +350,41 @@ streams into the document.  Otherwise open chat NAME (default \"chat\")."
        t t message)))
    ((string-match agentls--chat-send-action-re message)
     (replace-match (format "and send it with %s" (agentls--key #'agentls-chat)) t t message))
-   (t message)))
+   ;; The server names Emacs's commands as M-x agentls-undo and so on:
+   ;; the keys bound to them, where there are some.
+   (t (replace-regexp-in-string
+       "M-x \\(agentls-[a-z-]+\\)"
+       (lambda (m)
+         (let ((command (intern (match-string 1 m))))
+           (if (fboundp command) (agentls--key command) m)))
+       message t t))))
+
+;;;; The output channel
+
+;; agentls sends commands' output, the model's answers and its own log as
+;; window/logMessage, which eglot keeps only in its events buffer.  They
+;; are collected in their own buffer as well, which `agentls-output'
+;; shows: "the rest is in M-x agentls-output" then leads somewhere.
+(defconst agentls--output-buffer "*agentls output*"
+  "The buffer of agentls's log messages.")
+
+(cl-defmethod eglot-handle-notification :before
+  (server (_method (eql window/logMessage)) &key message &allow-other-keys)
+  "Keep agentls's log MESSAGE in the output buffer."
+  (when (and (stringp message) (agentls--agentls-p server))
+    (with-current-buffer (get-buffer-create agentls--output-buffer)
+      (let ((inhibit-read-only t)
+            (at-end (= (point) (point-max))))
+        (save-excursion
+          (goto-char (point-max))
+          (insert message "\n"))
+        (when at-end (goto-char (point-max))))
+      (setq buffer-read-only t))))
+
+(defun agentls-output ()
+  "Show agentls's output: commands' output, the agent's answers, its log."
+  (interactive)
+  (display-buffer (get-buffer-create agentls--output-buffer)))
 
 (cl-defmethod eglot-handle-notification :around
   (server (method (eql window/showMessage)) &rest params)
@@ -448,6 +482,7 @@ streams into the document.  Otherwise open chat NAME (default \"chat\")."
     (define-key map (kbd "n") #'agentls-deny)
     (define-key map (kbd "o") #'agentls-chat)
     (define-key map (kbd "x") #'eglot-code-actions)
+    (define-key map (kbd "l") #'agentls-output)
     map)
   "Keymap of the agentls commands; bind it to a prefix, e.g. C-c a.")
 (fset 'agentls-command-map agentls-command-map)

@@ -74,7 +74,17 @@
         (with-current-buffer reply
           (call-interactively (key-binding (kbd "C-c a y"))))
         (readme-wait "the approved command" (lambda () (file-exists-p (expand-file-name "approved.txt" root))))
-        (readme-wait "the end of the turn" (lambda () (readme-message "agent turn [0-9]+ done .*Made it")))
+        ;; The answer first, then how the turn ended.
+        (readme-wait "the end of the turn" (lambda () (readme-message "\\`Made it\\. — agentls: agent turn [0-9]+ done")))
+        ;; The reply's edit says how to undo it with this set-up's key.
+        (let ((applied (readme-message "applied 1 edit in a\\.go")))
+          (unless (and applied (string-match-p "undo: C-c a u (agent turn [0-9]+)" applied))
+            (readme-fail "the apply message does not name C-c a u: %S" applied)))
+        ;; C-c a l shows the output: the model's answer is there.
+        (call-interactively (key-binding (kbd "C-c a l")))
+        (let ((out (get-buffer "*agentls output*")))
+          (unless (and out (with-current-buffer out (string-search "Made it." (buffer-string))))
+            (readme-fail "the output buffer lacks the answer: %S" (and out (with-current-buffer out (buffer-string))))))
         (princ "OK\n")
         (ignore-errors (eglot-shutdown (eglot-current-server)))
         (kill-emacs 0)))
