@@ -80,6 +80,8 @@ type Turn struct {
 	// Log, if set, gets the conversation as it grows, one JSON message
 	// per line, so a turn can be inspected (or resumed) even if it dies.
 	Log io.Writer
+
+	spent Usage // the tokens of the turn's model calls so far (Usage)
 }
 
 // A Summary is how a turn ended.
@@ -181,6 +183,7 @@ func (t *Turn) streamStep(ctx context.Context, step int, msgs []openai.ChatCompl
 		return reply, nil, nil, err
 	}
 	defer st.Close()
+	defer func() { t.spent = t.spent.Add(st.Usage()) }()
 	var (
 		text         strings.Builder
 		reasoning    int // bytes of reasoning received

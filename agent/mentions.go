@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/policy"
 )
 
 // Mentions are the references a user writes in a prompt or a chat
@@ -138,7 +139,8 @@ type MentionSource struct {
 	Selection func() (rel, text string)
 	// GitDiff returns the uncommitted changes.
 	GitDiff func(ctx context.Context) (string, error)
-	// Secret says why a file may hold secrets ("" when it does not).
+	// Secret says why a file may hold secrets ("" when it does not); nil
+	// is the shell policy's rule.
 	Secret func(abs string) string
 }
 
@@ -164,6 +166,9 @@ func ExpandMentions(ctx context.Context, src MentionSource, text string) (string
 	mentions := FindMentions(src.Root, text)
 	if len(mentions) == 0 {
 		return "", nil
+	}
+	if src.Secret == nil {
+		src.Secret = policy.NewSecretRule(src.Root, "").File
 	}
 	var sb strings.Builder
 	var log []Expanded

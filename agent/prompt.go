@@ -25,6 +25,12 @@ type Request struct {
 	// History is the conversation the request continues (a chat
 	// document's earlier exchanges), oldest first.
 	History []ChatMessage
+	// Rules are the project's rules as a prompt section (Rules.Prompt),
+	// sent at the end of the system prompt.
+	Rules string
+	// Attached is what the prompt's mentions added (ExpandMentions),
+	// sent right after the prompt.
+	Attached string
 }
 
 // A ChatMessage is one earlier message of a conversation.
@@ -77,6 +83,9 @@ func SystemPrompt(reg *tools.Registry, format tools.Format, req Request) string 
 	}
 	b.WriteString("Paths in tool calls are relative to the root.\n\n")
 	b.WriteString(tools.RenderPrompt(reg, format))
+	if req.Rules != "" {
+		b.WriteString("\n\n" + strings.TrimSpace(req.Rules) + "\n")
+	}
 	return b.String()
 }
 
@@ -86,6 +95,9 @@ func UserMessage(req Request) string {
 	var b strings.Builder
 	b.WriteString(strings.TrimSpace(req.Prompt))
 	b.WriteString("\n")
+	if req.Attached != "" {
+		b.WriteString(req.Attached)
+	}
 	if s := req.Selection; s != nil {
 		fmt.Fprintf(&b, "\nSelected in %s, lines %d-%d:\n", s.Path, s.StartLine, s.EndLine)
 		fence := tools.FenceFor(s.Text)

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentls/agentls/tools/policy"
 )
 
 // Project rules are the instructions a repository keeps for coding
@@ -50,8 +52,8 @@ type RulesOptions struct {
 	// UserFile is the user's own rules file (their config folder's
 	// agentls/AGENTS.md), "" for none.
 	UserFile string
-	// Secret says why a file may hold secrets ("" when it does not): the
-	// shell policy's rule (policy.SecretRule.File).
+	// Secret says why a file may hold secrets ("" when it does not); nil
+	// is the shell policy's rule (policy.SecretRule.File).
 	Secret func(abs string) string
 }
 
@@ -70,6 +72,9 @@ type Rules []RuleFile
 // LoadRules finds and reads the rules for opts. A file that cannot be
 // read is skipped, saying why; none found is no error.
 func LoadRules(opts RulesOptions) Rules {
+	if opts.Secret == nil {
+		opts.Secret = policy.NewSecretRule(opts.Root, "").File
+	}
 	var out Rules
 	seen := map[string]bool{}
 	budget := maxRulesBytes
@@ -282,4 +287,19 @@ func tomlStrings(body string) []string {
 		out = append(out, body[q+1:q+1+end])
 		body = body[q+1+end+1:]
 	}
+}
+
+// UserRulesFile is the user's own rules file, sent in every workspace:
+// $XDG_CONFIG_HOME/agentls/AGENTS.md (else ~/.config/agentls/AGENTS.md),
+// beside the user's settings file. "" when neither variable is set.
+func UserRulesFile(getenv func(string) string) string {
+	dir := getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home := getenv("HOME")
+		if home == "" {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "agentls", "AGENTS.md")
 }

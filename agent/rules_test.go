@@ -1,10 +1,14 @@
 package agent
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/builtin"
 )
 
 func writeFiles(t *testing.T, root string, files map[string]string) {
@@ -107,5 +111,21 @@ func TestRulesBounded(t *testing.T) {
 	}
 	if got := LoadRules(RulesOptions{Root: t.TempDir()}); got.Prompt() != "" || got.Summary() != "none" {
 		t.Errorf("no rules: %q, %q", got.Prompt(), got.Summary())
+	}
+}
+
+// TestRulesReachTheModel: the rules section ends the system prompt, and
+// what mentions attached follows the prompt in the user's message.
+func TestRulesReachTheModel(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"AGENTS.md": "Always run go vet.", "a.go": "package a\n"})
+	req := Request{Prompt: "fix @a.go", Root: root, Rules: LoadRules(RulesOptions{Root: root}).Prompt()}
+	req.Attached, _ = ExpandMentions(context.Background(), MentionSource{Root: root}, req.Prompt)
+	msgs := Messages(builtin.Registry(), tools.FormatMarkdown, req)
+	if sys := msgs[0].Content; !strings.HasSuffix(strings.TrimSpace(sys), "Always run go vet.") {
+		t.Errorf("the system prompt does not end with the rules:\n…%s", sys[max(0, len(sys)-300):])
+	}
+	if user := msgs[len(msgs)-1].Content; !strings.HasPrefix(user, "fix @a.go\n") || !strings.Contains(user, "1\tpackage a") {
+		t.Errorf("the user's message: %q", user)
 	}
 }

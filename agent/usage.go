@@ -86,10 +86,29 @@ func promptChars(messages []openai.ChatCompletionMessage, tools []openai.Tool) i
 // A Price is what a model costs per million tokens, in the user's
 // currency (the prices setting).
 type Price struct {
-	Input, Output float64
+	Input  float64 `json:"input"`
+	Output float64 `json:"output"`
 }
 
 // Cost is what u cost at p.
 func (p Price) Cost(u Usage) float64 {
 	return (float64(u.Prompt)*p.Input + float64(u.Completion)*p.Output) / 1e6
+}
+
+// Usage is the tokens the turn's model calls have cost so far: read it
+// while the turn runs (from Observe, which runs on the turn's goroutine)
+// or after Run.
+func (t *Turn) Usage() Usage { return t.spent }
+
+// CostLine is usage as a summary says it: "1,234 tokens", with its cost
+// when the model has a price ("~1,234 tokens, ~$0.0123").
+func CostLine(u Usage, price *Price) string {
+	if price == nil {
+		return u.String()
+	}
+	approx := ""
+	if u.Estimated {
+		approx = "~"
+	}
+	return fmt.Sprintf("%s, %s$%.4f", u, approx, price.Cost(u))
 }

@@ -140,7 +140,9 @@ func (s *Server) startTurn(plan turnPlan) (int, error) {
 		}
 		turn.Observe = func(e agent.Event) {
 			if e.Kind == agent.EventToolStart {
-				t.report(ctx, fmt.Sprintf("step %d: %s", e.Step, agent.DescribeUse(*e.Use)))
+				// The tokens so far with each step: a turn's cost shows
+				// while it runs.
+				t.report(ctx, fmt.Sprintf("step %d: %s (%s)", e.Step, agent.DescribeUse(*e.Use), turn.Usage()))
 			}
 			if e.Kind == agent.EventToolDone && e.Call != nil {
 				// Each call's timing line: "[shell] go test ./... 4.2 s, exit 1".
@@ -150,11 +152,18 @@ func (s *Server) startTurn(plan turnPlan) (int, error) {
 				plan.observe(ctx, e)
 			}
 		}
+		s.turnContext(ctx, id, ws, &req)
 		sum, err := turn.Run(agent.WithSubagents(ctx, s.subagents(ctx, t, id, turn, req.Root)), req)
 		if plan.done != nil {
 			plan.done(context.WithoutCancel(ctx), sum, err)
 		}
-		s.finishTurn(ctx, t, id, sum, err)
+		used := turn.Usage()
+		s.usage.add(model.Name(), used)
+		var price *agent.Price
+		if p, ok := set.Prices[model.Name()]; ok {
+			price = &p
+		}
+		s.finishTurn(ctx, t, id, sum, agent.CostLine(used, price), err)
 	})
 	return id, nil
 }
@@ -199,7 +208,7 @@ func (s *Server) agentRequest(a askArgs) (agent.Request, error) {
 
 // finishTurn tells the user how a turn ended: the model's closing words,
 // or why it stopped (shown after the turn's progress end: t.finish).
-func (s *Server) finishTurn(ctx context.Context, t *task, id int, sum agent.Summary, err error) {
+func (s *Server) finishTurn(ctx context.Context, t *task, id int, sum agent.Summary, cost string, err error) {
 	ctx = context.WithoutCancel(ctx)
 	final := strings.TrimSpace(sum.Final)
 	if final != "" {
@@ -215,12 +224,12 @@ func (s *Server) finishTurn(ctx context.Context, t *task, id int, sum agent.Summ
 		}
 		t.finish(protocol.MessageTypeInfo, fmt.Sprintf("agentls: agent turn %d cancelled: %s", id, kept))
 	case err != nil:
-		t.finish(protocol.MessageTypeError, fmt.Sprintf("agentls: agent turn %d stopped: %v", id, err))
+		t.finish(protocol.MessageTypeError, fmt.Sprintf("agentls: agent turn %d stopped (%s): %v", id, cost, err))
 	default:
 		// The answer first: a status line (Helix's) shows the first
 		// columns only.
 		final = clip(final, 300, "… (the rest: "+keys.output+")")
-		what := fmt.Sprintf("%d %s, %d tool %s", sum.Steps, plural(sum.Steps, "step", "steps"), sum.ToolUses, plural(sum.ToolUses, "call", "calls"))
+		what := fmt.Sprintf("%d %s, %d tool %s, %s", sum.Steps, plural(sum.Steps, "step", "steps"), sum.ToolUses, plural(sum.ToolUses, "call", "calls"), cost)
 		if changed > 0 {
 			what += fmt.Sprintf(", %d %s changed; %s", changed, plural(changed, "file", "files"), keys.undoHint(id))
 		}

@@ -66,7 +66,10 @@ func (s *Server) initialize(_ context.Context, p *initializeParams) (any, error)
 				"change":    protocol.TextDocumentSyncKindIncremental,
 				"save":      map[string]any{"includeText": false},
 			},
-			"codeActionProvider":     true,
+			"codeActionProvider": true,
+			// Mentions in chat documents (completion.go): triggered by
+			// the characters that start them.
+			"completionProvider":     map[string]any{"triggerCharacters": []string{"@", "#", "/"}},
 			"executeCommandProvider": map[string]any{"commands": commandNames()},
 		},
 		"serverInfo": map[string]any{"name": "agentls", "version": s.opts.Version},

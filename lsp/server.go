@@ -107,6 +107,7 @@ type Server struct {
 	problems  commandProblems // diagnostics from commands and jobs
 	chats     chatsRunning    // chat documents being answered (chat.go)
 	output    *outputChannel  // commands' output to the client's log
+	usage     sessionUsage    // the tokens the session's turns cost (status.go)
 	hostMu    sync.Mutex      // guards host
 	host      *shelltool.Host // the tools' processes; started on first use (run.go)
 	mcp       *mcp.Manager    // the user's MCP servers, each started by the first turn that offers its tools
@@ -313,6 +314,8 @@ func (s *Server) dispatch(ctx context.Context, method string, params json.RawMes
 		return nil, nil // open buffers are the truth; the disk is read when a document is not open
 	case protocol.MethodTextDocumentCodeAction:
 		return decodeCall(ctx, params, s.codeAction)
+	case protocol.MethodTextDocumentCompletion:
+		return decodeCall(ctx, params, s.completion)
 	case protocol.MethodWorkspaceExecuteCommand:
 		return decodeCall(ctx, params, s.executeCommand)
 	case "window/workDoneProgress/cancel":

@@ -16,6 +16,7 @@ package settings
 import (
 	"cmp"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -108,6 +109,13 @@ type Settings struct {
 	// its passages with (nil: BM25 alone); it has applyModel's shape and
 	// defaults.
 	Embeddings *ApplyModel `json:"embeddings"`
+	// Rules are more files of project rules, relative to the workspace,
+	// sent to the model beside AGENTS.md (agent.LoadRules).
+	Rules []string `json:"rules"`
+	// Prices are what models cost per million tokens, by model name
+	// ({"gpt-4.1": {"input": 2, "output": 8}}): with one for the model,
+	// token counts show a cost too.
+	Prices map[string]agent.Price `json:"prices"`
 }
 
 // ApplyModel is the applyModel setting: any OpenAI-compatible endpoint
@@ -342,6 +350,25 @@ var keys = []key{
 		set: field(func(s *Settings) *bool { return &s.ApplyModelFallback }, nil)},
 	{name: "embeddings", risk: "it says where the rag tool sends passages of your files and your questions, and which of your environment's secrets goes with them",
 		set: field(func(s *Settings) **ApplyModel { return &s.Embeddings }, checkEmbeddings)},
+	// Rules files are read like any file the model may read (inside the
+	// workspace, past the secret rule) and grant nothing: a repository's
+	// settings may name them.
+	{name: "rules", set: field(func(s *Settings) *[]string { return &s.Rules }, func(v []string) error {
+		for _, p := range v {
+			if filepath.IsAbs(p) || !filepath.IsLocal(filepath.FromSlash(p)) {
+				return fmt.Errorf("%q is not a path inside the workspace", p)
+			}
+		}
+		return nil
+	})},
+	{name: "prices", set: field(func(s *Settings) *map[string]agent.Price { return &s.Prices }, func(v map[string]agent.Price) error {
+		for model, p := range v {
+			if p.Input < 0 || p.Output < 0 {
+				return fmt.Errorf("%s: a price is a number of your currency per million tokens, not negative", model)
+			}
+		}
+		return nil
+	})},
 }
 
 // Keys returns the names of every setting, in documented order.

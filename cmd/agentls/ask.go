@@ -149,13 +149,31 @@ func runAsk(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 				fmt.Fprintf(stderr, "\n[agentls] subagent %d: step %d: %s\n", n, e.Step, agent.DescribeUse(*e.Use))
 			}
 		}}
-	sum, err := turn.Run(agent.WithSubagents(ctx, sub), agent.Request{Prompt: prompt, Root: root})
+	req := agent.Request{Prompt: prompt, Root: root}
+	// The project's rules and what the prompt's mentions name (@a.go,
+	// @src/, #git-diff), read from disk: the terminal has no buffers.
+	rules := agent.LoadRules(agent.RulesOptions{Root: root, Extra: set.Rules, UserFile: agent.UserRulesFile(os.Getenv)})
+	req.Rules = rules.Prompt()
+	if len(rules) > 0 {
+		fmt.Fprintf(stderr, "[agentls] rules: %s\n", rules.Summary())
+	}
+	added, accounts := agent.ExpandMentions(ctx, agent.MentionSource{Root: root, GitDiff: func(ctx context.Context) (string, error) { return agent.GitDiff(ctx, root) }}, prompt)
+	req.Attached = added
+	for _, a := range accounts {
+		fmt.Fprintf(stderr, "[agentls] mention %s: %s\n", a.Text, a.Added)
+	}
+	sum, err := turn.Run(agent.WithSubagents(ctx, sub), req)
 	fmt.Fprintln(stdout)
+	var price *agent.Price
+	if p, ok := set.Prices[m.Name()]; ok {
+		price = &p
+	}
+	cost := agent.CostLine(turn.Usage(), price)
 	if err != nil {
-		fmt.Fprintf(stderr, "agentls ask: the turn stopped after %d steps: %v\n", sum.Steps, err)
+		fmt.Fprintf(stderr, "agentls ask: the turn stopped after %d steps (%s): %v\n", sum.Steps, cost, err)
 		return exitFailed
 	}
-	fmt.Fprintf(stderr, "[agentls] done: %d steps, %d tool calls\n", sum.Steps, sum.ToolUses)
+	fmt.Fprintf(stderr, "[agentls] done: %d steps, %d tool calls, %s\n", sum.Steps, sum.ToolUses, cost)
 	return exitOK
 }
 

@@ -35,6 +35,7 @@ export const COMMANDS = {
   approve: { id: 'agentls.vscode.approve', title: 'Approve…', server: 'agentls.approve' },
   deny: { id: 'agentls.vscode.deny', title: 'Deny…', server: 'agentls.deny' },
   trust: { id: 'agentls.vscode.trust', title: 'Trust Workspace Settings', server: 'agentls.trust' },
+  status: { id: 'agentls.vscode.status', title: 'Status', server: 'agentls.status' },
   showOutput: { id: 'agentls.vscode.showOutput', title: 'Show Output' },
   restart: { id: 'agentls.vscode.restart', title: 'Restart Server' },
 } as const satisfies Record<string, CommandInfo>;

@@ -50,7 +50,7 @@ import {
   serverSettings,
   userSettings,
 } from './settings';
-import { ProgressTracker, ProgressValue, Work, statusView } from './status';
+import { ProgressTracker, ProgressValue, SessionStatus, StatusView, Work, idleView, statusView } from './status';
 
 const SECTION = 'agentls';
 const SAVE_DOCUMENTS = 'agentls/saveDocuments';
@@ -88,6 +88,8 @@ class Extension {
   private readonly output: vscode.OutputChannel;
   private readonly status: vscode.StatusBarItem;
   private readonly tracker = new ProgressTracker();
+  /** The session's totals (agentls.status), shown while no work runs. */
+  private idle: StatusView | undefined;
   /** The settings last sent to the server. */
   private sent: Settings = {};
   /** The settings problems already shown, so each is shown once. */
@@ -144,6 +146,9 @@ class Extension {
         handleWorkDoneProgress: (token, params, next) => {
           if (this.tracker.update(token, params as ProgressValue)) {
             this.renderStatus();
+            if ((params as ProgressValue)?.kind === 'end' && this.tracker.running().length === 0) {
+              void this.refreshIdle(); // the session's totals, once its work is done
+            }
           }
           next(token, params);
         },
@@ -312,9 +317,30 @@ class Extension {
     return { saved: result.saved };
   }
 
+  /** refreshIdle asks the server for the session's totals, shown while no work runs. */
+  private async refreshIdle(): Promise<void> {
+    const client = this.client;
+    if (!client) {
+      return;
+    }
+    try {
+      this.idle = idleView((await client.sendRequest(ExecuteCommandRequest.type, { command: COMMANDS.status.server, arguments: [{}] })) as SessionStatus);
+    } catch {
+      return; // an older server without agentls.status: no totals
+    }
+    this.renderStatus();
+  }
+
   private renderStatus(): void {
     const view = statusView(this.tracker.running());
     if (!view) {
+      if (this.idle) {
+        this.status.text = this.idle.text;
+        this.status.tooltip = this.idle.tooltip;
+        this.status.command = { title: 'Status', command: COMMANDS.status.id };
+        this.status.show();
+        return;
+      }
       this.status.hide();
       return;
     }
@@ -351,6 +377,11 @@ class Extension {
       approve: (arg) => this.approval(true, arg),
       deny: (arg) => this.approval(false, arg),
       trust: (arg) => this.execute(COMMANDS.trust.server, plainObject(arg) ?? {}),
+      // The server shows the status line itself; the item is refreshed too.
+      status: async () => {
+        await this.execute(COMMANDS.status.server, {});
+        await this.refreshIdle();
+      },
       showOutput: () => this.output.show(true),
       restart: () => this.restart(),
     };

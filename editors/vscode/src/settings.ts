@@ -41,6 +41,8 @@ export const SERVER_SETTINGS = [
   'applyModel',
   'applyModelFallback',
   'embeddings',
+  'rules',
+  'prices',
 ] as const;
 
 export type ServerSetting = (typeof SERVER_SETTINGS)[number];

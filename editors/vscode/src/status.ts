@@ -140,3 +140,33 @@ export function statusView(running: readonly Work[], maxLength = 60): StatusView
     turn: w.turn,
   };
 }
+
+/** The part of agentls.status's result the idle status item shows. */
+export interface SessionStatus {
+  turns?: number;
+  tokens?: { prompt?: number; completion?: number; estimated?: boolean };
+  cost?: number | null;
+  summary?: string;
+}
+
+/** thousands writes n with commas: 12345 → "12,345". */
+export function thousands(n: number): string {
+  return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/**
+ * idleView renders the session's totals from agentls.status when no work
+ * runs: "$(hubot) agentls: ~12,345 tokens, $0.0300" (hidden before the
+ * first turn); the tooltip is the server's whole status line.
+ */
+export function idleView(s: SessionStatus | undefined): StatusView | undefined {
+  if (!s || !s.turns) {
+    return undefined;
+  }
+  const approx = s.tokens?.estimated ? '~' : '';
+  let text = `agentls: ${approx}${thousands((s.tokens?.prompt ?? 0) + (s.tokens?.completion ?? 0))} tokens`;
+  if (typeof s.cost === 'number') {
+    text += `, ${approx}$${s.cost.toFixed(4)}`;
+  }
+  return { text: `$(hubot) ${text}`, tooltip: `${s.summary ?? 'agentls'}\n\nClick for the status.` };
+}

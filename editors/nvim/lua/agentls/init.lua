@@ -883,6 +883,8 @@ local commands = {
   AgentApprove = { approval('agentls.approve'), { nargs = '*', complete = complete({ 'always' }), desc = 'Approve an agent command' } },
   AgentDeny = { approval('agentls.deny'), { nargs = '*', complete = complete({ 'stop' }), desc = 'Deny an agent command' } },
   AgentOutput = { function() show(output_buffer()) end, { desc = 'Show the agentls output' } },
+  -- The server shows the status line itself (window/showMessage).
+  AgentStatus = { function() run('agentls.status', {}) end, { desc = 'Show the model, tokens, cost and what waits' } },
 }
 
 ---------------------------------------------------------------------------

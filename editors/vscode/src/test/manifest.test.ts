@@ -67,6 +67,8 @@ const serverDefaults: Record<string, unknown> = {
   applyModel: {},
   applyModelFallback: false,
   embeddings: {},
+  rules: [],
+  prices: {},
 };
 
 describe('package.json', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-import { ProgressTracker, escapeIcons, statusView, turnOf } from '../status';
+import { ProgressTracker, escapeIcons, idleView, statusView, thousands, turnOf } from '../status';
 
 describe('ProgressTracker', () => {
   it('follows begin, report and end per token', () => {
@@ -67,5 +67,22 @@ describe('statusView', () => {
     assert.equal(turnOf('agentls: agent turn 5'), 5);
     assert.equal(turnOf('agentls: job 5: x'), undefined);
     assert.equal(escapeIcons('a $(x) b \\$(y) $(z~spin)'), 'a \\$(x) b \\$(y) \\$(z~spin)');
+  });
+});
+
+describe('idleView', () => {
+  it('shows the session totals once a turn ran', () => {
+    assert.equal(idleView(undefined), undefined);
+    assert.equal(idleView({ turns: 0 }), undefined);
+    assert.deepEqual(idleView({ turns: 2, tokens: { prompt: 12000, completion: 345, estimated: true }, cost: null, summary: 'agentls: m at u; 2 turns' }), {
+      text: '$(hubot) agentls: ~12,345 tokens',
+      tooltip: 'agentls: m at u; 2 turns\n\nClick for the status.',
+    });
+    assert.equal(idleView({ turns: 1, tokens: { prompt: 1000, completion: 234 }, cost: 0.0039 })?.text, '$(hubot) agentls: 1,234 tokens, $0.0039');
+  });
+  it('thousands', () => {
+    assert.equal(thousands(0), '0');
+    assert.equal(thousands(999), '999');
+    assert.equal(thousands(1234567), '1,234,567');
   });
 });
