@@ -35,7 +35,16 @@ func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) (an
 	actions = append(actions, s.reviewActions(d, p.Range)...)
 	actions = append(actions, s.aiCommentActions(d, p.Range)...)
 	actions = append(actions, s.askActions(d, p.Range)...)
-	actions = append(actions, s.fixActions(d, p.Context.Diagnostics)...)
+	diags := p.Context.Diagnostics
+	if len(diags) == 0 {
+		// Helix sends the diagnostics under the cursor only, none when
+		// the cursor is elsewhere on their line: agentls's own (a job's,
+		// a command's) on the range's lines are offered anyway.
+		if rel, err := s.relPath(d); err == nil {
+			diags = s.commandDiagnosticsOnLines(rel, p.Range)
+		}
+	}
+	actions = append(actions, s.fixActions(d, diags)...)
 	if rel, err := s.relPath(d); err == nil {
 		if e := s.journal.lastTouching(rel); e != nil {
 			n := s.journal.filesOfTurn(e.turn)
@@ -288,4 +297,17 @@ func countUses(uses []tools.ToolUse) (calls, files int) {
 		}
 	}
 	return calls, len(seen)
+}
+
+// commandDiagnosticsOnLines returns the diagnostics agentls published for
+// rel (a workspace path) from commands and jobs that start on the lines
+// of r.
+func (s *Server) commandDiagnosticsOnLines(rel string, r protocol.Range) []protocol.Diagnostic {
+	var out []protocol.Diagnostic
+	for _, dg := range s.commandDiagnostics(rel) {
+		if dg.Range.Start.Line >= r.Start.Line && dg.Range.Start.Line <= r.End.Line {
+			out = append(out, dg)
+		}
+	}
+	return out
 }

@@ -138,13 +138,17 @@ func (s *Server) commandFinished(f shelltool.Finished) {
 			}
 			texts[rel] = m
 		}
-		byFile[rel] = append(byFile[rel], protocol.Diagnostic{
+		diag := protocol.Diagnostic{
 			Range:    s.lineRange(m, d.Line, d.Col),
 			Severity: protocol.DiagnosticSeverity(d.Severity),
 			Source:   source,
-			Code:     d.Code,
 			Message:  d.Message,
-		})
+		}
+		if d.Code != "" {
+			// An empty code is sent as none: Helix shows "code": "" as "()".
+			diag.Code = d.Code
+		}
+		byFile[rel] = append(byFile[rel], diag)
 	}
 	key := strings.Join(strings.Fields(f.Command), " ")
 	touched := s.problems.replace(key, byFile)

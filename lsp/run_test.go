@@ -149,6 +149,21 @@ func TestShellDiagnostics(t *testing.T) {
 		lsptest.ShownMessage("agent turn 1 done"),
 		lsptest.ShownMessage("agentls: go vet:"), // the summary
 	)
+	// Helix sends no diagnostics with a code action request when the
+	// cursor is outside their range: "Agent: fix" is offered on the line
+	// anyway.
+	var fix bool
+	for _, a := range e.CodeActionsFor("a.go", protocol.Range{Start: protocol.Position{Line: 3}, End: protocol.Position{Line: 3}}, nil) {
+		fix = fix || strings.HasPrefix(a.Title, "Agent: fix — ")
+	}
+	if !fix {
+		t.Error("no Agent: fix on the diagnostic's line when the editor sends no diagnostics")
+	}
+	for _, d := range e.Diagnostics("a.go") {
+		if d.Code != nil {
+			t.Errorf("a command's diagnostic has the code %#v: Helix shows an empty one as \"()\"", d.Code)
+		}
+	}
 	if err := os.WriteFile(filepath.Join(root, "a.go"), []byte("package m\n\nfunc F() int {\n\treturn 1\n}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

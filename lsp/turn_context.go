@@ -53,7 +53,7 @@ func (s *Server) mentionSource(ws *editorWorkspace, req *agent.Request) agent.Me
 				lines = append(lines, fmt.Sprintf("%s:%d: %s: %s", d.Path, d.Line, d.Severity, d.Message))
 			}
 			for _, rel := range req.OpenFiles {
-				for _, d := range s.problems.inFile(filepath.Join(req.Root, filepath.FromSlash(rel))) {
+				for _, d := range s.problems.inFile(rel) { // keyed by workspace path
 					lines = append(lines, fmt.Sprintf("%s:%d:%d: %s: %s (%s)", rel, d.Range.Start.Line+1, d.Range.Start.Character+1, severityName(d.Severity), d.Message, d.Source))
 				}
 			}
