@@ -62,7 +62,7 @@ func commandTable() []serverCommand {
 		{cmdJobsOutput, "{job, show?}", typed(func(s *Server, _ context.Context, a jobArgs) (any, error) { return s.jobCommand(cmdJobsOutput, a) })},
 		{cmdJobsKill, "{job}", typed(func(s *Server, _ context.Context, a jobArgs) (any, error) { return s.jobCommand(cmdJobsKill, a) })},
 		{cmdTrust, "{sha256?}", typed((*Server).trustCommand)},
-		{cmdStatus, "no argument", typed((*Server).statusCommand)},
+		{cmdStatus, "{quiet?}", typed((*Server).statusCommand)},
 	}
 }
 

@@ -70,13 +70,22 @@ type statusReport struct {
 	Summary string `json:"summary"`
 }
 
-// statusCommand answers agentls.status and shows the report's line (a
-// client that shows no command result, Helix, sees it too).
-func (s *Server) statusCommand(ctx context.Context, _ struct{}) (any, error) {
+// statusArgs are agentls.status's argument: quiet asks for the result
+// alone (VS Code's status item refreshes it after every turn).
+type statusArgs struct {
+	Quiet bool `json:"quiet"`
+}
+
+// statusCommand answers agentls.status and, unless quiet, shows the
+// report's line (a client that shows no command result, Helix, sees it
+// too).
+func (s *Server) statusCommand(ctx context.Context, a statusArgs) (any, error) {
 	r := s.status()
-	s.goBackground("report status", func(ctx context.Context) {
-		s.showMessage(ctx, protocol.MessageTypeInfo, "%s", r.Summary)
-	})
+	if !a.Quiet {
+		s.goBackground("report status", func(ctx context.Context) {
+			s.showMessage(ctx, protocol.MessageTypeInfo, "%s", r.Summary)
+		})
+	}
 	return r, nil
 }
 

@@ -550,8 +550,13 @@ async function main() {
     await inputBox(page, 'take your time');
     await until('the slow turn in the status bar', async () => /agent turn \d+/.test(await statusItemText(page)));
     await page.locator('[id="agentls.agentls.agentls.status"]').click();
-    await until('the turn to be cancelled', async () => (await statusItemText(page)) === '', 15000);
-    log('status bar: a click cancelled the turn');
+    // Once no work runs, the item shows the session's tokens
+    // (agentls.status) instead of the turn.
+    await until('the turn to be cancelled', async () => {
+      const text = await statusItemText(page);
+      return !/agent turn \d+/.test(text) && /tokens/.test(text);
+    }, 15000);
+    log(`status bar: a click cancelled the turn; the item shows "${await statusItemText(page)}"`);
 
     const output = await page.locator('#workbench\\.parts\\.panel').innerText();
     if (!output.includes('agentls')) {

@@ -324,7 +324,9 @@ class Extension {
       return;
     }
     try {
-      this.idle = idleView((await client.sendRequest(ExecuteCommandRequest.type, { command: COMMANDS.status.server, arguments: [{}] })) as SessionStatus);
+      this.idle = idleView(
+        (await client.sendRequest(ExecuteCommandRequest.type, { command: COMMANDS.status.server, arguments: [{ quiet: true }] })) as SessionStatus,
+      );
     } catch {
       return; // an older server without agentls.status: no totals
     }
