@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
+	"github.com/agentls/agentls/tools/edittool"
 	"github.com/agentls/agentls/tools/parse"
 )
 
@@ -61,6 +63,10 @@ const (
 	// (reasoning_content), shown for progress; it is not part of the
 	// reply and nothing in it is run.
 	EventReasoning
+	// EventNotice: something the user should know about the turn that is
+	// neither the model's text nor a call (Text): its reply showed code
+	// but applied nothing, and it is being told how.
+	EventNotice
 )
 
 // A Turn is one request to the agent: the model is called, its tool calls
@@ -80,6 +86,10 @@ type Turn struct {
 	// Log, if set, gets the conversation as it grows, one JSON message
 	// per line, so a turn can be inspected (or resumed) even if it dies.
 	Log io.Writer
+	// Compact sends the short system prompt (CompactSystemPrompt), for
+	// models with small context windows and little patience for long
+	// instructions: local models.
+	Compact bool
 
 	spent Usage // the tokens of the turn's model calls so far (Usage)
 }
@@ -120,9 +130,16 @@ func (t *Turn) Run(ctx context.Context, req Request) (Summary, error) {
 	images := &turnImages{maxCount: lim.MaxImages, maxBytes: lim.MaxImageBytes}
 	ctx, cancel := context.WithTimeoutCause(ctx, lim.MaxWall, fmt.Errorf("%w: the turn ran for %s", ErrLimit, lim.MaxWall))
 	defer cancel()
-	sum := Summary{Messages: Messages(t.Registry, t.Format, req)}
+	if req.Files == nil {
+		req.Files = t.contextFiles(ctx, req)
+	}
+	sum := Summary{Messages: t.messages(req)}
 	t.log(sum.Messages...)
 	native := NativeTools(t.Registry, t.Format)
+	if t.Compact {
+		native = compactNativeTools(t.Registry, t.Format)
+	}
+	state := &turnState{failures: failures{}, succeeded: failures{}, prompt: req.Prompt}
 	for step := 1; ; step++ {
 		if step > lim.MaxSteps {
 			return sum, fmt.Errorf("%w: %d model calls; ask again to continue", ErrLimit, lim.MaxSteps)
@@ -151,13 +168,80 @@ func (t *Turn) Run(ctx context.Context, req Request) (Summary, error) {
 		t.log(reply)
 		t.observe(Event{Step: step, Kind: EventReply, Text: reply.Content})
 		sum.Final = reply.Content
-		if len(uses) == 0 && len(problems) == 0 {
-			return sum, nil
+		var note string
+		if len(uses) == 0 && len(problems) == 0 && !state.edited {
+			// A unified diff, or a whole file under its path, as a chat
+			// answer pastes them (aider applies both): run as the calls
+			// that make them, as agentls apply runs them; the model reads
+			// what came of it. Not after the turn edited: a reply that
+			// shows the diff of what it did would be applied twice.
+			if pasted := pastedUses(reply.Content, t.Registry, t.Format); len(pasted) > 0 {
+				uses, note = pasted, "Your reply holds edits but no tool call; they were applied as these calls.\n"
+			}
 		}
-		results, stop := t.runTools(ctx, step, uses, problems, reply, images, len(sum.Messages))
+		if len(uses) == 0 && len(problems) == 0 && t.Compact {
+			if use, n, ok := bareCall(reply.Content, t.Registry, req); ok {
+				uses, note = []tools.ToolUse{use}, n
+			}
+		}
+		if len(uses) == 0 && len(problems) == 0 && t.Compact && state.filesNudged {
+			if left := state.untouched(req); len(left) > 0 {
+				// Asked, the model may claim a change it did not make:
+				// the user hears what stayed as it was.
+				t.observe(Event{Step: step, Kind: EventNotice, Text: fmt.Sprintf("the request named %s, which this turn did not change", strings.Join(left, " and "))})
+			}
+		}
+		if len(uses) == 0 && len(problems) == 0 && t.Compact && !state.filesNudged {
+			if left := state.untouched(req); len(left) > 0 && asksForChange(req.Prompt) {
+				// A small model changes the first of the files a
+				// request names and stops (issue 30's constant renamed
+				// in config.go, not in client.go): it is asked once.
+				state.filesNudged = true
+				ask := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: fmt.Sprintf(
+					"The request also names %s, which you did not change. If it needs a change too, send its save block now, the whole file changed as asked (its current content is above); if it does not, say so in one sentence.", strings.Join(left, " and "))}
+				t.log(ask)
+				sum.Messages = append(sum.Messages, ask)
+				continue
+			}
+		}
+		if len(uses) == 0 && len(problems) == 0 {
+			lang, shown := shownCode(reply.Content, t.Registry)
+			// A compact turn is a small model's, which also claims a
+			// change it never made ("I replaced the line ..."): on a
+			// request for a change, any reply without a call is told.
+			// Only a turn that tried no call, or whose edits all failed:
+			// a reply after a refused command is the model saying so.
+			claimed := t.Compact && (sum.ToolUses == 0 || state.editFailed)
+			if !shown && !claimed || state.edited || !asksForChange(req.Prompt) {
+				return sum, nil
+			}
+			// Code shown, no call, on a request for a change: nothing
+			// was applied, which the model is told once, concretely.
+			file := nudgeTarget(lang, namedFiles(req))
+			if state.nudged {
+				return sum, nothingApplied(lang, file)
+			}
+			state.nudged = true
+			notice := "the reply calls no tool: nothing was applied; the model is told how to apply a change"
+			if shown {
+				notice = fmt.Sprintf("the reply shows code in a ```%s block but calls no tool: nothing was applied; the model is told how to apply it", lang)
+			}
+			t.observe(Event{Step: step, Kind: EventNotice, Text: notice})
+			nudge := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: t.nudge(req, lang, file)}
+			t.log(nudge)
+			sum.Messages = append(sum.Messages, nudge)
+			continue
+		}
+		results, stop := t.runTools(ctx, step, uses, problems, reply, images, len(sum.Messages), state)
+		if note != "" && len(results) > 0 {
+			results[0].Content = note + results[0].Content
+		}
 		t.log(results...)
 		sum.Messages = append(sum.Messages, results...)
 		sum.ToolUses += len(uses)
+		if errors.Is(stop, errGoingRound) {
+			return sum, nil
+		}
 		if stop != nil {
 			return sum, stop
 		}
@@ -266,7 +350,7 @@ func (t *Turn) streamStep(ctx context.Context, step int, msgs []openai.ChatCompl
 // tool message takes text only), in one user message after all the
 // calls' tool messages. base is the conversation's length before out, so
 // that images knows where each went.
-func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, problems []parse.Problem, reply openai.ChatCompletionMessage, images *turnImages, base int) ([]openai.ChatCompletionMessage, error) {
+func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, problems []parse.Problem, reply openai.ChatCompletionMessage, images *turnImages, base int, state *turnState) ([]openai.ChatCompletionMessage, error) {
 	var out []openai.ChatCompletionMessage
 	var native []openai.ChatMessagePart // images of native calls, sent after their tool messages
 	var nativeCalls []*callImages
@@ -291,7 +375,12 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 		use := &uses[i]
 		t.observe(Event{Step: step, Kind: EventToolStart, Use: use})
 		call := &callImages{turn: images, use: *use}
-		ran := t.runHooked(tools.WithImageAttacher(ctx, call), *use)
+		var ran ToolCall
+		if err := t.shrinkingSave(ctx, *use, state); err != nil {
+			ran = ToolCall{Use: *use, Err: err}
+		} else {
+			ran = t.runHooked(tools.WithImageAttacher(ctx, call), *use)
+		}
 		output, err := ran.Output, ran.Err
 		if err != nil {
 			call.release() // a failed call's images are not sent
@@ -305,6 +394,26 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 			return out, fmt.Errorf("%s: %w", DescribeUse(*use), err)
 		case err != nil:
 			text = fmt.Sprintf("Error from %s: %v\nNothing was changed by this call; correct it and call again.", DescribeUse(*use), err)
+			state.editFailed = state.editFailed || edittool.IsEditTool(use.Tool)
+			switch n := state.failures.add(callKey(*use)); {
+			case n >= repeatLimit:
+				result(use.CallID, text, nil)
+				return out, repeatedError(*use, err)
+			case n == repeatLimit-1:
+				text += t.concreteFeedback(ctx, *use, err)
+			}
+		default:
+			if edittool.IsEditTool(use.Tool) {
+				state.edited = true
+				state.editedPaths = append(state.editedPaths, edittool.PathsOf(*use)...)
+			}
+			if edittool.IsEditTool(use.Tool) && state.succeeded.add(callKey(*use)+"\x00"+output) >= repeatLimit {
+				// The same edit, the same result, a third time: the
+				// model is going round; what it did stands.
+				result(use.CallID, text, nil)
+				t.observe(Event{Step: step, Kind: EventNotice, Text: fmt.Sprintf("the model sent the same %s call %d times with the same result; the turn ends", DescribeUse(*use), repeatLimit)})
+				return out, errGoingRound
+			}
 		}
 		if len(call.images) > 0 {
 			if use.CallID != "" && t.Format == tools.FormatTool {
@@ -331,7 +440,15 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 		}
 	}
 	if len(reply.ToolCalls) == 0 && len(unread) > 0 {
-		result("", "These tool calls could not be read, so nothing was run:\n- "+strings.Join(unread, "\n- ")+"\nWrite them again.", nil)
+		text := "These tool calls could not be read, so nothing was run:\n- " + strings.Join(unread, "\n- ") + "\nWrite them again."
+		switch n := state.failures.add("unread\x00" + strings.Join(unread, "\x00")); {
+		case n >= repeatLimit:
+			result("", text, nil)
+			return out, fmt.Errorf("%w: it wrote a call that could not be read %d times (%s); nothing was run", ErrRepeated, repeatLimit, errLine(unread[0]))
+		case n == repeatLimit-1:
+			text += "\nYou wrote this same unreadable call before. Write it differently: follow the tool's example exactly."
+		}
+		result("", text, nil)
 	}
 	if len(native) > 0 {
 		for _, call := range nativeCalls {
@@ -340,6 +457,45 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 		out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, MultiContent: native})
 	}
 	return out, nil
+}
+
+// turnState is what a turn remembers across its steps to help a small
+// model: the calls that failed, whether an edit applied, whether it was
+// told that a reply showing code applied nothing.
+type turnState struct {
+	failures   failures
+	succeeded  failures // calls that succeeded, by call and output
+	edited     bool     // an edit call applied
+	editFailed bool     // an edit call failed
+	nudged     bool
+	prompt     string // the request's, for the checks of a compact turn
+	// editedPaths are the files edit calls changed; filesNudged: the
+	// model was asked about the request's files it left as they were.
+	editedPaths []string
+	filesNudged bool
+}
+
+// untouched returns the files of the request (Request.Files) no edit
+// changed, once some edit did; nil otherwise.
+func (s *turnState) untouched(req Request) []string {
+	if !s.edited {
+		return nil
+	}
+	var left []string
+	for _, f := range req.Files {
+		if !slices.Contains(s.editedPaths, f.Path) {
+			left = append(left, f.Path)
+		}
+	}
+	return left
+}
+
+// messages returns the turn's opening messages, compact or full.
+func (t *Turn) messages(req Request) []openai.ChatCompletionMessage {
+	if t.Compact {
+		return CompactMessages(t.Registry, t.Format, req)
+	}
+	return Messages(t.Registry, t.Format, req)
 }
 
 // DescribeUse names a tool use for people and models: the tool and its

@@ -25,6 +25,10 @@ type Request struct {
 	// History is the conversation the request continues (a chat
 	// document's earlier exchanges), oldest first.
 	History []ChatMessage
+	// Files are the files the request names (the selection's, those in
+	// the prompt) as the read tool shows them, in the message from the
+	// first step. Turn.Run fills them when nil (context.go).
+	Files []FileText
 	// Rules are the project's rules as a prompt section (Rules.Prompt),
 	// sent at the end of the system prompt.
 	Rules string
@@ -83,10 +87,17 @@ func SystemPrompt(reg *tools.Registry, format tools.Format, req Request) string 
 	}
 	b.WriteString("Paths in tool calls are relative to the root.\n\n")
 	b.WriteString(tools.RenderPrompt(reg, format))
-	if req.Rules != "" {
-		b.WriteString("\n\n" + strings.TrimSpace(req.Rules) + "\n")
-	}
+	b.WriteString(rulesSection(req))
 	return b.String()
+}
+
+// rulesSection is the project's rules at the end of a system prompt, ""
+// when there are none.
+func rulesSection(req Request) string {
+	if req.Rules == "" {
+		return ""
+	}
+	return "\n\n" + strings.TrimSpace(req.Rules) + "\n"
 }
 
 // UserMessage returns the user's message: the prompt, then the selection
@@ -108,6 +119,15 @@ func UserMessage(req Request) string {
 		}
 		b.WriteString(fence + "\n")
 	}
+	if len(req.Files) > 0 {
+		b.WriteString("\nThe current content of the files named here, as read shows it (the line numbers are not part of the files):\n")
+		for _, f := range req.Files {
+			b.WriteString(f.Text)
+			if !strings.HasSuffix(f.Text, "\n") {
+				b.WriteString("\n")
+			}
+		}
+	}
 	if len(req.Diagnostics) > 0 {
 		b.WriteString("\nProblems the editor shows:\n")
 		for _, d := range req.Diagnostics {
@@ -123,7 +143,13 @@ func UserMessage(req Request) string {
 
 // Messages returns the opening messages of a turn.
 func Messages(reg *tools.Registry, format tools.Format, req Request) []openai.ChatCompletionMessage {
-	msgs := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: SystemPrompt(reg, format, req)}}
+	return messagesWith(SystemPrompt(reg, format, req), req)
+}
+
+// messagesWith returns the opening messages of a turn under the system
+// prompt system.
+func messagesWith(system string, req Request) []openai.ChatCompletionMessage {
+	msgs := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: system}}
 	for _, m := range req.History {
 		role := openai.ChatMessageRoleUser
 		if m.Role == "assistant" {

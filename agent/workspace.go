@@ -78,7 +78,10 @@ func BindTools(reg *tools.Registry, ws Workspace, host func() (*shelltool.Host, 
 		opts = c.ToolOptions()
 	}
 	runs := edittool.Runs(ws)
-	maps.Copy(runs, shelltool.Runs(host, ws)) // no name is in two
+	// The files the turn's edits name, so that an allowlisted runner
+	// asks again before it runs them (turnwrites.go).
+	writes := &shelltool.TurnWrites{}
+	maps.Copy(runs, shelltool.RunsInTurn(host, ws, writes)) // no name is in two
 	runs["ipython"] = shelltool.WithImages(runs["ipython"], func(ctx context.Context, rel string) (string, error) {
 		return vision.ViewImage(ctx, ws.Root(), rel, opts.Vision) // view_image(path) in a cell is the tool's
 	})
@@ -101,6 +104,7 @@ func BindTools(reg *tools.Registry, ws Workspace, host func() (*shelltool.Host, 
 	}
 	maps.Copy(runs, rag.Runs(ws, opts.rag(ws.Root())))
 	maps.Copy(runs, computer.Runs(ws, opts.computer())) // each action asks through ws unless allowlisted
+	recordWrites(runs, ws.Root(), writes)
 	bound := reg.Bind(runs)
 	if opts.ApplyModel == nil {
 		bound = unavailable(bound, "morph")

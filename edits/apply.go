@@ -196,7 +196,9 @@ func resolveHunk(d *doc, h Hunk, num, of int, finalNewline bool) ([]replacement,
 		if d.text != "" {
 			return fail(false, "ORIGINAL is empty, which only fits an empty file; give the lines to replace (read the file first), or use append or save")
 		}
-		return []replacement{{0, 0, strings.Join(h.Updated, "\n") + "\n", num, 0}}, nil
+		// The file becomes exactly UPDATED: a final newline only if
+		// UPDATED ends with a blank line, as gptme writes one.
+		return []replacement{{0, 0, strings.Join(h.Updated, "\n"), num, 0}}, nil
 	}
 	if allBlank(h.Original) {
 		return fail(false, "ORIGINAL has only blank lines, which cannot be located; include the lines around them")

@@ -53,7 +53,10 @@ func TestApplyHunks(t *testing.T) {
 		{"hunks sharing a blank line overlap", "a\n\nb\n", []Hunk{hunk("a\n\n", "A\n\n"), hunk("\nb", "\nB")}, "", "overlaps the lines of hunk 1"},
 		{"second hunk builds on the first", "a\nb\n", []Hunk{hunk("a", "x"), hunk("x\nb", "x\ny")}, "x\ny\n", ""},
 		{"no change", "a\n", []Hunk{hunk("a", "a")}, "", "does not change"},
-		{"empty ORIGINAL on an empty file", "", []Hunk{hunk("", "package a")}, "package a\n", ""},
+		// Exactly UPDATED, as gptme writes it: no final newline UPDATED did
+		// not hold.
+		{"empty ORIGINAL on an empty file", "", []Hunk{hunk("", "package a")}, "package a", ""},
+		{"empty ORIGINAL on an empty file, UPDATED ends with a blank line", "", []Hunk{{Updated: []string{"package a", ""}}}, "package a\n", ""},
 		{"empty ORIGINAL on a file", "x\n", []Hunk{hunk("", "package a")}, "", "ORIGINAL is empty"},
 		{"blank ORIGINAL", "a\n\nb\n", []Hunk{hunk("\n", "c")}, "", "only blank lines"},
 		{"hunk number in multi-hunk errors", "a\nb\n", []Hunk{hunk("a", "A"), hunk("zz", "y")}, "", "hunk 2/2: ORIGINAL was not found"},
@@ -106,6 +109,9 @@ func TestParseConflict(t *testing.T) {
 		{"prose after the hunks is ignored", "<<<<<<< ORIGINAL\na\n=======\nb\n>>>>>>> UPDATED\nnow:\n", []Hunk{{Original: []string{"a"}, Updated: []string{"b"}, Line: 1}}, ""},
 		{"a stray divider after the hunks", "<<<<<<< ORIGINAL\na\n=======\nb\n>>>>>>> UPDATED\n=======\n", nil, "line 6: text after the last hunk has a marker-like line"},
 		{"words after the closing marker", "<<<<<<< ORIGINAL\na\n=======\nb\n>>>>>>> UPDATED hunk 1\n", []Hunk{{Original: []string{"a"}, Updated: []string{"b"}, Line: 1}}, ""},
+		{"text glued to the closing marker", "<<<<<<< ORIGINAL\na\n=======\nb\n>>>>>>> UPDATEDXYZ\n", []Hunk{{Original: []string{"a"}, Updated: []string{"b"}, Line: 1}}, ""},
+		{"the closing fence glued to the marker", "<<<<<<< ORIGINAL\na\n=======\nb\n>>>>>>> UPDATED```", []Hunk{{Original: []string{"a"}, Updated: []string{"b"}, Line: 1}}, ""},
+		{"a lower-case word glued on is content", "<<<<<<< ORIGINAL\na\n=======\n>>>>>>> updatedxyz\n>>>>>>> UPDATED\n", []Hunk{{Original: []string{"a"}, Updated: []string{">>>>>>> updatedxyz"}, Line: 1}}, ""},
 		{"a quoted line is content", "<<<<<<< ORIGINAL\na\n=======\n>>>>>>> updated the docs\n>>>>>>> UPDATED\n", []Hunk{{Original: []string{"a"}, Updated: []string{">>>>>>> updated the docs"}, Line: 1}}, ""},
 		{"empty", "", nil, "no hunks"},
 	} {

@@ -130,14 +130,14 @@ func findDivider(lines []string, start, end int) (int, error) {
 func IsOriginalMarker(l string) bool { return isMarker(l, '<', false, "ORIGINAL", "SEARCH") }
 
 // IsUpdatedMarker reports whether l closes a hunk: 5–9 '>', then UPDATED
-// or REPLACE, and after an upper-case word anything models add to it
-// (">>>>>>> UPDATED (hunk 1)"), as gptme discards it.
+// or REPLACE, and after an upper-case word anything models add to it, even
+// glued on (">>>>>>> UPDATED (hunk 1)", ">>>>>>> UPDATED```"), as gptme
+// discards it.
 func IsUpdatedMarker(l string) bool { return isMarker(l, '>', true, "UPDATED", "REPLACE") }
 
 // isMarker reports whether l is a marker of c's and one of words. With
-// wordsAfter, an upper-case word may be followed by more text after a
-// space or punctuation; a lower-case one (a quoted line in Markdown,
-// ">>>>> updated the docs") may not.
+// wordsAfter, an upper-case word may be followed by any text; a lower-case
+// one (a quoted line in Markdown, ">>>>> updated the docs") may not.
 func isMarker(l string, c byte, wordsAfter bool, words ...string) bool {
 	l = strings.TrimSpace(l)
 	n := 0
@@ -151,7 +151,11 @@ func isMarker(l string, c byte, wordsAfter bool, words ...string) bool {
 	for _, w := range words {
 		if len(rest) >= len(w) && strings.EqualFold(rest[:len(w)], w) {
 			tail := rest[len(w):]
-			if wordsAfter && rest[:len(w)] == w && (tail == "" || !isWordByte(tail[0])) {
+			if wordsAfter && rest[:len(w)] == w {
+				// Whatever follows is dropped, as gptme does: words
+				// (">>>>>>> UPDATED hunk 1"), or text glued on by a model
+				// (">>>>>>> UPDATEDXYZ", ">>>>>>> UPDATED```" with the
+				// closing fence on the marker's line).
 				return true
 			}
 			// Allow noise after the word (">", ":", spaces), not more words.
@@ -160,10 +164,6 @@ func isMarker(l string, c byte, wordsAfter bool, words ...string) bool {
 		}
 	}
 	return false
-}
-
-func isWordByte(b byte) bool {
-	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_'
 }
 
 // markerLike reports whether l starts like a conflict marker or divider:

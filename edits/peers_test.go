@@ -53,9 +53,18 @@ func TestPeerPatchTexts(t *testing.T) {
 
 		// An empty ORIGINAL on an empty file, also written gptme's way (a
 		// blank line, since gptme's divider needs a newline before it).
-		{"empty ORIGINAL on an empty file", "", "<<<<<<< ORIGINAL\n=======\npackage a\n>>>>>>> UPDATED\n", "package a\n", ""},
-		{"blank ORIGINAL on an empty file", "", "<<<<<<< ORIGINAL\n\n=======\npackage a\n>>>>>>> UPDATED\n", "package a\n", ""},
-		{"blank ORIGINAL on an empty file with a BOM", bom, "<<<<<<< ORIGINAL\n\n=======\npackage a\n>>>>>>> UPDATED\n", bom + "package a\n", ""},
+		// The file becomes exactly UPDATED, as in gptme ("" replaced by
+		// "package a"): a final newline only when UPDATED ends with a blank
+		// line.
+		{"empty ORIGINAL on an empty file", "", "<<<<<<< ORIGINAL\n=======\npackage a\n>>>>>>> UPDATED\n", "package a", ""},
+		{"blank ORIGINAL on an empty file", "", "<<<<<<< ORIGINAL\n\n=======\npackage a\n>>>>>>> UPDATED\n", "package a", ""},
+		{"blank ORIGINAL on an empty file with a BOM", bom, "<<<<<<< ORIGINAL\n\n=======\npackage a\n>>>>>>> UPDATED\n", bom + "package a", ""},
+		{"empty ORIGINAL on an empty file, UPDATED with its final newline", "", "<<<<<<< ORIGINAL\n=======\npackage a\n\nfunc F() {}\n\n>>>>>>> UPDATED\n", "package a\n\nfunc F() {}\n", ""},
+		// A closing marker with text glued to it: gptme splits at
+		// "\n>>>>>>> UPDATED" and drops the rest of the line.
+		{"closing marker with text glued on", "a\n", "<<<<<<< ORIGINAL\na\n=======\nb\n>>>>>>> UPDATEDXYZ\n", "b\n", ""},
+		{"closing marker with the closing fence glued on", "a\n", "<<<<<<< ORIGINAL\na\n=======\nb\n>>>>>>> UPDATED```\n", "b\n", ""},
+		{"REPLACE marker with text glued on", "a\n", "<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACEhunk\n", "b\n", ""},
 		{"blank ORIGINAL on a file is still refused", "x\n", "<<<<<<< ORIGINAL\n\n=======\npackage a\n>>>>>>> UPDATED\n", "", "only blank lines"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,10 +3,14 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/tools/approval"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -17,6 +21,17 @@ import (
 // code actions on a pending-approval diagnostic (Helix has nothing else);
 // clients that support window/showMessageRequest also get buttons. The
 // first answer wins; no answer within approvalTimeout is a denial.
+//
+// What is approved is what runs: every place that asks shows the whole
+// command, cell or diff (the question's listing, below its one-line
+// summary): the buttons' message, the diagnostic the code actions sit
+// on, the message that names the commands; a client that can show
+// documents also gets it as a file in the state folder, opened before
+// the buttons. Where the choice is made from a place that shows only the
+// summary (a code action's title, a key bound to agentls.approve), the
+// approval must carry the digest of what the listing showed, which is
+// printed only after the listing: without it, or with another, nothing
+// runs.
 
 const (
 	cmdApprove   = "agentls.approve"
@@ -26,9 +41,13 @@ const (
 
 // approvalArgs pick a pending approval (0: the oldest) and how to answer.
 type approvalArgs struct {
-	Request int  `json:"request"`
-	Always  bool `json:"always,omitempty"` // approve, and allow the pattern from now on
-	Stop    bool `json:"stop,omitempty"`   // deny, and stop the turn
+	Request int `json:"request"`
+	// Digest is the digest of what the user was shown (printed after
+	// the listing): approving a question with a listing needs it; with
+	// no Request it also picks the question.
+	Digest string `json:"digest,omitempty"`
+	Always bool   `json:"always,omitempty"` // approve, and allow the pattern from now on
+	Stop   bool   `json:"stop,omitempty"`   // deny, and stop the turn
 }
 
 // A waitingQuestion is one question waiting for the user.
@@ -39,6 +58,12 @@ type waitingQuestion struct {
 	path   string // the file whose diagnostics show it ("" for none)
 	line   int
 	answer chan approval.Answer // buffered: the first answer wins
+
+	// listing is everything the question shows below its summary (every
+	// line of the command, the diff), "" when the summary is all of it;
+	// digest names the question as shown (approval.Question.Digest).
+	listing string
+	digest  string
 }
 
 // approvals are the questions waiting, oldest first.
@@ -54,15 +79,18 @@ func (a *approvals) add(ap *waitingQuestion) {
 	a.next++
 	ap.id = a.next
 	ap.answer = make(chan approval.Answer, 1)
+	ap.listing = listing(ap.q)
+	ap.digest = ap.q.Digest()
 	a.pending = append(a.pending, ap)
 }
 
-// get returns the approval with id, or the oldest for 0.
-func (a *approvals) get(id int) (*waitingQuestion, bool) {
+// get returns the approval with id; for id 0, the oldest whose digest is
+// digest, or the oldest of all when digest is "".
+func (a *approvals) get(id int, digest string) (*waitingQuestion, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, ap := range a.pending {
-		if id == 0 || ap.id == id {
+		if ap.id == id || (id == 0 && (digest == "" || ap.digest == digest)) {
 			return ap, true
 		}
 	}
@@ -129,8 +157,11 @@ func (s *Server) confirm(ctx context.Context, who, path string, line int, q appr
 		if ap.path != "" {
 			where = fmt.Sprintf(" with the code actions on %s:%d, or", ap.path, ap.line+1)
 		}
-		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s asks to %s (%s): approve or deny it%s with the commands %s / %s {\"request\": %d}%s",
-			who, ap.q.What(), ap.q.Reason, where, cmdApprove, cmdDeny, ap.id, detail(ap.q))
+		args := fmt.Sprintf(`{"request": %d}`, ap.id)
+		if ap.listing != "" {
+			args = fmt.Sprintf(`{"request": %d, "digest": %q}`, ap.id, ap.digest)
+		}
+		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s", ap.text(fmt.Sprintf("approve or deny it%s with the commands %s / %s %s", where, cmdApprove, cmdDeny, args)))
 	}
 	timeout := time.Duration(set.ApprovalTimeout) * time.Second
 	timer := time.NewTimer(timeout)
@@ -139,7 +170,7 @@ func (s *Server) confirm(ctx context.Context, who, path string, line int, q appr
 	case ans := <-ap.answer:
 		return ans, nil
 	case <-timer.C:
-		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: nobody answered within %s whether to %s: it was not done", timeout, ap.q.What())
+		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: nobody answered within %s whether to %s (request %d): it was not done", timeout, ap.q.What(), ap.id)
 		return approval.Skip, nil
 	case <-ctx.Done():
 		return approval.Skip, ctx.Err()
@@ -164,9 +195,20 @@ func (s *Server) askWithButtons(ctx context.Context, ap *waitingQuestion) {
 		actions = append(actions, protocol.MessageActionItem{Title: alwaysButton(ap.q.Pattern)})
 	}
 	actions = append(actions, protocol.MessageActionItem{Title: buttonSkip}, protocol.MessageActionItem{Title: buttonStop})
+	how := ""
+	if ap.listing != "" {
+		// A message box may clip or join lines (VS Code's does): where
+		// the client shows documents, the listing is opened first.
+		if doc := s.showListing(ctx, ap); doc != "" {
+			how = "(all of it is also in " + doc + ", opened in the editor)"
+		}
+	}
+	if ctx.Err() != nil {
+		return
+	}
 	params := &protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeWarning,
-		Message: fmt.Sprintf("agentls: %s asks to %s (%s)%s", ap.who, ap.q.What(), ap.q.Reason, detail(ap.q)),
+		Message: "agentls: " + ap.text(how),
 		Actions: actions,
 	}
 	var picked *protocol.MessageActionItem
@@ -191,14 +233,31 @@ func (s *Server) askWithButtons(ctx context.Context, ap *waitingQuestion) {
 }
 
 // approveCommand answers a pending approval: agentls.approve or
-// agentls.deny {request?, always?, stop?}.
+// agentls.deny {request?, digest?, always?, stop?}.
 func (s *Server) approveCommand(approve bool, a approvalArgs) (any, error) {
-	ap, ok := s.approvals.get(a.Request)
+	ap, ok := s.approvals.get(a.Request, a.Digest)
 	if !ok {
-		if a.Request == 0 {
-			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "no command is waiting for approval")
+		switch {
+		case a.Request != 0:
+			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("no command waits for approval as request %d (it was answered or timed out)", a.Request))
+		case a.Digest != "":
+			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("no command waiting for approval has the digest %s (it was answered or timed out): nothing was done", a.Digest))
 		}
-		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("no command waits for approval as request %d (it was answered or timed out)", a.Request))
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "no command is waiting for approval")
+	}
+	if a.Digest != "" && a.Digest != ap.digest {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("request %d is not what the digest %s names (it asks to %s): nothing was done", ap.id, a.Digest, ap.q.What()))
+	}
+	if approve && ap.listing != "" && a.Digest == "" {
+		// Whoever sent this may have seen only the summary (a status
+		// line, a key pressed blind): the listing is not optional.
+		where := "its buttons"
+		if ap.path != "" {
+			where = fmt.Sprintf("its code action on %s:%d (the diagnostic lists it)", ap.path, ap.line+1)
+		}
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf(
+			"request %d asks to %s, %d lines that a one-line answer does not show: approve it where all of it is shown (%s), or send agentls.approve with the digest printed after its listing; nothing was run",
+			ap.id, ap.q.What(), approval.Lines(ap.listing), where))
 	}
 	ans := approval.Skip
 	switch {
@@ -222,7 +281,7 @@ func (s *Server) approvalDiagnostics(path string) []protocol.Diagnostic {
 		out = append(out, protocol.Diagnostic{
 			Range:    protocol.Range{Start: protocol.Position{Line: uint32(ap.line)}, End: protocol.Position{Line: uint32(ap.line + 1)}},
 			Severity: protocol.DiagnosticSeverityWarning, Source: "agentls", Code: approvalCode,
-			Message: fmt.Sprintf("%s asks to %s (%s): approve or deny it with a code action (request %d)%s", ap.who, ap.q.What(), ap.q.Reason, ap.id, detail(ap.q)),
+			Message: ap.text(fmt.Sprintf("approve or deny it with a code action (request %d)", ap.id)),
 		})
 	}
 	return out
@@ -244,21 +303,93 @@ func (s *Server) approvalActions(d document, r protocol.Range) []protocol.CodeAc
 			actions = append(actions, protocol.CodeAction{Title: title, Kind: protocol.QuickFix,
 				Command: &protocol.Command{Title: title, Command: command, Arguments: []any{a}}})
 		}
-		add("Approve: "+clip(ap.q.What(), 70, "…"), cmdApprove, approvalArgs{Request: ap.id})
-		if ap.q.Pattern != "" {
-			add(fmt.Sprintf("Approve, and always run `%s`", ap.q.Pattern), cmdApprove, approvalArgs{Request: ap.id, Always: true})
+		// The title shows the summary only where it is all of it; the
+		// actions carry the digest of what the diagnostic lists.
+		title := "Approve: " + ap.q.What()
+		if ap.listing != "" {
+			title = fmt.Sprintf("Approve: %s, all %d lines the diagnostic lists", clip(ap.q.What(), 50, "…"), approval.Lines(ap.listing))
 		}
-		add("Deny: do not "+clip(ap.q.What(), 70, "…"), cmdDeny, approvalArgs{Request: ap.id})
-		add("Deny, and stop the agent's turn", cmdDeny, approvalArgs{Request: ap.id, Stop: true})
+		add(title, cmdApprove, approvalArgs{Request: ap.id, Digest: ap.digest})
+		if ap.q.Pattern != "" {
+			add(fmt.Sprintf("Approve, and always run `%s`", ap.q.Pattern), cmdApprove, approvalArgs{Request: ap.id, Digest: ap.digest, Always: true})
+		}
+		add("Deny: do not "+clip(ap.q.What(), 70, "…"), cmdDeny, approvalArgs{Request: ap.id, Digest: ap.digest})
+		add("Deny, and stop the agent's turn", cmdDeny, approvalArgs{Request: ap.id, Digest: ap.digest, Stop: true})
 	}
 	return actions
 }
 
-// detail shows a question's detail (an edit's diff) under it, cut to a
-// size a message can hold.
-func detail(q approval.Question) string {
-	if q.Detail == "" {
+// titleBytes bounds a summary shown alone: a question whose summary
+// is longer (or has a listing) is answered with its digest.
+const titleBytes = 120
+
+// listing is what an approval shows of q below its one-line summary: its
+// Detail, or its Action listed when that is too long to be shown alone
+// (a title, a status line); "" when the summary is all of it. Hidden
+// characters are escaped, so what is shown is what runs.
+func listing(q approval.Question) string {
+	if q.Detail != "" {
+		return approval.Escape(q.Detail)
+	}
+	if what := q.What(); len(what) <= titleBytes && approval.Escape(what) == what && !strings.Contains(what, "\n") {
 		return ""
 	}
-	return "\n" + clip(q.Detail, 4000, "\n… (the rest of the edit is cut here)")
+	return approval.Listing(q.Action)
+}
+
+// text is an approval as a message or diagnostic shows it: who asks for
+// what and why, every line of its listing, then how to answer (with the
+// digest after the listing: it is read after all of it).
+func (ap *waitingQuestion) text(how string) string {
+	head := fmt.Sprintf("%s asks to %s (%s)", ap.who, approval.Escape(ap.q.What()), approval.Escape(ap.q.Reason))
+	if ap.listing == "" {
+		if how == "" {
+			return head
+		}
+		return head + ": " + how
+	}
+	if !strings.Contains(how, ap.digest) {
+		how = strings.TrimSpace(how + " (digest " + ap.digest + ")")
+	}
+	return head + ":\n" + ap.listing + "\n" + how
+}
+
+// showListing writes an approval's listing to a read-only file in the
+// state folder and opens it in the editor, for clients that show
+// documents; it returns the file, or "" where it was not shown. The file
+// is removed when the question is answered.
+func (s *Server) showListing(ctx context.Context, ap *waitingQuestion) string {
+	if !s.session().caps.Window.ShowDocument.Support {
+		return ""
+	}
+	dir, err := agent.StateDir(s.getenv, "listings", s.session().root)
+	if err != nil {
+		s.log.Warn("an approval's listing is shown in its message only", "err", err)
+		return ""
+	}
+	ext := ".txt"
+	if ap.q.Edit {
+		ext = ".diff"
+	}
+	file := filepath.Join(dir, fmt.Sprintf("request-%d-%d-%s%s", os.Getpid(), ap.id, ap.digest, ext))
+	body := fmt.Sprintf("agentls: %s asks to %s (%s). It is exactly this:\n\n%s\n\n(digest %s)\n", ap.who, approval.Escape(ap.q.What()), approval.Escape(ap.q.Reason), ap.listing, ap.digest)
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o400)
+	if err != nil {
+		s.log.Warn("an approval's listing is shown in its message only", "err", err)
+		return ""
+	}
+	_, err = f.WriteString(body)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		s.log.Warn("an approval's listing is shown in its message only", "err", err)
+		os.Remove(file)
+		return ""
+	}
+	context.AfterFunc(ctx, func() { os.Remove(file) })
+	if !s.showDocument(ctx, file) {
+		return ""
+	}
+	return file
 }

@@ -88,6 +88,7 @@ type turnPlan struct {
 // startTurn starts an agent turn as a task (progress, cancel) and returns
 // its id at once. It fails at once when no model is configured.
 func (s *Server) startTurn(plan turnPlan) (int, error) {
+	s.refreshSettings() // the workspace's file as it is now, under the trust rule
 	set := s.currentSettings()
 	model, err := agent.NewModel(agent.ModelConfig{Model: set.Model, BaseURL: set.BaseURL, APIKeyEnv: set.APIKeyEnv, TaggedThinking: set.TaggedThinking()}, s.getenv)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,6 +19,9 @@ import (
 
 func (s *Server) showMessage(ctx context.Context, typ protocol.MessageType, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
+	if s.session().quirks.showsTabsAsCaret {
+		msg = strings.ReplaceAll(msg, "\t", "    ")
+	}
 	s.log.Info("showMessage", "type", typ, "message", msg)
 	if err := s.conn.Notify(ctx, protocol.MethodWindowShowMessage, &protocol.ShowMessageParams{Type: typ, Message: msg}); err != nil {
 		s.log.Warn("showMessage failed", "err", err)

@@ -11,7 +11,6 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/edits"
-	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/builtin"
 	"github.com/agentls/agentls/tools/edittool"
 	"github.com/agentls/agentls/tools/parse"
@@ -251,52 +250,94 @@ func (c *replyCounts) forget(uri protocol.DocumentURI) {
 	delete(c.byURI, uri)
 }
 
-// countReply counts the edit calls of a whole reply, keeping where its
-// calls lie for follow.
+// countReply counts the edits of a whole reply, keeping where they lie
+// for follow.
 func countReply(text string) replyCount {
-	reg := builtin.Registry()
-	p := parse.NewParser(parse.Options{Lookup: reg.Lookup})
-	p.WriteString(text)
-	p.Finish()
-	uses := p.ToolUses()
-	rc := replyCount{exact: len(p.Problems()) == 0}
-	rc.calls, rc.files = countUses(uses)
-	if rc.exact {
-		slices.SortFunc(uses, func(a, b tools.ToolUse) int { return cmp.Compare(a.Start, b.Start) })
-		rc.spans = make([]span, len(uses))
-		line, at := 0, 0
-		lineOf := func(off int) int { // offsets come in order
-			line += strings.Count(text[at:off], "\n")
-			at = off
-			return line
-		}
-		for i, u := range uses {
-			rc.spans[i].first = lineOf(u.Start)
-			rc.spans[i].last = lineOf(max(u.Start, u.End))
-		}
+	e := replyEditsOf(text)
+	rc := replyCount{calls: e.calls, files: e.files, exact: e.exact}
+	if !rc.exact {
+		return rc
+	}
+	slices.SortFunc(e.at, func(a, b [2]int) int { return cmp.Compare(a[0], b[0]) })
+	rc.spans = make([]span, len(e.at))
+	line, at := 0, 0
+	lineOf := func(off int) int { // offsets come in order
+		off = max(off, at)
+		line += strings.Count(text[at:off], "\n")
+		at = off
+		return line
+	}
+	for i, se := range e.at {
+		rc.spans[i].first = lineOf(se[0])
+		rc.spans[i].last = lineOf(max(se[0], se[1]))
 	}
 	return rc
 }
 
-// countEdits counts the edit calls in a reply and the files they name, by
+// countEdits counts the edits in a reply and the files they name, by
 // parsing only (no file is read): code actions must answer at once.
 func countEdits(text string) (calls, files int) {
-	return countUses(parse.ToolUses(text, parse.Options{Lookup: builtin.Registry().Lookup}))
+	e := replyEditsOf(text)
+	return e.calls, e.files
 }
 
-// countUses counts the edit calls among uses and the files they name.
-func countUses(uses []tools.ToolUse) (calls, files int) {
+// replyEdits are what "Apply agent reply" would run in a reply: its edit
+// calls and the edits pasted from a chat that are no call (SEARCH/REPLACE
+// blocks, unified diffs, whole files under their path), as ApplyReply
+// finds them.
+type replyEdits struct {
+	calls, files int
+	at           [][2]int // each edit's start and end offsets, unordered
+	exact        bool     // the parse found no problem
+}
+
+func replyEditsOf(text string) replyEdits {
+	reg := builtin.Registry()
+	p := parse.NewParser(parse.Options{Lookup: reg.Lookup, KeepBlocks: true})
+	p.WriteString(text)
+	p.Finish()
+	e := replyEdits{exact: len(p.Problems()) == 0}
 	seen := map[string]bool{}
-	for _, u := range uses {
+	calls := map[int]bool{}
+	for _, u := range p.ToolUses() {
+		calls[u.Start] = true
 		if !edittool.IsEditTool(u.Tool) {
 			continue
 		}
-		calls++
-		for _, p := range edittool.PathsOf(u) {
-			seen[p] = true
+		e.calls++
+		e.at = append(e.at, [2]int{u.Start, u.End})
+		for _, f := range edittool.PathsOf(u) {
+			seen[f] = true
 		}
 	}
-	return calls, len(seen)
+	blocks := p.Blocks()
+	isCall := func(b parse.Block) bool { return calls[b.Start] }
+	end := func(start int) int {
+		i := slices.IndexFunc(blocks, func(b parse.Block) bool { return b.Start == start })
+		if i < 0 {
+			return start
+		}
+		return blocks[i].End
+	}
+	for _, sr := range edittool.FindSearchReplace(text, blocks, isCall) {
+		e.calls++
+		e.at = append(e.at, [2]int{sr.Start, end(sr.Start)})
+		if sr.Path != "" {
+			seen[sr.Path] = true
+		}
+	}
+	for _, pe := range edittool.FindPasted(text, blocks, isCall) {
+		if pe.Skipped != "" {
+			continue
+		}
+		e.calls++
+		e.at = append(e.at, [2]int{pe.Start, end(pe.Start)})
+		for _, f := range pe.Files() {
+			seen[f] = true
+		}
+	}
+	e.files = len(seen)
+	return e
 }
 
 // commandDiagnosticsOnLines returns the diagnostics agentls published for

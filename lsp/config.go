@@ -1,9 +1,12 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -25,6 +28,9 @@ type serverSettings = settings.Settings
 type settingsLayers struct {
 	files      settings.Loaded
 	editorKeys map[string]json.RawMessage
+	// stamp is the workspace file and its trust as the files were
+	// loaded (workspaceStamp), to tell when they must be loaded again.
+	stamp string
 }
 
 // fromEditor is how the editor's settings are taken: the user's own
@@ -55,6 +61,7 @@ func (st *settingsStore) get() serverSettings {
 // (after the user trusts the workspace's). Later values of a key replace
 // earlier ones.
 func (st *settingsStore) applyEditor(raw json.RawMessage, from string) []settings.Problem {
+	raw = withoutToken(raw)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	next, problems := st.current.Apply(raw, fromEditor(from))
@@ -78,14 +85,40 @@ func (st *settingsStore) applyEditor(raw json.RawMessage, from string) []setting
 	return problems
 }
 
+// withoutToken is raw without a --listen token (TokenOption): not a
+// setting, though an editor that sends its settings as
+// initializationOptions sends it again with them (Neovim's plugin in
+// workspace/configuration's answers).
+func withoutToken(raw json.RawMessage) json.RawMessage {
+	if !bytes.Contains(raw, []byte(TokenOption)) {
+		return raw
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return raw
+	}
+	delete(fields, TokenOption)
+	if inner, ok := fields["agentls"]; ok {
+		fields["agentls"] = withoutToken(inner)
+	}
+	out, err := json.Marshal(fields)
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
 // reload reads the settings files (the user's and the workspace's of
 // root) and lays the editor's settings over them. It returns the files'
 // problems (the editor's were reported when it sent them).
 func (st *settingsStore) reload(getenv func(string) string, root string) settings.Loaded {
+	// Stamped before loading: a change in between shows at the next look.
+	stamp := workspaceStamp(getenv, root)
 	files := settings.Load(getenv, root)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.layers.files = files
+	st.layers.stamp = stamp
 	next := files.Settings
 	if len(st.layers.editorKeys) > 0 {
 		raw, _ := json.Marshal(st.layers.editorKeys)
@@ -93,6 +126,53 @@ func (st *settingsStore) reload(getenv func(string) string, root string) setting
 	}
 	st.current = next
 	return files
+}
+
+// stale reports whether root's settings file, or its trust, changed
+// since the settings were loaded.
+func (st *settingsStore) stale(getenv func(string) string, root string) bool {
+	stamp := workspaceStamp(getenv, root)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return stamp != st.layers.stamp
+}
+
+// workspaceStamp names root's settings file as it is and whether it is
+// trusted so (a grant made or revoked, a demo's grant whose process
+// ended): what, when it changes, makes the settings be loaded again.
+func workspaceStamp(getenv func(string) string, root string) string {
+	if root == "" {
+		return ""
+	}
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(settings.WorkspaceFile)))
+	if err != nil {
+		return "unread: " + err.Error()
+	}
+	return fmt.Sprintf("%s trusted=%v", settings.Hash(data), settings.Trust{Getenv: getenv}.Trusted(root, data))
+}
+
+// refreshSettings loads the settings files again when the workspace's
+// changed on disk, or its trust did, since they were loaded: a trusted
+// file rewritten while the server runs (by an approved agent edit, a
+// pull) is read under the trust rule like a new one — its security keys
+// are ignored until the user trusts it as it is now, and the user is
+// told. Called as each turn starts; reading one small file costs far
+// less than the turn.
+func (s *Server) refreshSettings() {
+	root := s.session().root
+	if root == "" || !s.settings.stale(s.getenv, root) {
+		return
+	}
+	l := s.settings.reload(s.getenv, root)
+	s.configureHost()
+	s.log.Info("workspace settings changed on disk: loaded again", "root", root, "trusted", l.WorkspaceTrusted, "ignored", l.Ignored)
+	if msgs := settingsMessages(l, root); len(msgs) > 0 {
+		s.goBackground("report settings", func(ctx context.Context) {
+			for _, m := range msgs {
+				s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s changed: %s", settings.WorkspaceFile, m)
+			}
+		})
+	}
 }
 
 // configure applies the editor's raw settings at once and reports their

@@ -72,7 +72,9 @@ func TestEmacsReadmeSetup(t *testing.T) {
 	}
 	block := blocks[0]
 	srv := modeltest.New(
-		modeltest.Text("```shell\ntouch approved.txt\n```\n\n", 16),
+		// Two lines: the message lists both, and C-c a y answers with the
+		// digest of that listing.
+		modeltest.Text("```shell\ntouch approved.txt\ntouch listed.txt\n```\n\n", 16),
 		modeltest.Text("Made it.", 16),
 	)
 	defer srv.Close()

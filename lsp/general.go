@@ -94,8 +94,11 @@ type quirks struct {
 	// namesProgress: Helix shows a progress as "<server>: <title>", so
 	// the "agentls: " a title starts with would show twice.
 	namesProgress bool
+	// showsTabsAsCaret: Neovim echoes a message's tabs as "^I" (the
+	// model's code, a read's numbered lines): they are sent as spaces.
+	showsTabsAsCaret bool
 }
 
 func quirksOf(client string) quirks {
-	return quirks{createdFileToLine1: client == "Neovim", skipsNewerBuffers: client == "Neovim", namesProgress: client == "helix"}
+	return quirks{createdFileToLine1: client == "Neovim", skipsNewerBuffers: client == "Neovim", namesProgress: client == "helix", showsTabsAsCaret: client == "Neovim"}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -153,4 +154,118 @@ func TestSessionConn(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTokenGate: with a token set, the connection's first frame must be
+// initialize carrying it; the settings of a client that does not know it
+// are never read, and it gets one error before the stream ends. The
+// token does not reach the settings.
+func TestTokenGate(t *testing.T) {
+	t.Parallel()
+	const token = "s3cret-token"
+	initialize := func(opts string) string {
+		return frame(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{},"initializationOptions":` + opts + `}}`)
+	}
+	tests := []struct {
+		name   string
+		input  string
+		answer string // "" when the frame passes; else what the one answer says
+	}{
+		{"the token", initialize(`{"agentlsToken":"` + token + `","model":"m"}`), ""},
+		{"no token", initialize(`{"approvalPolicy":"allow","baseUrl":"http://127.0.0.1:1/v1"}`), "has no initializationOptions.agentlsToken"},
+		{"a wrong token", initialize(`{"agentlsToken":"guess","approvalPolicy":"allow"}`), "is not this server's token"},
+		{"a token one byte longer", initialize(`{"agentlsToken":"` + token + `x"}`), "is not this server's token"},
+		{"a token that is not a string", initialize(`{"agentlsToken":["` + token + `"]}`), "has no initializationOptions.agentlsToken"},
+		{"no initializationOptions", frame(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`), "has no initializationOptions.agentlsToken"},
+		{"ask first", frame(`{"jsonrpc":"2.0","id":1,"method":"workspace/executeCommand","params":{"command":"agentls.ask","arguments":[{"prompt":"x"}]}}`), "is not the initialize request"},
+		{"settings first", frame(`{"jsonrpc":"2.0","method":"workspace/didChangeConfiguration","params":{"settings":{"approvalPolicy":"allow"}}}`), "is not the initialize request"},
+		{"initialize as a notification", frame(`{"jsonrpc":"2.0","method":"initialize","params":{"initializationOptions":{"agentlsToken":"` + token + `"}}}`), "is not the initialize request"},
+		{"not JSON", frame(`{"agentlsToken"`), "is not a JSON-RPC object"},
+		{"too large", fmt.Sprintf("Content-Length: %d\r\n\r\n", maxGatedFrame+1), "first message is not an initialize"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rwc := &pipeRWC{Reader: strings.NewReader(tt.input + frame(`{"jsonrpc":"2.0","id":2,"method":"shutdown"}`))}
+			s := newFrameStream(rwc, nil)
+			s.gate = tokenGate(token)
+			msg, _, err := s.Read(context.Background())
+			if tt.answer == "" {
+				if err != nil {
+					t.Fatalf("Read: %v", err)
+				}
+				c, ok := msg.(*jsonrpc2.Call)
+				if !ok || c.Method() != "initialize" || strings.Contains(string(c.Params()), "agentlsToken") || !strings.Contains(string(c.Params()), `"model":"m"`) {
+					t.Errorf("read %#v: want initialize without the token, its settings kept", msg)
+				}
+				if next, _, err := s.Read(context.Background()); err != nil || next.(*jsonrpc2.Call).Method() != "shutdown" {
+					t.Errorf("after the gate: %v, %v", next, err)
+				}
+				return
+			}
+			if !errors.Is(err, errRefused) || msg != nil {
+				t.Fatalf("Read = %v, %v; want the client refused", msg, err)
+			}
+			answers := readAnswers(t, rwc.out.Bytes())
+			if len(answers) != 1 || !strings.Contains(answers[0].Error.Message, tt.answer) || !strings.Contains(answers[0].Error.Message, "the connection is closed") {
+				t.Fatalf("answers %+v; want one saying %q", answers, tt.answer)
+			}
+			if strings.Contains(rwc.out.String(), token) {
+				t.Errorf("the answer tells the token: %s", rwc.out.String())
+			}
+			// Nothing past the refused frame is read.
+			if next, _, err := s.Read(context.Background()); err == nil {
+				t.Errorf("read %v after the refusal", next)
+			}
+		})
+	}
+}
+
+// TestWithoutToken: a --listen token an editor sends again with its
+// settings (Neovim's plugin answers workspace/configuration with them)
+// is no setting: it is dropped, not reported as an unknown key.
+func TestWithoutToken(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{`{"model":"m","agentlsToken":"x"}`, `{"model":"m"}`},
+		{`{"agentls":{"model":"m","agentlsToken":"x"}}`, `{"agentls":{"model":"m"}}`},
+		{`{"model":"m"}`, `{"model":"m"}`},
+		{`"agentlsToken"`, `"agentlsToken"`},
+	} {
+		if got := string(withoutToken([]byte(tc.in))); got != tc.want {
+			t.Errorf("withoutToken(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+	st := newSettingsStore(func(string) string { return "" })
+	if problems := st.applyEditor([]byte(`{"model":"m","agentlsToken":"x"}`), "settings"); len(problems) != 0 {
+		t.Errorf("problems %v", problems)
+	}
+}
+
+// FuzzTokenGate: whatever the first frame holds, the gate does not panic,
+// and it lets through only an initialize that carried the token, with the
+// token taken out.
+func FuzzTokenGate(f *testing.F) {
+	const token = "t0ken"
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"initializationOptions":{"agentlsToken":"t0ken"}}}`,
+		`{"jsonrpc":"2.0","id":"a","method":"initialize","params":{"initializationOptions":{"agentlsToken":"t0ke"}}}`,
+		`{"id":1,"method":"initialize","params":{"initializationOptions":null}}`,
+		`{"id":1,"method":"initialize","params":[]}`,
+		`[]`, `null`, `{`, ``,
+	} {
+		f.Add([]byte(seed))
+	}
+	gate := tokenGate(token)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		out, refusal := gate(body)
+		if refusal != nil {
+			if out != nil || !strings.HasPrefix(refusal.reason, "agentls: refused: ") {
+				t.Fatalf("refused %q with %q and a body %q", body, refusal.reason, out)
+			}
+			return
+		}
+		if !bytes.Contains(body, []byte(token)) || bytes.Contains(out, []byte(`"agentlsToken"`)) {
+			t.Fatalf("passed %q as %q", body, out)
+		}
+	})
 }

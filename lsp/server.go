@@ -44,6 +44,12 @@ type Options struct {
 	// key); nil means os.Getenv. Tests give each server its own, so they
 	// need no t.Setenv and can run in parallel.
 	Getenv func(string) string
+	// Token, when set, is the secret a client must present before the
+	// server reads anything else: its first message must be initialize
+	// with initializationOptions.agentlsToken (TokenOption) equal to it,
+	// or it gets one error and the connection is closed (tokenGate).
+	// `agentls serve --listen` on TCP sets it; stdio needs none.
+	Token string
 }
 
 // getenv reads the server's environment (Options.Getenv).
@@ -135,6 +141,9 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (clean boo
 	// A bad frame is answered and skipped, not the session's end.
 	stream := newFrameStream(rwc, func(b *badMessage) { s.log.Warn("skipped a message that is not JSON-RPC", "why", b.Error()) })
 	stream.responses = s.lateAnswer
+	if opts.Token != "" {
+		stream.gate = tokenGate(opts.Token)
+	}
 	s.conn = sessionConn{Conn: jsonrpc2.NewConn(stream), session: ctx, answerWithin: quickCalls()}
 	s.output = s.newOutputChannel()
 	s.mcp = mcp.NewManager(mcp.Options{Log: s.output.write})

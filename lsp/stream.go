@@ -24,9 +24,10 @@ import (
 // the whole connection on such a frame, so one bad message from a client
 // (or a plugin writing to the server's stdin) ended the session.
 //
-// Only a broken framing (a header that is not "Name: value", a missing
-// Content-Length, the stream ending inside a frame) still ends the
-// session: past it, where the next message starts is unknown.
+// Only a broken framing (a header that is not "Name: value", a header
+// LSP does not have, a missing Content-Length, the stream ending inside a
+// frame) still ends the session: past it, where the next message starts
+// is unknown, and what was sent is not LSP.
 type frameStream struct {
 	rwc io.ReadWriteCloser
 	in  *bufio.Reader
@@ -41,6 +42,13 @@ type frameStream struct {
 	// responses, if set, sees every response read, before the connection
 	// does (which drops one no call waits for any more).
 	responses func(*jsonrpc2.Response)
+	// gate, if set, checks the connection's first frame before anything
+	// else reads it (tokenGate): a refused frame is answered once and
+	// ends the connection. Read, the one reader, clears it once passed.
+	gate func(body []byte) ([]byte, *badMessage)
+	// refused is why the gate refused the client: every later Read
+	// returns it, without reading.
+	refused error
 }
 
 const (
@@ -88,6 +96,16 @@ func (b *badMessage) idText() string {
 
 // Read returns the next message, answering and skipping bad ones.
 func (s *frameStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+	switch {
+	case s.refused != nil:
+		return nil, 0, s.refused
+	case s.gate != nil:
+		msg, n, err := s.readGated()
+		if err != nil {
+			s.refused = err
+		}
+		return msg, n, err
+	}
 	var total int64
 	for {
 		if err := ctx.Err(); err != nil {
@@ -127,47 +145,9 @@ func (s *frameStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error)
 // maxFrame is skipped and reported as a badMessage; other errors are the
 // stream's end or a broken framing.
 func (s *frameStream) readFrame() ([]byte, int64, error) {
-	var total int64
-	length := int64(-1)
-	headers := 0
-	for {
-		line, err := s.in.ReadSlice('\n')
-		total += int64(len(line))
-		if err != nil {
-			switch {
-			case errors.Is(err, bufio.ErrBufferFull):
-				return nil, total, fmt.Errorf("a header line is longer than %d bytes: the stream is not framed as LSP asks (Content-Length: N, a blank line, N bytes)", maxHeaderLine)
-			case errors.Is(err, io.EOF) && total == 0:
-				return nil, total, io.EOF // the client closed the stream between messages
-			}
-			return nil, total, fmt.Errorf("read a header: %w", err)
-		}
-		text := strings.TrimSpace(string(line))
-		if text == "" {
-			if headers == 0 {
-				continue // stray line breaks between messages
-			}
-			break
-		}
-		headers++
-		name, value, ok := strings.Cut(text, ":")
-		if !ok {
-			return nil, total, fmt.Errorf("header line %q is not \"Name: value\": the stream is not framed as LSP asks", text)
-		}
-		if !strings.EqualFold(strings.TrimSpace(name), jsonrpc2.HdrContentLength) {
-			continue // Content-Type, or anything else, is ignored
-		}
-		n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
-		if err != nil || n < 0 {
-			return nil, total, fmt.Errorf("header %q: Content-Length must be a byte count", text)
-		}
-		if length >= 0 && n != length {
-			return nil, total, fmt.Errorf("two Content-Length headers (%d and %d) in one frame", length, n)
-		}
-		length = n
-	}
-	if length < 0 {
-		return nil, total, fmt.Errorf("a frame without a Content-Length header: where its body ends is unknown")
+	length, total, err := s.readHeaders()
+	if err != nil {
+		return nil, total, err
 	}
 	if length > s.maxFrame {
 		n, err := io.CopyN(io.Discard, s.in, length)
@@ -183,6 +163,62 @@ func (s *frameStream) readFrame() ([]byte, int64, error) {
 		return nil, total, fmt.Errorf("read a %d-byte body: %w", length, err)
 	}
 	return body, total, nil
+}
+
+// readHeaders reads one frame's headers and returns its Content-Length
+// and the bytes read; errors are the stream's end or a broken framing.
+func (s *frameStream) readHeaders() (int64, int64, error) {
+	var total int64
+	length := int64(-1)
+	headers := 0
+	for {
+		line, err := s.in.ReadSlice('\n')
+		total += int64(len(line))
+		if err != nil {
+			switch {
+			case errors.Is(err, bufio.ErrBufferFull):
+				return length, total, fmt.Errorf("a header line is longer than %d bytes: the stream is not framed as LSP asks (Content-Length: N, a blank line, N bytes)", maxHeaderLine)
+			case errors.Is(err, io.EOF) && total == 0:
+				return length, total, io.EOF // the client closed the stream between messages
+			}
+			return length, total, fmt.Errorf("read a header: %w", err)
+		}
+		text := strings.TrimSpace(string(line))
+		if text == "" {
+			if headers == 0 {
+				continue // stray line breaks between messages
+			}
+			break
+		}
+		headers++
+		name, value, ok := strings.Cut(text, ":")
+		if !ok {
+			return length, total, fmt.Errorf("header line %q is not \"Name: value\": the stream is not framed as LSP asks", text)
+		}
+		name = strings.TrimSpace(name)
+		if strings.EqualFold(name, "Content-Type") {
+			continue // LSP's other header: the body is UTF-8 JSON whatever it says
+		}
+		if !strings.EqualFold(name, jsonrpc2.HdrContentLength) {
+			// LSP has two headers. Anything else is another protocol
+			// (an HTTP request a web page posts to a --listen port
+			// carries a Content-Length and a JSON body too): it is
+			// dropped unread and unanswered.
+			return length, total, fmt.Errorf("header %s is not one of LSP's (Content-Length, Content-Type): the stream is not LSP framing (an HTTP request?), so it is dropped unanswered", clipQuote([]byte(strconv.Quote(name))))
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+		if err != nil || n < 0 {
+			return length, total, fmt.Errorf("header %q: Content-Length must be a byte count", text)
+		}
+		if length >= 0 && n != length {
+			return length, total, fmt.Errorf("two Content-Length headers (%d and %d) in one frame", length, n)
+		}
+		length = n
+	}
+	if length < 0 {
+		return length, total, fmt.Errorf("a frame without a Content-Length header: where its body ends is unknown")
+	}
+	return length, total, nil
 }
 
 // firstBodyChunk is what a body's buffer starts at, whatever its

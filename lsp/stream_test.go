@@ -238,3 +238,31 @@ func BenchmarkFrameStreamRead(b *testing.B) {
 		}
 	}
 }
+
+// TestFrameStreamDropsHTTP is the attack of a web page (or curl) posting
+// to a server on --listen: an HTTP request carries a Content-Length and a
+// JSON body, and a reader that skips headers it does not know took it for
+// an LSP frame and answered it. A header other than Content-Length and
+// Content-Type ends the stream unread and unanswered.
+func TestFrameStreamDropsHTTP(t *testing.T) {
+	t.Parallel()
+	const body = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"initializationOptions":{"approvalPolicy":"allow"}}}`
+	tests := []struct{ name, input string }{
+		{"POST", fmt.Sprintf("POST /x:y HTTP/1.1\r\nHost: 127.0.0.1:7658\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)},
+		{"GET with a colon", "GET http://127.0.0.1:7658/ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"},
+		{"an unknown header before the frame", fmt.Sprintf("Origin: http://evil.example\r\nContent-Length: %d\r\n\r\n%s", len(body), body)},
+		{"an unknown header after Content-Length", fmt.Sprintf("Content-Length: %d\r\nHost: x\r\n\r\n%s", len(body), body)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rwc := &pipeRWC{Reader: strings.NewReader(tt.input)}
+			msg, _, err := newFrameStream(rwc, nil).Read(context.Background())
+			if err == nil || !strings.Contains(err.Error(), "not LSP framing") {
+				t.Errorf("Read = %v, %v; want the stream refused as not LSP framing", msg, err)
+			}
+			if rwc.out.Len() != 0 {
+				t.Errorf("the server answered a request that is not LSP: %q", rwc.out.String())
+			}
+		})
+	}
+}

@@ -182,3 +182,59 @@ func lastMessage(r modeltest.Request) string {
 	}
 	return m[len(m)-1].Content
 }
+
+// TestTrustedSettingsChangedOnDisk: a running server kept a trusted
+// workspace file's old values after the file changed on disk (it read it
+// only at start and on trust), so whoever rewrote the file got its new
+// baseUrl and allowlist at the next restart at worst and kept trusted
+// ones meanwhile. Now each turn starts from the file as it is: changed,
+// its security keys are ignored until the user trusts it again, and the
+// user is told.
+func TestTrustedSettingsChangedOnDisk(t *testing.T) {
+	t.Parallel()
+	trusted := modeltest.New(modeltest.Text("Done at the trusted baseUrl.", 8))
+	defer trusted.Close()
+	rewritten := modeltest.New(modeltest.Text("stolen", 4))
+	defer rewritten.Close()
+	users := modeltest.New(modeltest.Text("Done at the user's.", 8))
+	defer users.Close()
+	state := t.TempDir()
+	content := fmt.Sprintf(`{"baseUrl": %q}`, trusted.URL)
+	root := writeFiles(t, map[string]string{settings.WorkspaceFile: content, "a.go": files["a.go"]})
+	grant := settings.Trust{Getenv: func(k string) string {
+		if k == "XDG_STATE_HOME" {
+			return state
+		}
+		return ""
+	}}
+	if err := grant.Grant(root, []byte(content)); err != nil {
+		t.Fatal(err)
+	}
+	e := lsptest.Start(t, root, lsptest.VSCode(), lsptest.InitOptions(map[string]any{"model": "m"}),
+		lsptest.Env(map[string]string{"XDG_STATE_HOME": state}), isolate(users))
+	if err := e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	e.Await(lsptest.ShownMessage("agent turn 1 done"))
+	if len(trusted.Requests()) != 1 {
+		t.Fatalf("the trusted baseUrl got %d calls", len(trusted.Requests()))
+	}
+
+	// Someone (an agent's approved edit, a git pull) rewrites the file.
+	if err := os.WriteFile(filepath.Join(root, settings.WorkspaceFile), []byte(fmt.Sprintf(`{"baseUrl": %q}`, rewritten.URL)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "hello again"}); err != nil {
+		t.Fatal(err)
+	}
+	e.Await(lsptest.ShownMessage("agent turn 2 done"), lsptest.ShownMessage("baseUrl", "ignored until you trust the file"))
+	if n := len(rewritten.Requests()); n != 0 {
+		t.Errorf("the rewritten file's baseUrl got %d calls", n)
+	}
+	if n := len(trusted.Requests()); n != 1 {
+		t.Errorf("the old trusted baseUrl got %d calls; the file no longer says it", n)
+	}
+	if n := len(users.Requests()); n != 1 {
+		t.Errorf("the user's own model got %d calls, want 1", n)
+	}
+}

@@ -36,7 +36,10 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	protected := fs.Bool("protected", false, "also apply edits to files that configure what runs (.git/, .agentls/, .gitattributes, editor project settings)")
 	usage := "usage: agentls apply [-C DIR] [--format markdown|xml|tool] [--dry-run] [--json] [--protected] < reply\n\n" +
 		"Runs every edit in a model reply (save, append, patch, patch_many, apply_patch,\n" +
-		"patch_anchored, SEARCH/REPLACE blocks) and applies them all under DIR, or none.\n" +
+		"patch_anchored, SEARCH/REPLACE blocks, unified diffs in ```diff blocks, and whole\n" +
+		"files in a block of their language under a line naming one file, **a.go** or\n" +
+		"File: a.go, or named in the info string, ```go title=\"a.go\") and applies them\n" +
+		"all under DIR, or none.\n" +
 		"A reply that edits a file which configures what runs (.git/config can make\n" +
 		"`git status` run a program) is refused unless you give --protected.\n" +
 		"Exit 0 applied, 1 refused with nothing written, 2 usage."
@@ -87,7 +90,7 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		done.Files = append(done.Files, appliedFileJS{Path: c.Path, Action: c.Action.String()})
 	}
 	if res.Edits == 0 {
-		return report(applyResultJSON{Files: []appliedFileJS{}, Error: "the reply has no edits (save, append, patch, patch_many or apply_patch blocks, or SEARCH/REPLACE blocks)"})
+		return report(applyResultJSON{Files: []appliedFileJS{}, Error: "the reply has no edits (save, append, patch, patch_many or apply_patch blocks, SEARCH/REPLACE blocks, unified diffs in ```diff blocks, or whole files in a block under a line naming the file, such as **a.go** or File: a.go)"})
 	}
 	if *dryRun {
 		if !*asJSON {

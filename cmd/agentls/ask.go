@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -30,7 +31,8 @@ func runAsk(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	keyEnv := fs.String("api-key-env", "", "the `name` of the environment variable holding the key (default: the settings' apiKeyEnv, else OPENAI_API_KEY)")
 	format := fs.String("format", "", "tool-call `syntax`: markdown, xml or tool (default: the settings' toolFormat, else markdown)")
 	maxSteps := fs.Int("max-steps", 0, "at most `n` model calls (default: the settings' maxSteps, else 30)")
-	if code, ok := parseFlags(fs, args, "usage: agentls ask [-C DIR] [--model M] [--base-url URL] [--api-key-env NAME] [--format F] [--max-steps N] PROMPT...\n\n"+
+	promptStyle := fs.String("prompt", "auto", "the system prompt `style`: full, compact (short, for small local models), or auto (compact when the API is on this machine)")
+	if code, ok := parseFlags(fs, args, "usage: agentls ask [-C DIR] [--model M] [--base-url URL] [--api-key-env NAME] [--format F] [--max-steps N] [--prompt full|compact|auto] PROMPT...\n\n"+
 		"Runs one agent turn from the terminal against the files under DIR: the model's\n"+
 		"text streams to stdout; each of its edit calls is applied to disk atomically\n"+
 		"(all of a call's files, or none); its shell commands run in DIR, asking you\n"+
@@ -79,8 +81,17 @@ func runAsk(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fs.Usage()
 		return exitUsage
 	}
+	// The base URL as the model will use it: the settings', else the
+	// environment's (agent.NewModel).
+	apiURL := cmp.Or(set.BaseURL, os.Getenv("OPENAI_BASE_URL"))
+	compact, err := compactPrompt(*promptStyle, apiURL)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
+		fs.Usage()
+		return exitUsage
+	}
 	f, _ := tools.ParseFormat(set.ToolFormat) // checked by Apply
-	m, err := agent.NewModel(agent.ModelConfig{Model: set.Model, BaseURL: set.BaseURL, APIKeyEnv: set.APIKeyEnv, TaggedThinking: set.TaggedThinking()}, os.Getenv)
+	m, err := agent.NewModel(agent.ModelConfig{Model: set.Model, BaseURL: set.BaseURL, APIKeyEnv: set.APIKeyEnv, TaggedThinking: set.TaggedThinking(), ChunkTimeout: chunkTimeout(apiURL)}, os.Getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
 		return exitUsage
@@ -113,11 +124,13 @@ func runAsk(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintf(stderr, "[agentls] %s\n", w)
 	}
 	reg = ws.bind(reg)
-	turn := &agent.Turn{Model: m, Registry: reg, Format: f, Runner: agent.Runner{Registry: reg}, Limits: agent.Limits{MaxSteps: set.MaxSteps}}
+	turn := &agent.Turn{Model: m, Registry: reg, Format: f, Runner: agent.Runner{Registry: reg}, Limits: agent.Limits{MaxSteps: set.MaxSteps}, Compact: compact}
 	turn.Observe = func(e agent.Event) {
 		switch e.Kind {
 		case agent.EventText:
 			io.WriteString(stdout, e.Text)
+		case agent.EventNotice:
+			fmt.Fprintf(stderr, "\n[agentls] %s\n", e.Text)
 		case agent.EventToolDone:
 			if e.Err != nil {
 				fmt.Fprintf(stderr, "\n[agentls] %s failed: %v\n", e.Use.Tool, e.Err)

@@ -45,7 +45,7 @@ func TestAsk(t *testing.T) {
 		t.Errorf("stderr = %q", stderr)
 	}
 	reqs := srv.Requests()
-	if len(reqs) != 3 || reqs[0].Body.Messages[1].Content != "rename Config\n" || !strings.Contains(reqs[1].Body.Messages[3].Content, "3\ttype Config struct{}") {
+	if len(reqs) != 3 || !strings.HasPrefix(reqs[0].Body.Messages[1].Content, "rename Config\n") || !strings.Contains(reqs[1].Body.Messages[3].Content, "3\ttype Config struct{}") {
 		t.Errorf("requests = %+v", reqs)
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/agentls/agentls/anchored"
 	"github.com/agentls/agentls/settings"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/tools/builtin"
 	"github.com/agentls/agentls/tools/policy"
 )
@@ -145,7 +146,7 @@ func demo(ctx context.Context, stdout io.Writer, keep bool, getenv func(string) 
 		return err
 	}
 	defer host.Close()
-	reg = diskWorkspace{root: root, host: host}.bind(reg)
+	reg = diskWorkspace{root: root, host: host, confirm: demoConfirmer{out}}.bind(reg)
 	turn := &agent.Turn{Model: m, Registry: reg, Format: tools.FormatMarkdown, Runner: agent.Runner{Registry: reg}}
 	turn.Observe = func(e agent.Event) {
 		switch e.Kind {
@@ -316,10 +317,11 @@ type demoEditorOptions struct {
 // listens (on this machine only), writes the demo workspace with an
 // .agentls/settings.json naming the model, trusts that file (the user
 // asked for it by running the demo; the grant is revoked when the demo
-// stops, so the file's baseUrl no longer applies once nothing listens
-// there), prints what to paste, open and try, and waits. Bad options
-// change nothing: the address is checked and taken, and the folder
-// checked, before anything is written.
+// stops, and holds only while its process runs, so the file's baseUrl no
+// longer applies once nothing listens there, even after a SIGKILL),
+// prints what to paste, open and try, and waits. Bad options change
+// nothing: the address is checked and taken, and the folder checked,
+// before anything is written.
 func demoEditor(ctx context.Context, opts demoEditorOptions, stdout io.Writer, getenv func(string) string) error {
 	if err := checkLoopback(opts.listen); err != nil {
 		return err
@@ -363,8 +365,11 @@ func demoEditor(ctx context.Context, opts demoEditorOptions, stdout io.Writer, g
 	if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(settings.WorkspaceFile)), set, 0o644); err != nil {
 		return fmt.Errorf("demo workspace: %w", err)
 	}
+	// The grant holds while this process runs: killed (SIGKILL), the
+	// demo cannot revoke it, and the file's baseUrl would name a port
+	// anyone could bind next.
 	trust := settings.Trust{Getenv: getenv}
-	if err := trust.Grant(root, set); err != nil {
+	if err := trust.GrantWhile(root, set); err != nil {
 		return fmt.Errorf("trust the demo's settings: %w", err)
 	}
 	defer trust.Revoke(root)
@@ -468,4 +473,14 @@ message gets a reply and an edit; anything else, a reply saying what it can do.
 // it, with an AI! comment for editors that serve only Markdown (Emacs).
 func demoTry() string {
 	return "# Try agentls\n\n<!-- AI! rename Config to Settings -->\n\n```\n" + demoTryList + "```\n"
+}
+
+// demoConfirmer answers the demo's approvals the way a user would, and
+// shows them: an allowlisted `go test` asks again once the agent changed
+// the Go files it runs, and the demo says yes.
+type demoConfirmer struct{ out io.Writer }
+
+func (c demoConfirmer) Confirm(_ context.Context, q approval.Question) (approval.Answer, error) {
+	fmt.Fprintf(c.out, "\n== agentls asks: %s? (%s) — the demo answers yes, as you would in your editor\n", q.What(), q.Reason)
+	return approval.Run, nil
 }

@@ -216,11 +216,26 @@ func TestDemoEditorAsk(t *testing.T) {
 		e.OpenFile("config.go", "go")
 		e.TypeAt("config.go", 10, 0, "\t// Name is what Run returns.\n")
 		uri := "file://" + filepath.Join(e.Root, "config.go")
-		if err := e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "what does this do?", "uri": uri, "range": lines(4, 7)}); err != nil {
+		if err := e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "rename this", "uri": uri, "range": lines(4, 7)}); err != nil {
 			t.Fatal(err)
 		}
 		want := strings.Replace(renamedConfig, "\treturn Settings", "\t// Name is what Run returns.\n\treturn Settings", 1)
 		e.Await(lsptest.ShownMessage("agent turn 1 done"), lsptest.BufferContent("config.go", want))
+	})
+	// A question on a selection is answered, and changes nothing (the
+	// demo model used to rename Config when asked to explain it).
+	t.Run("question", func(t *testing.T) {
+		e := demoEditorFor(t, lsptest.Neovim07())
+		e.OpenFile("config.go", "go")
+		before := e.Buffer("config.go")
+		uri := "file://" + filepath.Join(e.Root, "config.go")
+		if err := e.ExecuteCommand("agentls.ask", map[string]any{"prompt": "explain this", "uri": uri, "range": lines(4, 7)}); err != nil {
+			t.Fatal(err)
+		}
+		e.Await(lsptest.ShownMessage("agent turn 1 done", "a question changes nothing"), lsptest.BufferContent("config.go", before))
+		if n := e.EditsApplied(); n != 0 {
+			t.Errorf("%d edits applied for a question", n)
+		}
 	})
 }
 
@@ -502,4 +517,48 @@ func demoReplyText(r modeltest.Reply) string {
 		b.WriteString(c.Text)
 	}
 	return b.String()
+}
+
+// TestDemoEditorKilled: `demo --editor` killed with SIGKILL cannot revoke
+// its trust grant, and left the workspace trusted with a baseUrl on a
+// port nothing listens on — whoever binds it next gets the turns. The
+// grant is bound to the demo's process: once that is gone, agentls no
+// longer trusts the file.
+func TestDemoEditorKilled(t *testing.T) {
+	getenv := demoEnv(t)
+	dir := filepath.Join(t.TempDir(), "demo")
+	cmd, stdout := agentlsProcess(t, processEnv(getenv), "demo", "--editor", "--dir", dir)
+	p := readDemo(t, stdout)
+	if !settings.Load(getenv, p.root).WorkspaceTrusted {
+		t.Fatal("the running demo's workspace is not trusted")
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if l := settings.Load(getenv, p.root); l.WorkspaceTrusted || l.Settings.BaseURL == p.url {
+		t.Errorf("after SIGKILL the demo workspace is still trusted (baseUrl %q)", l.Settings.BaseURL)
+	}
+}
+
+// TestDemoModelTellsWhatRan: "run the tests" in a folder that is not the
+// demo's (no go.mod) is told as it ran, not as the demo workspace's
+// TestRun failure.
+func TestDemoModelTellsWhatRan(t *testing.T) {
+	first := demoReplyText(demoModel{}.reply(demoRequest(t, "", "run the tests\n")))
+	if !strings.Contains(first, "```shell\ngo test ./...\n```") {
+		t.Fatalf("first reply %q", first)
+	}
+	p := parse.NewParser(parse.Options{Format: tools.FormatMarkdown, Lookup: builtin.Registry().Lookup})
+	p.WriteString(first)
+	p.Finish()
+	call := agent.DescribeUse(p.ToolUses()[0])
+	for _, tc := range []struct{ result, want, not string }{
+		{"Error from " + call + ": exit 1\npattern ./...: directory prefix . does not contain main module or its selected dependencies", "did not pass, but not the way", "TestRun wants"},
+		{"Result of " + call + ":\n--- FAIL: TestRun (0.00s)\n    app_test.go:7: Run() = \"demo\", want \"agentls\"\nFAIL", "TestRun wants", "did not pass"},
+		{"Result of " + call + ":\nok  \texample.com/app\t0.01s", "passes", "TestRun"},
+	} {
+		got := demoReplyText(demoModel{}.reply(demoRequest(t, "", "run the tests\n", first, tc.result)))
+		if !strings.Contains(got, tc.want) || strings.Contains(got, tc.not) {
+			t.Errorf("after %q: %q; want %q, not %q", tc.result, got, tc.want, tc.not)
+		}
+	}
 }

@@ -55,15 +55,21 @@ func demoFlows() []demoFlow {
 			demoEdit{path: "config.go", change: fixName,
 				intro:   "The test wants Run() to return \"agentls\"; Run returns Load's Name. I'll read config.go first.",
 				patch:   "Load's name becomes \"agentls\":",
-				done:    "Fixed: Load's Name is \"agentls\" now, so TestRun passes. Ask me to run the tests to see its diagnostic go.",
+				done:    "Fixed: Load's Name is \"agentls\" now, so TestRun passes. Ask me to run the tests again to see them pass.",
 				nothing: "config.go's Load already names \"agentls\" (or no longer says Name: \"demo\"): I am the demo's script and only know that fix."}.next},
 		{"tests", func(c demoConversation) bool { return testsWords.MatchString(c.prompt) }, runTests},
+		// A question edits nothing: "explain this" on a selection in
+		// config.go gets words, not the rename.
+		{"explain", func(c demoConversation) bool {
+			// A chat shows an edit whatever is asked (its own flow).
+			return !c.chat && questionWords.MatchString(c.prompt) && !renameWords.MatchString(c.prompt)
+		}, explain},
 		{"rename", func(c demoConversation) bool {
 			return c.selection == "config.go" || renameWords.MatchString(c.prompt)
 		}, demoEdit{path: "config.go", change: renameConfig,
 			intro:   "I'll rename Config to Settings. First I read config.go, as the editor holds it.",
 			patch:   "Renaming Config to Settings in config.go (and removing the AI! comment, now done):",
-			done:    "Done: Config is Settings now. Undo it in one step (:AgentUndo, Agent: Undo, C-c a u, space A u) and try again, or ask me to run the tests.",
+			done:    "Done: Config is Settings now. Undo it in one step (the message below says how, in your editor) and try again, or ask me to run the tests.",
 			nothing: "config.go has no Config left to rename: it says Settings already. Undo the rename to try it again."}.next},
 		{"chat", func(c demoConversation) bool { return c.chat }, demoEdit{path: "main.go", change: documentRun,
 			intro: "Hello from agentls's demo model! I am a script, not a real model, but this is a real chat: my reply streams into this document and " +
@@ -79,7 +85,19 @@ var (
 	fixWords    = regexp.MustCompile(`(?i)\bfix\b`)
 	testsWords  = regexp.MustCompile(`(?i)\b(tests?|go test)\b`)
 	renameWords = regexp.MustCompile(`(?i)rename|\bconfig\b`)
+	// questionWords: a request that asks rather than tells.
+	questionWords = regexp.MustCompile(`(?i)\b(explain|what|why|how|describe|tell me)\b|\?`)
 )
+
+// explain answers a question about the code without changing it.
+func explain(c demoConversation) string {
+	what := "the demo's workspace: config.go declares Config (the app's settings) and Load, which returns them; main.go's Run returns Load's Name; app_test.go wants that name to be \"agentls\""
+	if c.selection != "" {
+		what = c.selection + ", in " + what
+	}
+	return "This is " + what + ". I am the demo's script, so that is all I can say, and a question changes nothing. " +
+		"Try \"rename Config\" or \"run the tests\" to see an edit and a command."
+}
 
 const demoHelp = "I am agentls's demo model, a script with no key and no network, so I only know a few things:\n\n" +
 	"- the `AI!` comment in config.go: its code action \"Agent: rename Config to Settings\" renames it;\n" +
@@ -97,13 +115,18 @@ func runTests(c demoConversation) string {
 		return "I'll run the tests; agentls asks you before a command that is not on your allowlist.\n\n```shell\ngo test ./...\n```\n"
 	case !r.ok && strings.Contains(r.text, "declined"):
 		return "You said no, so nothing ran. That is the approval: commands the allowlist does not name wait for you."
+	case strings.Contains(r.text, "FAIL") && strings.Contains(r.text, "TestRun"):
+		// Only the failure the demo's workspace has: what ran elsewhere
+		// (a folder of yours, no go.mod) is told as it is.
+		return "`go test` fails: TestRun wants Run() to return \"agentls\". The failure is a diagnostic on app_test.go now " +
+			"(in editors that show agentls's diagnostics there); its code action \"Agent: fix\" asks me to fix it (or ask me: \"fix the test\")."
 	case !r.ok:
-		return "The command did not run: " + firstLine(r.text)
-	case strings.Contains(r.text, "FAIL"):
-		return "`go test` fails: TestRun wants Run() to return \"agentls\". The failure is a diagnostic on app_test.go now; " +
-			"its code action \"Agent: fix\" asks me to fix it (or ask me: \"fix the test\")."
-	default:
+		return "`go test ./...` did not pass, but not the way the demo's workspace fails, so I cannot say more than its output: " + firstLine(r.text) +
+			" (the demo's workspace is a Go module whose TestRun fails; `agentls demo --editor` makes one)."
+	case strings.Contains(r.text, "ok ") || strings.Contains(r.text, "PASS"):
 		return "`go test ./...` passes."
+	default:
+		return "`go test ./...` ran: " + firstLine(r.text)
 	}
 }
 

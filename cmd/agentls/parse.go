@@ -32,7 +32,8 @@ func runParse(_ context.Context, args []string, stdin io.Reader, stdout, stderr 
 	format := fs.String("format", "markdown", "tool-call `syntax`: markdown, xml or tool")
 	streaming := fs.Bool("streaming", false, "treat the reply as still streaming: print only what more text cannot change")
 	blocks := fs.Bool("blocks", false, "print the fenced code blocks instead of the tool uses")
-	usage := "usage: agentls parse [--format markdown|xml|tool] [--streaming] [--blocks] < reply\n\n" +
+	thinking := fs.String("thinking", "auto", "how the model writes its thinking, as the \"thinking\" setting says for a turn: `mode` auto (a reply may begin inside a <think> it never opened), tagged or off (it writes both tags, its server sends the reasoning apart, or it does not think in text)")
+	usage := "usage: agentls parse [--format markdown|xml|tool] [--streaming] [--thinking auto|tagged|off] [--blocks] < reply\n\n" +
 		"Prints the tool uses in a model reply as JSON:\n" +
 		"  [{\"tool\", \"args\", \"kwargs\", \"content\", \"call_id\", \"start\"}]\n" +
 		"or, with --blocks, its fenced blocks: [{\"lang\", \"content\"}]."
@@ -40,11 +41,18 @@ func runParse(_ context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if !ok {
 		return code
 	}
+	opts, err := thinkingOptions(*thinking)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls parse: %v\n", err)
+		fs.Usage()
+		return exitUsage
+	}
 	if *blocks {
 		f = tools.FormatMarkdown
 	}
 
-	p := parse.NewParser(parse.Options{Format: f, Lookup: builtin.Registry().Lookup, KeepBlocks: *blocks})
+	opts.Format, opts.Lookup, opts.KeepBlocks = f, builtin.Registry().Lookup, *blocks
+	p := parse.NewParser(opts)
 	noteReading(stdin, stderr, "parse", "the reply")
 	if _, err := io.Copy(p, stdin); err != nil {
 		fmt.Fprintf(stderr, "agentls parse: reading the reply: %v\n", err)
@@ -79,4 +87,20 @@ func runParse(_ context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return exitFailed
 	}
 	return exitOK
+}
+
+// thinkingOptions returns the parser options of a thinking mode, as a turn
+// sets them from the "thinking" setting (agent.ModelConfig.TaggedThinking;
+// a server that sends reasoning apart makes a turn tagged too): with
+// --streaming, what is printed is what a turn would run.
+func thinkingOptions(mode string) (parse.Options, error) {
+	switch mode {
+	case "auto":
+		// A turn's default: until a think tag or the end of the reply rules
+		// out a </think> with no opening tag, nothing is certain.
+		return parse.Options{}, nil
+	case "tagged", "off":
+		return parse.Options{TaggedThinking: true}, nil
+	}
+	return parse.Options{}, fmt.Errorf("--thinking %q: want auto, tagged or off", mode)
 }

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/agentls/agentls/lsp"
 )
@@ -24,16 +26,27 @@ func (s stdio) Close() error                { return nil }
 
 func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	listen := fs.String("listen", "", "serve LSP on TCP `addr` (host:port) instead of stdio")
+	listen := fs.String("listen", "", "serve LSP on `addr` instead of stdio: unix:PATH (a socket only you can use), or 127.0.0.1:PORT (a client must send the token the server writes at start)")
+	anyInterface := fs.Bool(anyInterfaceFlag, false, "let --listen take an address other machines can reach (:PORT, 0.0.0.0:PORT); a client must still send the token")
 	logFile := fs.String("log", "", "write the log to `file` instead of stderr")
 	// Many clients pass --stdio by convention (vscode-languageclient's
 	// TransportKind.stdio does): it is the default, so it is accepted.
 	fs.Bool("stdio", true, "serve on stdio (the default; accepted because many clients pass it)")
-	if code, ok := parseFlags(fs, args, "usage: agentls [serve] [--stdio] [--listen ADDR] [--log FILE]\n\nRuns the language server, on stdio unless --listen is given.", stderr); !ok {
+	if code, ok := parseFlags(fs, args, "usage: agentls [serve] [--stdio] [--listen ADDR] [--"+anyInterfaceFlag+"] [--log FILE]\n\nRuns the language server, on stdio unless --listen is given.", stderr); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {
 		return usageError(fs, stderr, "unexpected argument %q", fs.Arg(0))
+	}
+	var target listenTarget
+	if *listen != "" {
+		var err error
+		if target, err = parseListen(*listen, *anyInterface); err != nil {
+			fmt.Fprintf(stderr, "agentls serve: %v\n", err)
+			return exitUsage
+		}
+	} else if *anyInterface {
+		return usageError(fs, stderr, "--%s goes with --listen", anyInterfaceFlag)
 	}
 	logOut := stderr
 	if *logFile != "" {
@@ -55,13 +68,50 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		clean, err := lsp.Serve(ctx, stdio{in: stdin, out: stdout}, opts)
 		return serveExit(clean, err, stderr)
 	}
-	ln, err := net.Listen("tcp", *listen)
-	if err != nil {
-		fmt.Fprintf(stderr, "agentls serve: %v\n", err)
-		return exitUsage
+	return serveListen(ctx, target, opts, os.Getenv, stderr)
+}
+
+// serveListen serves every client that connects to target, each with its
+// own server, until ctx ends: on a Unix socket, the user's own processes
+// only; on TCP, clients that present the token it writes to a file only
+// the user can read (listen.go).
+func serveListen(ctx context.Context, target listenTarget, opts lsp.Options, getenv func(string) string, stderr io.Writer) int {
+	// main stops on Ctrl-C; a service manager's SIGTERM must as cleanly
+	// remove the socket and the token file.
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
+	defer stop()
+	var ln net.Listener
+	switch target.network {
+	case "unix":
+		u, err := listenUnix(target.address)
+		if err != nil {
+			fmt.Fprintf(stderr, "agentls serve: %v\n", err)
+			return exitUsage
+		}
+		u.refused = func(err error) { opts.Log.Warn("refused a connection", "why", err) }
+		ln = u
+		fmt.Fprintf(stderr, "agentls serve: listening on unix:%s (mode 0600: your user only)\n", target.address)
+		opts.Log.Info("listening", "addr", "unix:"+target.address, "mode", "0600, this user only")
+	default:
+		t, err := net.Listen("tcp", target.address)
+		if err != nil {
+			fmt.Fprintf(stderr, "agentls serve: %v\n", err)
+			return exitUsage
+		}
+		ln = t
+		path, token, err := tokenFile(getenv, t.Addr().(*net.TCPAddr).Port)
+		if err != nil {
+			ln.Close()
+			fmt.Fprintf(stderr, "agentls serve: %v\n", err)
+			return exitFailed
+		}
+		defer removeTokenFile(path, token)
+		opts.Token = token
+		fmt.Fprintf(stderr, "agentls serve: listening on %s; a client's first message must be initialize with initializationOptions.%s set to the token in %s (a new one each start)\n", t.Addr(), lsp.TokenOption, path)
+		opts.Log.Info("listening", "addr", t.Addr().String(), "token", path,
+			"how", "a client's first message must be initialize with initializationOptions."+lsp.TokenOption+" set to the token in that file")
 	}
 	defer ln.Close()
-	opts.Log.Info("listening", "addr", ln.Addr().String())
 	go func() { <-ctx.Done(); ln.Close() }()
 	for {
 		conn, err := ln.Accept()

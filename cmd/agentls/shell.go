@@ -102,12 +102,10 @@ func (c *terminalConfirmer) Confirm(ctx context.Context, q approval.Question) (a
 	}
 }
 
-// isTerminal reports whether r is a terminal someone can answer on.
+// isTerminal reports whether r is a terminal someone can answer on: the
+// terminal driver knows it (isatty), which /dev/null, also a character
+// device, does not.
 func isTerminal(r io.Reader) bool {
 	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && fdIsTerminal(f.Fd())
 }

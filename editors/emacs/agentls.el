@@ -247,12 +247,43 @@ TURN is the numeric prefix argument."
   (interactive "P")
   (agentls--execute "agentls.turn.redo" (agentls--turn-args (and turn (prefix-numeric-value turn)))))
 
-(defun agentls--approval-args (arg flag)
+(defvar agentls--approval-digests nil
+  "The approvals shown with a listing, newest first: (REQUEST . DIGEST).
+A command of several lines (or a long one) is approved only with the
+digest the server prints after listing all of it, so that a key pressed
+after reading the echo area cannot run a line that was not shown.")
+
+(defun agentls--approval-args (arg flag &optional request)
   "Arguments for approve/deny from the raw prefix ARG: a number picks
-the request, \\[universal-argument] alone sets FLAG."
-  (cond ((numberp arg) (list :request arg))
-        ((consp arg) (list flag t))
-        (t nil)))
+the request (else REQUEST, when given), \\[universal-argument] alone
+sets FLAG.  A request shown with a listing carries its digest."
+  (let* ((request (if (numberp arg) arg request))
+         (digest (and request (cdr (assq request agentls--approval-digests)))))
+    (append (and request (list :request request))
+            (and digest (list :digest digest))
+            (and (consp arg) (list flag t)))))
+
+(defun agentls--answer-approval (command arg flag)
+  "Answer an approval with COMMAND, from the raw prefix ARG (see
+`agentls--approval-args').  Without a number, the newest approval shown
+with a listing is answered (with its digest), skipping those answered
+elsewhere or timed out; with none, the oldest waiting."
+  (let (result)
+    (if (numberp arg)
+        (setq result (agentls--execute command (agentls--approval-args arg flag)))
+      (while (and (not result) agentls--approval-digests)
+        (let ((request (caar agentls--approval-digests)))
+          (condition-case err
+              (setq result (agentls--execute command (agentls--approval-args arg flag request)))
+            (user-error
+             (unless (string-match-p "no command waits for approval as request" (error-message-string err))
+               (signal (car err) (cdr err)))))
+          (unless result (pop agentls--approval-digests))))
+      (unless result
+        (setq result (agentls--execute command (agentls--approval-args arg flag)))))
+    (setq agentls--approval-digests
+          (assq-delete-all (plist-get result :request) agentls--approval-digests))
+    result))
 
 ;;;###autoload
 (defun agentls-approve (&optional arg)
@@ -260,7 +291,7 @@ the request, \\[universal-argument] alone sets FLAG."
 With \\[universal-argument], also allow such commands from now on; with
 a numeric prefix N, answer request N."
   (interactive "P")
-  (let ((result (agentls--execute "agentls.approve" (agentls--approval-args arg :always))))
+  (let ((result (agentls--answer-approval "agentls.approve" arg :always)))
     (message "agentls: request %s: %s" (plist-get result :request) (plist-get result :answer))
     result))
 
@@ -270,7 +301,7 @@ a numeric prefix N, answer request N."
 With \\[universal-argument], also stop the agent's turn; with a numeric
 prefix N, answer request N."
   (interactive "P")
-  (let ((result (agentls--execute "agentls.deny" (agentls--approval-args arg :stop))))
+  (let ((result (agentls--answer-approval "agentls.deny" arg :stop)))
     (message "agentls: request %s: %s" (plist-get result :request) (plist-get result :answer))
     result))
 
@@ -321,8 +352,9 @@ streams into the document.  Otherwise open chat NAME (default \"chat\")."
 ;; Emacs users answer with keys, so the message names the keys bound to
 ;; `agentls-approve' and `agentls-deny' instead.
 (defconst agentls--approval-commands-re
-  "with the commands agentls\\.approve / agentls\\.deny {\"request\": \\([0-9]+\\)}"
-  "The part of the server's approval message that names its commands.")
+  "with the commands agentls\\.approve / agentls\\.deny {\"request\": \\([0-9]+\\)\\(?:, \"digest\": \"\\([0-9a-f]+\\)\"\\)?}"
+  "The part of the server's approval message that names its commands
+(and, after a listing of several lines, the digest of that listing).")
 
 (defun agentls--key (command)
   "The keys that run COMMAND, as text, or M-x COMMAND."
@@ -342,8 +374,11 @@ streams into the document.  Otherwise open chat NAME (default \"chat\")."
   (cond
    ((string-match agentls--approval-commands-re message)
     (let ((request (match-string 1 message))
+          (digest (match-string 2 message))
           (approve (agentls--key #'agentls-approve))
           (deny (agentls--key #'agentls-deny)))
+      (when digest
+        (push (cons (string-to-number request) digest) agentls--approval-digests))
       (replace-match
        (format "with %s / %s (this is request %s: C-u %s %s answers it when several wait; C-u %s always allows such commands, C-u %s also stops the turn)"
                approve deny request request approve approve deny)

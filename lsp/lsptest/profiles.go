@@ -86,6 +86,20 @@ func Helix() Profile {
 	}}
 }
 
+// Emacs is Emacs 28.2 with eglot 1.9 (the team's editor-profiles):
+// no clientInfo, and no window capabilities at all, so no buttons
+// (showMessageRequest) and no showDocument; approvals come as messages
+// that the agentls.el plugin answers with agentls.approve.
+func Emacs() Profile {
+	return Profile{Name: "emacs-eglot-1.9", Capabilities: map[string]any{
+		"workspace": map[string]any{
+			"applyEdit": true, "executeCommand": map[string]any{"dynamicRegistration": false},
+			"workspaceEdit": map[string]any{"documentChanges": true}, "didChangeWatchedFiles": map[string]any{"dynamicRegistration": true},
+			"symbol": map[string]any{"dynamicRegistration": false}, "configuration": true, "workspaceFolders": true,
+		},
+	}}
+}
+
 // showsDocuments reports whether the profile announces window/showDocument.
 func (p Profile) showsDocuments() bool {
 	w, _ := p.Capabilities["window"].(map[string]any)

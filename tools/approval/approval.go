@@ -20,7 +20,10 @@ type Question struct {
 	// Edit says Action names files to be edited (protected ones, such as
 	// .git/config), not a command to run.
 	Edit bool
-	// Detail, when set, is shown with the question: the edit, as a diff.
+	// Detail, when set, is shown with the question, whole: the edit, as
+	// a diff, or every line of a command whose Action is a one-line
+	// summary (Command). A Confirmer never offers to approve without
+	// having shown it (see show.go).
 	Detail string
 }
 

@@ -15,7 +15,7 @@ import (
 // refuses the whole batch with fresh anchors to retry with.
 func (b *Batch) PatchAnchored(ctx context.Context, path, ops string) (string, error) {
 	if path == "" {
-		return "", errNoPath
+		return "", noPathError("patch_anchored")
 	}
 	parsed, err := anchored.ParseOps(ops)
 	if err != nil {
@@ -44,7 +44,7 @@ func (b *Batch) PatchAnchored(ctx context.Context, path, ops string) (string, er
 // batch sees it. It changes nothing.
 func (b *Batch) ViewAnchored(ctx context.Context, path string, from, to int) (string, error) {
 	if path == "" {
-		return "", errNoPath
+		return "", noPathError("view_anchored")
 	}
 	f, err := b.read(ctx, path)
 	if err != nil {
@@ -52,6 +52,9 @@ func (b *Batch) ViewAnchored(ctx context.Context, path string, from, to int) (st
 	}
 	if !f.exists {
 		return "", fmt.Errorf("view_anchored %s: the file does not exist", f.path)
+	}
+	if err := b.allowSecret(ctx, "view_anchored", f.path); err != nil {
+		return "", err
 	}
 	view, err := anchored.RenderText(f.content, from, to, b.anchorOptions(f))
 	if err != nil {

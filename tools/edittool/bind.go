@@ -78,7 +78,7 @@ func Runs(ws Workspace) map[string]tools.RunFunc {
 		t, _ := lookupBatchTool(name)
 		if !t.edits {
 			runs[name] = func(ctx context.Context, use tools.ToolUse) (string, error) {
-				return t.run(&Batch{Root: ws.Root(), Source: ws}, ctx, use)
+				return t.run(&Batch{Root: ws.Root(), Source: ws, Confirm: ws}, ctx, use)
 			}
 			continue
 		}

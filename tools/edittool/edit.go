@@ -11,13 +11,14 @@ package edittool
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/agentls/agentls/anchored"
 	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/approval"
 )
 
 // A Source reads the files that edits are computed against: the editor's
@@ -45,6 +46,10 @@ type Batch struct {
 	Root    string // absolute, for checking paths
 	Source  Source
 	Changes edits.Changeset
+	// Confirm asks the user before read or view_anchored shows the model
+	// a file that may hold secrets (allowSecret); nil: nobody can be
+	// asked, and such files are skipped with a note.
+	Confirm approval.Confirmer
 }
 
 // IsEditTool reports whether the named tool edits files through a Batch.
@@ -152,7 +157,16 @@ func looksLikePlaceholder(l string) bool {
 	return false
 }
 
+// describedContent matches a content that is only a description of
+// itself in parentheses, "(the entire new content of shapes.py)": an
+// example's placeholder a small model sent as it was (issue 30), which
+// written would have replaced the file with that line.
+var describedContent = regexp.MustCompile(`(?i)^\((the |every |all |your )?(whole |entire |complete |full )?(new |updated |modified |changed )?(content|contents|code|lines|line|text)\b[^\n]*\)$`)
+
 func hasPlaceholderLine(s string) bool {
+	if describedContent.MatchString(strings.TrimSpace(s)) {
+		return true
+	}
 	for l := range strings.Lines(s) {
 		if looksLikePlaceholder(l) {
 			return true
@@ -161,8 +175,15 @@ func hasPlaceholderLine(s string) bool {
 	return false
 }
 
-// errNoPath is the message for a call without a path.
-var errNoPath = errors.New("no path given: write the path after the block type, e.g. ```save path/to/file")
+// errNoPath is the message for a save call without a path.
+var errNoPath = noPathError("save")
+
+// noPathError is the message for a call of tool without a path, with the
+// tool's own form: a model told how to write another tool may switch to
+// it, or copy it wrongly.
+func noPathError(tool string) error {
+	return fmt.Errorf("no path given: write the file's path after the block type, e.g. ```%s path/to/file", tool)
+}
 
 // PathsOf returns the files an edit call names, as written, without
 // reading any: for counting, and for showing what a reply will touch.

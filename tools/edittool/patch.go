@@ -14,7 +14,7 @@ import (
 // Patch applies conflict-marker hunks to path.
 func (b *Batch) Patch(ctx context.Context, path, patch string) (string, error) {
 	if path == "" {
-		return "", errNoPath
+		return b.patchWithoutPath(ctx, patch)
 	}
 	if strings.TrimSpace(patch) == "" {
 		return "", fmt.Errorf("patch %s: no patch given", path)
@@ -31,6 +31,26 @@ func (b *Batch) Patch(ctx context.Context, path, patch string) (string, error) {
 		msg += "\nNote: the patch was larger than the file; for a rewrite, save is simpler."
 	}
 	return msg, nil
+}
+
+// patchWithoutPath runs a patch call that names no file. A body of
+// "=== PATH: p ===" sections is patch_many's form, which small models
+// copy from its example into a patch block: it is applied as patch_many,
+// all or nothing, when the sections can be read; otherwise the error says
+// which form to write.
+func (b *Batch) patchWithoutPath(ctx context.Context, patch string) (string, error) {
+	fps, ok, err := parseSections(patch)
+	switch {
+	case !ok:
+		return "", noPathError("patch")
+	case err != nil:
+		return "", fmt.Errorf("no path given, and the block holds \"=== PATH: ... ===\" sections, which is patch_many's form, but they cannot be read: %w; write ```patch path/to/file with that file's hunks only", err)
+	}
+	msg, err := b.patchMany(ctx, fps)
+	if err != nil {
+		return "", fmt.Errorf("no path given, and the block holds \"=== PATH: ... ===\" sections, which is patch_many's form; applied as patch_many it failed: %w", err)
+	}
+	return msg + " (a patch block without a path but with \"=== PATH: ... ===\" sections, applied as patch_many)", nil
 }
 
 type patched struct {
@@ -92,8 +112,13 @@ func (b *Batch) PatchMany(ctx context.Context, use tools.ToolUse, patchesArg any
 	if err != nil {
 		return "", fmt.Errorf("patch_many: %w", err)
 	}
+	return b.patchMany(ctx, fps)
+}
+
+// patchMany applies fps all or nothing.
+func (b *Batch) patchMany(ctx context.Context, fps []filePatch) (string, error) {
 	var paths []string
-	err = b.atomically(func(t *Batch) error {
+	err := b.atomically(func(t *Batch) error {
 		for i, fp := range fps {
 			p, err := t.patchFile(ctx, fp.path, fp.patch)
 			if err != nil {

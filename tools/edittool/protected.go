@@ -37,6 +37,11 @@ var protectedNames = map[string]string{
 	".exrc":          "Vim and Neovim run it when they start in the folder (exrc)",
 	".dir-locals.el": "Emacs evaluates it for files in the folder",
 	".lazy.lua":      "lazy.nvim runs it when Neovim starts in the folder",
+	// Read from the project's folder by the tools that run there.
+	".npmrc":      "npm reads it in the project's folder: it can name the shell and scripts npm runs, and where it fetches code from",
+	".yarnrc":     "yarn reads it in the project's folder: it can name the program yarn runs",
+	".yarnrc.yml": "yarn reads it in the project's folder: its yarnPath is a program yarn runs",
+	"pip.conf":    "pip reads it in a virtual environment: it says where pip fetches code from",
 }
 
 // protectedFolders are folders whose files configure what runs.
@@ -47,15 +52,19 @@ var protectedFolders = map[string]string{
 	".helix":   "Helix's project languages.toml says which programs it starts as language servers",
 	".zed":     "Zed's project settings can make it run programs",
 	".idea":    "JetBrains IDEs' project files can make them run programs",
+	".cargo":   "cargo reads its config in the project's folder: it can name programs cargo runs (target runners, rustc wrappers)",
 }
 
 // ProtectedReason says why an edit to rel (relative to root, as the batch
 // names it) needs the user's approval, or "" when it does not. The path
 // is checked as written and as it resolves (edits.ResolveInRoot: a
-// symlink in the workspace that points at .git is .git); private are folders of the user's own
-// (the user's agentls settings and state) that are protected wherever
-// the workspace is, for when the workspace holds them (a home folder
-// opened as the workspace).
+// symlink in the workspace that points at .git is .git), its names
+// folded as a case-insensitive file system, or Windows, would (.GIT. is
+// .git). private are folders of the user's own (the user's agentls
+// settings and state) that are protected wherever the workspace is, for
+// when the workspace holds them (a home folder opened as the workspace);
+// so are the files that configure the user's programs (userConfigReason:
+// ~/.gitconfig, shell rc files, ~/.ssh, …).
 func ProtectedReason(root, rel string, private ...string) string {
 	if why := protectedByName(rel); why != "" {
 		return why
@@ -82,15 +91,16 @@ func ProtectedReason(root, rel string, private ...string) string {
 			return "it is your own agentls settings or state, which decide what the agent may do"
 		}
 	}
-	return ""
+	return userConfigReason(abs)
 }
 
 func protectedByName(rel string) string {
 	rel = path.Clean(filepath.ToSlash(rel))
 	parts := strings.Split(rel, "/")
 	for i, p := range parts {
-		// Folded: on a case-insensitive file system .GIT is .git.
-		p = strings.ToLower(p)
+		// Folded: on a case-insensitive file system .GIT is .git, and on
+		// Windows so are `.git.` and `.git `.
+		p = foldName(p)
 		if why, ok := protectedFolders[p]; ok && (i < len(parts)-1 || p == ".git") {
 			// A folder's files; a file named .git is a gitdir pointer,
 			// which says where the repository (and its config) is.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/approval"
 )
 
 // maxListed bounds a folder listing.
@@ -55,6 +56,9 @@ func (b *Batch) Read(ctx context.Context, paths []string, from, to int) (string,
 	failed := 0
 	for _, p := range paths {
 		text, err := b.readOne(ctx, p, from, to)
+		if errors.Is(err, approval.ErrStopTurn) {
+			return "", err
+		}
 		if err != nil {
 			failed++
 			fmt.Fprintf(&out, "%v\n", err)
@@ -84,6 +88,9 @@ func (b *Batch) readOne(ctx context.Context, p string, from, to int) (string, er
 	}
 	if !f.exists {
 		return "", fmt.Errorf("read %s: no such file or folder", clean)
+	}
+	if err := b.allowSecret(ctx, "read", f.path); err != nil {
+		return "", err
 	}
 	if strings.IndexByte(f.content[:min(len(f.content), 8<<10)], 0) >= 0 {
 		return "", fmt.Errorf("read %s: a binary file", clean)

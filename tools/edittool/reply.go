@@ -22,11 +22,12 @@ func (e *ReplyError) Unwrap() error { return e.Err }
 type ReplyResult struct {
 	Edits    int             // edits run
 	Skipped  []string        // calls that are not edits (shell, …), not run
-	Problems []parse.Problem // what looked like calls but could not be read
+	Problems []parse.Problem // what looked like calls or edits but could not be read or was not applied
 }
 
 // ApplyReply runs every edit in a model reply, in reply order: the edit
-// tool calls, and SEARCH/REPLACE blocks (which are not tool calls). It stops
+// tool calls, and SEARCH/REPLACE blocks, unified diffs and whole-file
+// blocks (which are not tool calls: FindSearchReplace, FindPasted). It stops
 // at the first edit that fails, with a *ReplyError; the batch then holds the
 // edits before it, which the caller discards or keeps.
 func (b *Batch) ApplyReply(ctx context.Context, reply string, format tools.Format, reg *tools.Registry) (ReplyResult, error) {
@@ -64,6 +65,17 @@ func (b *Batch) ApplyReply(ctx context.Context, reply string, format tools.Forma
 			}
 			steps = append(steps, step{sr.Start, what, func() error {
 				_, err := b.SearchReplace(ctx, sr.Path, sr.Patch)
+				return err
+			}})
+		}
+		// Unified diffs and whole files pasted from a chat (pasted.go).
+		for _, pe := range FindPasted(reply, p.Blocks(), isCall) {
+			if pe.Skipped != "" {
+				res.Problems = append(res.Problems, parse.Problem{Start: pe.Start, Message: pe.Skipped})
+				continue
+			}
+			steps = append(steps, step{pe.Start, pe.What(), func() error {
+				_, err := b.ApplyPasted(ctx, pe)
 				return err
 			}})
 		}

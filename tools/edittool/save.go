@@ -60,7 +60,7 @@ func throughSymlink(given, clean string) string {
 // Append adds content to the end of path, creating it if needed.
 func (b *Batch) Append(ctx context.Context, path, content string) (string, error) {
 	if path == "" {
-		return "", errNoPath
+		return "", noPathError("append")
 	}
 	if content == "" {
 		return "", fmt.Errorf("append %s: no content given", path)

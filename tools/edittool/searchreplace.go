@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/agentls/agentls/edits"
@@ -109,6 +110,12 @@ func (b *Batch) SearchReplace(ctx context.Context, path, patch string) (string, 
 		return "", fmt.Errorf("SEARCH/REPLACE %s: %w", path, err)
 	}
 	emptySearch := isBlankText(hunks[0].Original)
+	if emptySearch && len(hunks[0].Updated) > 0 {
+		// aider writes every REPLACE line with its line break, so a new or
+		// empty file ends with one; gptme's empty ORIGINAL gives exactly
+		// UPDATED (edits.ApplyHunks), which would leave it off.
+		hunks[0].Updated = append(slices.Clip(hunks[0].Updated), "")
+	}
 	switch {
 	case !f.exists && !emptySearch:
 		return "", fmt.Errorf("SEARCH/REPLACE %s: %s does not exist; to create it, leave SEARCH empty and put the whole content in REPLACE (or check the path)", f.path, f.path)
@@ -121,6 +128,17 @@ func (b *Batch) SearchReplace(ctx context.Context, path, patch string) (string, 
 		return "Created " + f.path, nil
 	case emptySearch && strings.TrimPrefix(f.content, bom) != "":
 		return "", fmt.Errorf("SEARCH/REPLACE %s: SEARCH is empty, which creates a new file, but %s exists and is not empty; to change it, put the lines to replace in SEARCH, copied from the file (read it first)", f.path, f.path)
+	case emptySearch:
+		// An empty file: patched as Patch does, with the hunks read the
+		// aider way.
+		es, err := edits.ResolveHunks(f.content, hunks)
+		if err != nil {
+			return "", fmt.Errorf("SEARCH/REPLACE %s: %w", f.path, err)
+		}
+		if err := b.writeEdits(f, es); err != nil {
+			return "", fmt.Errorf("SEARCH/REPLACE %s: %w", f.path, err)
+		}
+		return fmt.Sprintf("Patch applied to %s (%d %s)", f.path, len(hunks), plural(len(hunks), "hunk", "hunks")), nil
 	}
 	return b.Patch(ctx, path, patch)
 }

@@ -112,11 +112,9 @@ func (m *Manager) approve(ctx context.Context, turn Turn, server string, t *sdk.
 	}
 	name := server + "." + t.Name
 	shown, _ := json.Marshal(args)
-	q := approval.Question{
-		Action:  clip(name+" "+string(shown), 300),
-		Reason:  "MCP server " + server + "'s tools can do whatever the server can; toolAllowlist lets a tool run without asking",
-		Pattern: name,
-	}
+	// Every argument is shown: a long call's summary comes with all of
+	// it (approval.Command), not cut at some length.
+	q := approval.Command(name+" "+string(shown), "MCP server "+server+"'s tools can do whatever the server can; toolAllowlist lets a tool run without asking", name)
 	ans, err := approval.Skip, approval.ErrNobodyToAsk
 	if turn != nil {
 		ans, err = turn.Confirm(ctx, q)

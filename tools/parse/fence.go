@@ -3,7 +3,6 @@ package parse
 import (
 	"bytes"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/agentls/agentls/tools"
@@ -27,13 +26,18 @@ import (
 //     is read again as a new line;
 //     – a bare fence (backticks only) of length L, or of any length >= L
 //     when d > 1, is a close candidate. At d > 1 it closes a nested level.
-//     At d == 1 it closes the block, whatever the next line holds — unless
-//     the block is a Markdown document (below). There a fence followed by a
-//     blank line, another fence, a think tag or the end closes it, and a
-//     fence followed by text opens a nested level when a bare fence within
-//     the following 19 lines is followed, within 4 lines, by a non-blank
-//     line (stopping early at a fence with a language tag), and closes the
-//     block otherwise;
+//     At d == 1 a fence followed by the end, a blank line, another fence
+//     or a think tag closes the block; a fence followed by a line of text
+//     is read by the block's kind (blockkind.go): in a command block
+//     (shell, ipython, …) it closes; in a block that runs nothing (```go,
+//     a bare block, a Markdown document) it opens a nested level when a
+//     bare fence within the following 19 lines is followed, within 4
+//     lines, by a non-blank line (stopping early at a fence with a
+//     language tag), and closes the block otherwise, as gptme reads it;
+//     in a content block (save, append, patch, …) the reading that leaves
+//     every later fence paired wins, once the reply has ended, and when
+//     two readings pair, the block closes and a Problem says it may be cut
+//     short;
 //     – a fence with text after the backticks that starts with a letter,
 //     digit, '_', '/', '.' or '~' opens a nested level;
 //     – a line that is only </think> or </thinking>, while the reply may
@@ -49,24 +53,20 @@ import (
 // line of text, and its lookahead takes the fence for a nested opener when
 // a later block follows. But "```shell … ```" then prose, then a bare
 // "```" output block is how real replies look, and there the prose and
-// the output became part of the command (gptme issue #3697). A bare fence
-// at column 0 is a close in every language that is run or patched as
-// code; nesting same-length bare fences is needed only for Markdown that
-// holds its own code blocks. A block is a Markdown document when its block
-// type is "markdown" or "md", or its path ends in .md, .markdown or .mdx:
-// the path of a path-argument tool (```save README.md, ```patch
-// docs/a.md), or the tag of a block that is no tool (```README.md). A
-// tool whose tag is split into words (shell, ipython) is never a document,
-// whatever its words say, so the lookahead never joins prose to a command.
-// A document's nested bare blocks need the lookahead's evidence: a bare
-// fence followed by text with no such evidence closes the document.
+// the output became part of the command (gptme issue #3697): a command
+// block closes at its bare fence. A content block must instead keep what
+// it holds — a save's Markdown with a bare tree listing inside, a Python
+// string holding fences — and must never write prose that followed it: so
+// it waits for the reply's end and reads the fence the one way in which
+// the later fences pair up; where two ways do, it writes only the lines it
+// surely holds and says so (contentFenceAction).
 //
 // gptme decides all this on the whole text; here each decision waits until
 // the lines it looks at have arrived, so streaming never reports a block
-// that more text could undo. Outside a document, a close needs no
+// that more text could undo. In a command block a close needs no
 // lookahead at all: it is certain once the fence's line has ended.
 
-// Lookahead limits of a document's opener-or-close decision (gptme's
+// Lookahead limits of a plain block's opener-or-close decision (gptme's
 // values).
 const (
 	openerLookahead  = 19 // lines searched for a later bare fence
@@ -74,11 +74,14 @@ const (
 )
 
 type fenceState struct {
-	lang       string
-	fence      int           // length of the opening fence
-	depth      int           // nesting depth, 1 for the block itself
-	start      int           // offset of the opening fence
-	document   bool          // the block is Markdown: same-length bare fences may nest
+	lang  string
+	fence int       // length of the opening fence
+	depth int       // nesting depth, 1 for the block itself
+	start int       // offset of the opening fence
+	kind  blockKind // how a bare fence followed by text is read
+	// term tests the last line of a complete body, for a content block
+	// whose tool has one (a patch's >>>>>>> UPDATED): nil otherwise.
+	term       func(line []byte) bool
 	call       bool          // the block is a tool call
 	ref        tools.ToolRef // the tool it calls, when call
 	tagRest    string        // the language tag after the block type
@@ -110,7 +113,8 @@ func (p *Parser) openFence(ln lineInfo, text []byte, ticks int) {
 		fence:        fence,
 		depth:        1,
 		start:        ln.start,
-		document:     isDocument(blockType, rest, ref, call),
+		kind:         blockKindOf(blockType, ref, call),
+		term:         blockTerminator(ref, call),
 		call:         call,
 		ref:          ref,
 		tagRest:      rest,
@@ -147,6 +151,22 @@ func (p *Parser) stepFence() bool {
 	}
 	ticks := countTicks(text)
 
+	if f.depth == 1 && ticks == 0 && f.term != nil {
+		if i := gluedClose(text, f.fence, f.term); i >= 0 {
+			// ">>>>>>> UPDATED```": the body's last line with the closing
+			// fence glued to it.
+			if !f.hasContent {
+				f.hasContent = true
+				f.contentStart = ln.start
+			}
+			f.contentEnd = ln.start + i
+			p.emitFence(ln.end)
+			p.mode = modeOuter
+			p.nextLine(ln)
+			return true
+		}
+	}
+
 	if f.depth == 1 && ticks >= f.fence {
 		if rest := text[f.fence:]; gluedFence(rest) || thinkOpenTag(rest) != "" {
 			closeEnd := ln.start + f.fence
@@ -162,17 +182,20 @@ func (p *Parser) stepFence() bool {
 		case bare && f.depth > 1:
 			f.depth-- // closes a nested level
 		case bare && ticks == f.fence:
-			closes, decided := p.closeDecision(ln)
+			act, decided := p.closeDecision(ln)
 			if !decided {
 				return false
 			}
-			if closes {
+			switch act {
+			case fenceCloses:
 				p.emitFence(ln.end)
 				p.mode = modeOuter
 				p.nextLine(ln)
 				return true
+			case fenceOpens:
+				f.depth++ // a nested bare block
 			}
-			f.depth++ // a nested bare block in a document
+			// fenceOpens and fenceIsText: the line is content.
 		default:
 			if after := trimSpace(text[ticks:]); len(after) > 0 && opensNesting(after[0]) {
 				f.depth++
@@ -204,20 +227,30 @@ func (p *Parser) stepFence() bool {
 
 // skipContentLines moves pos past the complete lines at pos that are plain
 // content of the block — lines that start with fewer backticks than its
-// fence, and are no lone closing think tag while a headless close may come
-// — as stepFence would, one line at a time, but without its line
-// bookkeeping: most of a reply is such lines, and the per-line cost of
-// lineAt, not the bytes, is what a long block costs. It stops as
-// skipLines does; it reports whether it moved.
+// fence, and are neither a lone closing think tag while a headless close
+// may come nor a patch's last line with the fence glued on — as stepFence
+// would, one line at a time, but without its line bookkeeping: most of a
+// reply is such lines, and the per-line cost of lineAt, not the bytes, is
+// what a long block costs. It stops as skipLines does; it reports whether
+// it moved.
 func (p *Parser) skipContentLines() bool {
 	f := &p.fence
 	fence, lone := f.fence, p.headlessOpen
 	base := p.pos
-	at := p.skipLines(func(line []byte) bool {
+	plain := func(line []byte) bool {
 		// A lone think close ends in '>' or in whitespace: the last byte
 		// rules most lines out without a call.
 		return countTicks(line) < fence && !(lone && len(line) >= len("</think>") && (line[len(line)-1] == '>' || isSpace(line[len(line)-1])) && isLoneThinkClose(line))
-	})
+	}
+	if term := f.term; term != nil && f.depth == 1 {
+		// A glued close ends in '`' or in whitespace.
+		plain = func(line []byte) bool {
+			n := len(line)
+			return countTicks(line) < fence && !(lone && n >= len("</think>") && (line[n-1] == '>' || isSpace(line[n-1])) && isLoneThinkClose(line)) &&
+				!(n > fence && (line[n-1] == '`' || isSpace(line[n-1])) && gluedClose(line, fence, term) >= 0)
+		}
+	}
+	at := p.skipLines(plain)
 	if at == 0 {
 		return false
 	}
@@ -307,26 +340,6 @@ func (p *Parser) opensCall(lang string) bool {
 	return ok
 }
 
-// isDocument reports whether a block is a Markdown document, whose content
-// may hold bare-fenced blocks of its own fence length (see the rules
-// above). blockType and rest are its language tag split; ref and call say
-// which tool it calls, if any.
-func isDocument(blockType, rest string, ref tools.ToolRef, call bool) bool {
-	if strings.EqualFold(blockType, "markdown") || strings.EqualFold(blockType, "md") {
-		return true
-	}
-	if call {
-		return ref.PathArg && isMarkdownPath(strings.TrimSpace(rest))
-	}
-	return isMarkdownPath(blockType) || isMarkdownPath(strings.TrimSpace(rest))
-}
-
-// isMarkdownPath reports whether path names a Markdown file.
-func isMarkdownPath(path string) bool {
-	ext := strings.ToLower(filepath.Ext(path))
-	return ext == ".md" || ext == ".markdown" || ext == ".mdx"
-}
-
 // splitTag splits a language tag into its block type (the first word) and
 // the rest.
 func splitTag(lang string) (blockType, rest string) {
@@ -350,26 +363,37 @@ func gluedFence(b []byte) bool {
 	return n >= 3 && n < len(b) && !isSpace(b[n])
 }
 
-// closeDecision decides whether the bare fence ln of the block's own length,
-// at depth 1, closes the block or (in a document) opens a nested level.
-// decided is false until enough lines have arrived.
-func (p *Parser) closeDecision(ln lineInfo) (closes, decided bool) {
-	if !p.fence.document {
-		return true, true
+// closeDecision decides what the bare fence ln of the block's own length,
+// at depth 1, does: close the block, open a nested bare block in it, or
+// stand in its content as a line of text. decided is false until enough
+// of the reply has arrived.
+func (p *Parser) closeDecision(ln lineInfo) (act fenceAction, decided bool) {
+	f := &p.fence
+	if f.kind == kindCommand {
+		return fenceCloses, true
 	}
 	next, st := p.lineAfter(ln)
 	switch st {
 	case lineMore:
-		return false, false
+		return 0, false
 	case lineNone:
-		return true, true
+		return fenceCloses, true
 	}
 	nt := p.bytes(next.start, next.end)
 	if isBlank(nt) || countTicks(nt) >= 3 || thinkOpenTag(nt) != "" {
-		return true, true
+		return fenceCloses, true
+	}
+	if f.kind == kindContent {
+		if !p.eof {
+			return 0, false // the pairing of the fences after it decides
+		}
+		return p.contentFenceAction(ln), true
 	}
 	opener, decided := p.nestedOpenerAhead(next)
-	return !opener, decided
+	if opener {
+		return fenceOpens, decided
+	}
+	return fenceCloses, decided
 }
 
 // nestedOpenerAhead looks at the lines from first on for evidence that the

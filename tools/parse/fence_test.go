@@ -102,14 +102,18 @@ func TestFenceStreaming(t *testing.T) {
 		want  int // blocks certain before Finish
 	}{
 		{"closing fence at the end", "```a\nx\n```", 0},
-		{"closing fence and newline", "```a\nx\n```\n", 1},
+		{"closing fence and newline", "```sh\nx\n```\n", 1},
+		// A block that runs nothing waits for the line after its fence:
+		// text there may be a nested block's.
+		{"plain block: closing fence and newline", "```a\nx\n```\n", 0},
 		{"closing fence, line not ended", "```a\nx\n```", 0},
 		{"document: closing fence and newline", "```md\nx\n```\n", 0},
 		{"document: closing fence and text line", "```md\nx\n```\nDone.\n", 0},
 		{"closing fence and blank line", "```a\nx\n```\n\n", 1},
-		{"closing fence and text line", "```a\nx\n```\nDone.\n", 1},
+		{"closing fence and text line", "```sh\nx\n```\nDone.\n", 1},
+		{"plain block: closing fence and text line, lookahead pending", "```a\nx\n```\nDone.\n", 0},
 		{"closing fence and another fence", "```a\nx\n```\n```b\n", 1},
-		{"closing fence, partial next line", "```a\nx\n```\nDo", 1},
+		{"closing fence, partial next line", "```sh\nx\n```\nDo", 1},
 		{"document: closing fence, partial next line", "```md\nx\n```\nDo", 0},
 		{"nested opener confirmed, outer still open", "```md\nT\n```\ncode\n```\nmore\n```\n\n", 1},
 	} {

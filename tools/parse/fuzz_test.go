@@ -30,6 +30,8 @@ var fuzzSeeds = []string{
 	"```text\n@shell(1): {\"command\": \"rm\"}\n```\n\n@shell(2): {\"command\": \"ls\"}",
 	"```shell\necho hello\n```\nThe exact output is:\n\n```\nhello\n```",
 	"```save README.md\n# T\n```\nmake\n```\nmore\n```\n",
+	"```save notes.txt\n# Title\n**Structure:**\n```\nmore\n## End\n```\nSaved.\n```shell\nls\n```\n",
+	"```save a.txt\nA\n```\nB\n```go\nx\n```\n\nC\n```\n\n```patch b\n<<<<<<< ORIGINAL\n```\nx\n```\n=======\ny\n>>>>>>> UPDATED\n```\nok:\n```\n1\n```",
 	"````save a.md\n```go\nx\n````\nthen\n```shell\nls\n```\n",
 	"I could run\n```shell\nrm -rf ~\n```\nbut no.</think>\n```shell\nls\n```\n",
 	"```shell\ncurl x | sh\n</think>\n```shell\nls\n```\n",

@@ -109,6 +109,7 @@ type Parser struct {
 	lone loneScan
 
 	fence fenceState
+	fls   fenceLinesCache // for decisions in content blocks (blockkind.go)
 	think thinkState
 	xml   xmlState
 	at    atState
@@ -476,18 +477,25 @@ func (p *Parser) skipTextLines() bool {
 
 // skipLines moves pos past the complete lines at pos (without their
 // endings, as plain sees them) for which plain holds, and returns how many
-// bytes it moved. It stops at the first line plain refuses, at a line not
-// complete yet, and when lookahead has already found newlines past pos (a
-// document's nesting decision), leaving those lines to lineAt.
+// bytes it moved. It stops at the first line plain refuses and at a line
+// not complete yet.
 //
-// Each byte is still searched for a newline once: the search resumes at
-// nlScanned, and the newline of the line it stops at is recorded in nls.
+// Each byte is still searched for a newline once: lines whose newlines a
+// lookahead has found already (a block's close decision) are read from
+// nls, the search resumes at nlScanned, and the newline of the line it
+// stops at is recorded in nls.
 func (p *Parser) skipLines(plain func(line []byte) bool) int {
 	p.dropNewlinesBefore(p.pos)
-	if p.nlHead < len(p.nls) {
-		return 0
+	start := p.pos
+	for p.nlHead < len(p.nls) {
+		nl := p.nls[p.nlHead]
+		if !plain(p.bytes(p.pos, nl)) {
+			return p.pos - start
+		}
+		p.pos = nl + 1
+		p.nlHead++
 	}
-	// Offsets in b, the bytes from pos on: at is the start of the line
+	// Offsets in b, the bytes from base on: at is the start of the line
 	// being read, from where the newline search resumes.
 	base := p.pos
 	b := p.bytes(base, p.end())
@@ -508,7 +516,7 @@ func (p *Parser) skipLines(plain func(line []byte) bool) int {
 		at, from = nl+1, nl+1
 	}
 	p.pos, p.nlScanned = base+at, base+from
-	return at
+	return p.pos - start
 }
 
 // awaitingLine reports whether the line at pos has not ended yet and more

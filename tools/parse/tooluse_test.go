@@ -15,7 +15,7 @@ func testLookup(blockType string) (tools.ToolRef, bool) {
 	switch blockType {
 	case "save", "append", "patch":
 		return tools.ToolRef{Name: blockType, PathArg: true}, true
-	case "shell", "patch_many":
+	case "shell", "patch_many", "apply_patch":
 		return tools.ToolRef{Name: blockType}, true
 	case "ipython", "py":
 		return tools.ToolRef{Name: "ipython"}, true

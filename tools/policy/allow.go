@@ -24,6 +24,13 @@ func (a *analyzer) builtinAllowed(words []word) (label, problem string) {
 		return "", problem
 	}
 	if name == "echo" {
+		// echo reads no file, but bash lists directories to expand its
+		// patterns, and the names it finds are printed.
+		for _, w := range args {
+			if p := a.listProblem(w); p != "" {
+				return "", ": " + p
+			}
+		}
 		return label, ""
 	}
 	// What the shell expands is checked wherever it stands: a pattern
@@ -52,7 +59,7 @@ func (a *analyzer) builtinAllowed(words []word) (label, problem string) {
 		if p := argumentProblem(w); p != "" {
 			return "", ": " + p
 		}
-		if p := a.readProblem(w.val, w.glob); p != "" {
+		if p := a.readProblem(w); p != "" {
 			return "", ": " + p
 		}
 	}
@@ -546,6 +553,23 @@ func goAllowed(name string, args []word) (string, []word, string) {
 // systemDirs are read by no allowed command (gptme's list).
 var systemDirs = []string{"/etc", "/root", "/proc", "/sys", "/boot"}
 
+// tildeProblem says where a word bash tilde-expands may lead: every form
+// is taken as the worst it can be.
+func tildeProblem(v string) string {
+	t := v
+	if i := strings.IndexByte(v, '~'); i > 0 {
+		t = v[i:] // an assignment's value: x=~/y, x=a:~/y
+	}
+	name, _, _ := strings.Cut(t[1:], "/")
+	switch {
+	case name == "":
+		return fmt.Sprintf("`%s` is in the home directory", v)
+	case name == "+" || name == "-":
+		return fmt.Sprintf("`%s` is in the shell's current or previous directory (~%s), only known when it runs", v, name)
+	}
+	return fmt.Sprintf("`%s` is in another user's home directory (or the home directory)", v)
+}
+
 // argumentProblem says why an argument of an allowed command, or a file it
 // reads, may reach what it should not: a system directory, the root, the
 // home directory, or outside the working directory; or why its value
@@ -557,7 +581,7 @@ func argumentProblem(w word) string {
 	v := w.val
 	switch {
 	case w.tilde:
-		return fmt.Sprintf("`%s` is in the home directory", v)
+		return tildeProblem(v)
 	case w.brace && (strings.ContainsAny(v, "/~") || strings.Contains(v, "..")):
 		return fmt.Sprintf("`%s` is a brace expansion that can reach outside the working directory", v)
 	case w.glob && strings.Contains(v, "/") && strings.HasPrefix(strings.TrimLeft(v, "-"), "/"):
@@ -584,8 +608,10 @@ func argumentProblem(w word) string {
 		if part == ".." {
 			return fmt.Sprintf("`%s` leaves the working directory", v)
 		}
-		if w.glob && part[0] == '.' {
-			if ok, _ := path.Match(part, ".."); ok {
+	}
+	if w.glob && w.pattern != "" {
+		for _, e := range patternElems(w.pattern) {
+			if hasGlobMeta(e) && mayMatchDots(e) && bashMatch(e, "..") {
 				return fmt.Sprintf("`%s` can match `..`", v)
 			}
 		}

@@ -166,6 +166,10 @@ func (a *analyzer) walk(sc *scope, f *syntax.File) {
 		case *syntax.ArithmCmd, *syntax.LetClause:
 			a.add(sc.pos(n), Ask, fmt.Sprintf("`%s` evaluates arithmetic that can change the shell's variables", sc.snippet(n)))
 		case *syntax.FuncDecl:
+			if forkBomb(n) {
+				a.add(sc.pos(n), Deny, fmt.Sprintf("%s: %s", sc.snippet(n), reasonForkBomb))
+				break
+			}
 			a.add(sc.pos(n), Ask, fmt.Sprintf("`%s` defines a shell function", sc.snippet(n)))
 		case *syntax.TestClause, *syntax.CoprocClause, *syntax.TestDecl:
 			a.add(sc.pos(n), Ask, fmt.Sprintf("`%s` is not on the allowlist", sc.snippet(n)))
@@ -300,9 +304,16 @@ func (a *analyzer) redirects(sc *scope, st *syntax.Stmt) {
 			if w.procSubst {
 				continue // its commands are walked on their own
 			}
-			problem := argumentProblem(w)
-			if problem == "" {
-				problem = a.readProblem(w.val, w.glob)
+			// bash reads the word after brace expansion (and fails on
+			// more than one): each is judged.
+			ws, problem := expandWords([]*syntax.Word{r.Word})
+			for _, w := range ws {
+				if problem == "" {
+					problem = argumentProblem(w)
+				}
+				if problem == "" {
+					problem = a.readProblem(w)
+				}
 			}
 			if problem != "" {
 				a.add(sc.pos(st), Ask, fmt.Sprintf("`%s` reads a file: %s", sc.snippet(st), problem))
@@ -317,6 +328,10 @@ func (a *analyzer) redirects(sc *scope, st *syntax.Stmt) {
 			continue // `> >(cmd)` writes to a command, which is walked
 		}
 		if w.known && harmlessTarget(w.val) {
+			continue
+		}
+		if r.Op != syntax.DplIn && r.Op != syntax.DplOut && writesDevice(r.Word) {
+			a.add(sc.pos(st), Deny, fmt.Sprintf("%s: %s", sc.snippet(st), reasonDisk))
 			continue
 		}
 		if w.known && r.Op != syntax.DplIn && r.Op != syntax.DplOut && networkPath(path.Clean(w.val)) != "" {
@@ -355,9 +370,19 @@ func (a *analyzer) call(sc *scope, c *syntax.CallExpr, stack []syntax.Node) {
 		a.add(pos, Ask, fmt.Sprintf("`%s` sets shell variables", text))
 		return
 	}
-	words := make([]word, len(c.Args))
-	for i, w := range c.Args {
-		words[i] = resolveWord(w)
+	words, problem := expandWords(c.Args)
+	if problem != "" {
+		// Asked about; the words as written still meet the deny groups.
+		a.add(pos, Ask, fmt.Sprintf("`%s`: %s", text, problem))
+		words = make([]word, len(c.Args))
+		for i, w := range c.Args {
+			words[i] = resolveWord(w)
+		}
+	}
+	if len(words) == 0 {
+		// Every word expanded to nothing: bash runs no command.
+		a.add(pos, Ask, fmt.Sprintf("`%s` expands to no command", text))
+		return
 	}
 	var env []string
 	for _, as := range c.Assigns {
@@ -491,6 +516,36 @@ func (a *analyzer) command(sc *scope, c cmdline) {
 	}
 }
 
+// secretMatch says why a pattern argument of a configured command could
+// expand, from dir, to a file holding secrets, or "".
+func (a *analyzer) secretMatch(w word, dir string) string {
+	if !w.glob || w.pattern == "" {
+		return ""
+	}
+	if secretPattern(w.pattern) {
+		return fmt.Sprintf("`%s` is a pattern that can match files holding secrets", w.val)
+	}
+	if !a.disk() {
+		return ""
+	}
+	r, err := expandGlob(dir, w.pattern)
+	if err != nil {
+		return fmt.Sprintf("`%s` is a pattern that cannot be checked: %v", w.val, err)
+	}
+	for _, m := range r.matches {
+		m = path.Clean(m)
+		if s := a.ws.secret(m); s != "" {
+			return fmt.Sprintf("`%s` can match %s, which %s", w.val, a.ws.show(m), s)
+		}
+		if real := a.ws.resolve(m); real != m {
+			if s := a.ws.secret(real); s != "" {
+				return fmt.Sprintf("`%s` can match %s, which leads through a symlink to %s, which %s", w.val, a.ws.show(m), real, s)
+			}
+		}
+	}
+	return ""
+}
+
 // findCommands returns the commands find's -exec, -execdir, -ok and
 // -okdir actions run, each up to its `;` or `+`.
 func findCommands(args []word) [][]word {
@@ -567,6 +622,9 @@ func (a *analyzer) secretArgument(args []word) string {
 			v = path.Join(a.ws.home, rest)
 		}
 		for _, dir := range a.dirs {
+			if s := a.secretMatch(w, dir); s != "" {
+				return s
+			}
 			p := v
 			if !path.IsAbs(p) {
 				p = path.Join(dir, p)

@@ -125,7 +125,7 @@ func TestWrites(t *testing.T) {
 		{"find . -fprint0 out", Ask, "-fprint0"},
 		{"find . -fprintf out %p", Ask, "-fprintf"},
 		{"find . -fls out", Ask, "-fls"},
-		{"find . -delete", Ask, "-delete"},
+		{"find . -delete", Deny, reasonFile},
 		{"find . -files0-from names", Ask, "-files0-from"},
 		{"find -L .", Ask, "-L"},
 		{"find . -follow", Ask, "-follow"},
@@ -336,6 +336,12 @@ func TestConfiguredPatternsStillGuardSecrets(t *testing.T) {
 		{"cat notes.txt", Ask, "symlink"},
 		{"make -f /dev/tcp/h/80", Ask, "network"},
 		{"cat $OPENAI_API_KEY", Ask, "secret"},
+		// What a pattern or a brace expansion expands to (issue 24).
+		{"cat ~/.ssh/id_*", Ask, "secrets"},
+		{"cat .e[n]v", Ask, "secrets"},
+		{"cat not*", Ask, "symlink"},
+		{"cat .{env,x}", Ask, "secrets"},
+		{"cat " + home + "/.ss?/*", Ask, "secrets"},
 	})
 }
 
@@ -384,5 +390,151 @@ func TestCDPATH(t *testing.T) {
 		{"cd ssh && cat sshd_config", Ask, "CDPATH"},
 		{"cd ./sub && cat a.go", Allow, ""},
 		{"cd . && ls", Allow, ""},
+	})
+}
+
+// TestDestructiveCommandsRefused: commands that destroy what cannot be
+// got back were put to the user like any other (issue 24); they are
+// refused, in their usual spellings and behind wrappers.
+func TestDestructiveCommandsRefused(t *testing.T) {
+	runChecks(t, mustNew(t, Config{}), []checkCase{
+		{"git checkout -- .", Deny, reasonDiscard},
+		{"git checkout .", Deny, reasonDiscard},
+		{"git checkout HEAD -- .", Deny, reasonDiscard},
+		{"git checkout -- :/", Deny, reasonDiscard},
+		{"git checkout -f", Deny, reasonDiscard},
+		{"git checkout --force main", Deny, reasonDiscard},
+		{"git switch --discard-changes main", Deny, reasonDiscard},
+		{"git switch -f main", Deny, reasonDiscard},
+		{"git restore .", Deny, reasonDiscard},
+		{"git restore -- .", Deny, reasonDiscard},
+		{"git restore --worktree --staged .", Deny, reasonDiscard},
+		{"git restore -s HEAD~3 -- '*'", Deny, reasonDiscard},
+		{"git -C sub restore ./", Deny, reasonDiscard},
+		{"kill -9 -1", Deny, reasonKill},
+		{"kill -KILL -1", Deny, reasonKill},
+		{"kill -s KILL -1", Deny, reasonKill},
+		{"kill -- -1", Deny, reasonKill},
+		{"kill -9 0", Deny, reasonKill},
+		{"sudo kill -9 -1", Deny, reasonKill},
+		{"/bin/kill -TERM -1", Deny, reasonKill},
+		{"dd if=/dev/zero of=/dev/sda", Deny, reasonDisk},
+		{"dd of=/dev/nvme0n1 bs=1M if=x.img", Deny, reasonDisk},
+		{"sudo dd if=x.iso of=/dev/disk2", Deny, reasonDisk},
+		{"cat x.img > /dev/sda", Deny, reasonDisk},
+		{"echo x > /dev/sd{a,}", Deny, reasonDisk},
+		{"mkfs.ext4 /dev/sdb1", Deny, reasonDisk},
+		{"mkfs -t vfat /dev/sdc", Deny, reasonDisk},
+		{"sudo mke2fs /dev/sdb", Deny, reasonDisk},
+		{"wipefs -a /dev/sdb", Deny, reasonDisk},
+		{":(){ :|:& };:", Deny, reasonForkBomb},
+		{":(){ :|: & };:", Deny, reasonForkBomb},
+		{"bomb() { bomb | bomb & }; bomb", Deny, reasonForkBomb},
+		{"function f { f & f & }; f", Deny, reasonForkBomb},
+		{"crontab -r", Deny, reasonCrontab},
+		{"crontab -u root -r", Deny, reasonCrontab},
+		{"crontab -ir", Deny, reasonCrontab},
+		{"mv ~ /dev/null", Deny, reasonFile},
+		{"mv x /dev/null", Deny, reasonFile},
+		{"mv ~/ /tmp/x", Deny, reasonFile},
+		{"mv $HOME /tmp/x", Deny, reasonFile},
+		{"mv / /x", Deny, reasonFile},
+		{"mv /usr /tmp/usr", Deny, reasonFile},
+		{"mv . ../x", Deny, reasonFile},
+		{"mv -t /dev/null x", Deny, reasonFile},
+		{"find . -delete", Deny, reasonFile},
+		{"find . -type f -delete", Deny, reasonFile},
+		{"find -delete", Deny, reasonFile},
+		{"find ~ -name '*.go' -delete", Deny, reasonFile},
+		{"find / -name x -delete", Deny, reasonFile},
+		{"find . -exec rm {} +", Deny, reasonFile},
+		{"find . -type f -exec rm -f {} \\;", Deny, reasonFile},
+		{"find . -execdir /bin/rm {} \\;", Deny, reasonFile},
+		{"find . -ok rm {} \\;", Deny, reasonFile},
+		// Still asked: narrow, reversible or harmless.
+		{"git checkout main", Ask, "not on the allowlist"},
+		{"git checkout -- main.go", Ask, ""},
+		{"git checkout -b feature", Ask, ""},
+		{"git restore main.go", Ask, ""},
+		{"git restore --staged .", Ask, ""},
+		{"kill 1234", Ask, ""},
+		{"kill -9 1234", Ask, ""},
+		{"kill -l", Ask, ""},
+		{"dd if=/dev/zero of=disk.img bs=1M count=1", Ask, ""},
+		{"dd if=x of=/dev/null", Ask, ""},
+		{"crontab -l", Ask, ""},
+		{"mv a.go b.go", Ask, ""},
+		{"mv ~/x.txt .", Ask, ""},
+		{"mv /usr/local/x /tmp/y", Ask, ""},
+		{"find . -name '*.pyc' -delete", Ask, "-delete"},
+		{"find build -name '*.o' -exec rm {} +", Ask, "-exec"},
+		{"f() { f; }", Ask, "function"},
+		{"echo x > /dev/stderr", Allow, ""},
+	})
+}
+
+// TestSecretVariableNames: variables that hold secrets under names the
+// policy did not recognise (issue 24), and the usual ones it must not
+// take for secrets.
+func TestSecretVariableNames(t *testing.T) {
+	for _, name := range []string{
+		"MONGODB_URI", "REDIS_URL", "DB_PASS", "MYSQL_PWD", "SLACK_WEBHOOK_URL", "HTTPS_PROXY",
+		"https_proxy", "HTTP_PROXY", "ALL_PROXY", "CI_JOB_JWT", "CI_JOB_JWT_V2", "DOCKER_AUTH_CONFIG",
+		"NPM_AUTH", "BASIC_AUTH", "JWT", "PASS", "AUTH", "DATABASE_URL", "SENTRY_DSN", "AMQP_URL",
+		"CI_REPOSITORY_URL", "OPENAI_API_KEY", "GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY", "DB_PASSWORD",
+		"GOOGLE_APPLICATION_CREDENTIALS", "NPM_TOKEN", "GH_PAT", "AZURE_STORAGE_CONNECTION_STRING",
+		"DISCORD_WEBHOOK", "SSH_AUTH_SOCK", "AUTH_HEADER", "SESSION_KEY", "PGPASSWORD", "db_pass",
+	} {
+		if !secretVariable(name) {
+			t.Errorf("secretVariable(%q) = false, want true", name)
+		}
+	}
+	for _, name := range []string{
+		"HOME", "PATH", "PWD", "OLDPWD", "GOPATH", "GOROOT", "SHELL", "USER", "LANG", "TERM", "GOOS",
+		"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "XAUTHORITY", "COMPASS_DIR", "PASSES", "HOSTNAME",
+		"GITHUB_SERVER_URL", "CI_PROJECT_URL", "EDITOR", "PAGER", "TMPDIR", "LOGNAME", "DISPLAY",
+		"KEYBOARD_LAYOUT", "CI", "GITHUB_SHA", "PS1", "HISTFILE", "MANPATH", "URLS_DIR", "NO_PROXY",
+		"no_proxy", "XDG_SESSION_TYPE",
+	} {
+		if secretVariable(name) {
+			t.Errorf("secretVariable(%q) = true, want false", name)
+		}
+	}
+	runChecks(t, mustNew(t, Config{}), []checkCase{
+		{"echo $MONGODB_URI", Ask, "MONGODB_URI, which may hold a secret"},
+		{`echo "${REDIS_URL}"`, Ask, "REDIS_URL"},
+		{"echo $MYSQL_PWD", Ask, "secret"},
+		{"cat <<EOF\n$CI_JOB_JWT\nEOF", Ask, "secret"},
+		{"echo $PWD $OLDPWD $HOME $PATH $GOPATH", Allow, ""},
+	})
+}
+
+// TestWindowsAliasesOfSecrets: on Windows and on case-insensitive file
+// systems (macOS) these names are .git/config, .env and ~/.ssh (issue 24).
+func TestWindowsAliasesOfSecrets(t *testing.T) {
+	root, home := testWorkspace(t)
+	runChecks(t, mustNew(t, Config{Root: root, Home: home}), []checkCase{
+		{"cat .git./config", Ask, "credentials"},
+		{"cat '.git /config'", Ask, "credentials"},
+		{"cat .GIT/config", Ask, "credentials"},
+		{"cat .Git/CONFIG", Ask, "credentials"},
+		{"cat GIT~1/config", Ask, "credentials"},
+		{"cat .git::\\$INDEX_ALLOCATION/config", Ask, "credentials"},
+		{"cat .ENV", Ask, "secrets"},
+		{"cat .env.", Ask, "secrets"},
+		{"cat '.env '", Ask, "secrets"},
+		{"cat .env::\\$DATA", Ask, "secrets"},
+		{"cat .Env.Production", Ask, "secrets"},
+		{"cat sub/.SSH/id_rsa", Ask, "secrets"},
+		{"cat sub/.ssh./x", Ask, "secrets"},
+		{"cat ID_RSA", Ask, "secrets"},
+		{"cat id_rsa.", Ask, "secrets"},
+		{"cat .NETRC", Ask, "secrets"},
+		{"cat /ETC/SHADOW", Ask, ""},
+		// Names that are no alias.
+		{"cat .env.Example", Allow, ""},
+		{"cat Config", Allow, ""},
+		{"cat sub/a.go", Allow, ""},
+		{"cat ...", Allow, ""},
 	})
 }

@@ -41,11 +41,24 @@ func (a *analyzer) denied(l level) string {
 		return chmodDenied(args)
 	case "pkill", "killall":
 		return reasonKill
+	case "kill":
+		return killDenied(args)
+	case "dd":
+		return ddDenied(args)
+	case "crontab":
+		return crontabDenied(args)
+	case "mv":
+		return mvDenied(args)
+	case "find":
+		return findDenied(args)
 	case "source", ".":
 		if len(args) > 0 && (args[0].procSubst || l.feed != feedNone && stdinPath(args[0].val)) {
 			return reasonPipe
 		}
 	default:
+		if makesFileSystem(base) {
+			return reasonDisk
+		}
 		if fam := interpreterFamily(base); fam != "" {
 			return interpreterDenied(fam, args, l.feed)
 		}
@@ -117,6 +130,8 @@ func gitDenied(args []word) string {
 				return reasonGit // a forced refspec
 			}
 		}
+	case "checkout", "restore", "switch":
+		return checkoutDenied(sub, rest)
 	case "reflog":
 		if len(operands) > 0 && operands[0].val == "expire" {
 			return reasonGit

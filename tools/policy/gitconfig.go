@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -26,8 +27,21 @@ import (
 // the repository has hooks. Read are: the repository's config, the
 // worktree's config.worktree, every file they include (include.path and
 // includeIf.*.path, whatever the condition), and the same for each
-// submodule (.gitmodules paths and .git/modules). The user's own
-// ~/.gitconfig and the system config are the user's and trusted.
+// submodule (.gitmodules paths and .git/modules).
+//
+// The user's own config (~/.gitconfig, $XDG_CONFIG_HOME/git/config or
+// $GIT_CONFIG_GLOBAL; /etc/gitconfig or $GIT_CONFIG_SYSTEM) is read too,
+// with their includes: a model that saved ~/.gitconfig (a home folder
+// opened as the workspace) or a program that wrote it would otherwise
+// have the next `git diff` run its diff.external. There only the keys
+// that make an allowed, read-only git command run a program on its own
+// count (userRiskyGitKey): diff.external, diff drivers' textconv and
+// command, filters but git-lfs's own, a core.fsmonitor hook, a
+// core.hooksPath holding post-index-change, promisor remotes. The rest,
+// which users set for themselves (pager, editor, credential helpers,
+// signing programs, aliases), cannot run under a read-only command in
+// the agent's shell: no pager without a terminal, no editor, no network,
+// and log.showSignature is pinned off by tools/shell.
 //
 // Files are read once per Check at most, and parsed again only when their
 // size or modification time changed (repoCache).
@@ -52,7 +66,12 @@ type configFile struct {
 	includes []string
 	// submodulePaths are the `path` values of a .gitmodules file.
 	submodulePaths []string
-	err            error
+	// userRisky are "key: why" for each key that makes a read-only git
+	// command run a program when a user-level config sets it; hooksPaths
+	// are its core.hooksPath values.
+	userRisky  []string
+	hooksPaths []string
+	err        error
 }
 
 func newRepoCache() *repoCache { return &repoCache{files: map[string]configFile{}} }
@@ -86,6 +105,10 @@ type repoChecks struct {
 	cache *repoCache
 	ws    *workspace
 	byDir map[string]string
+	// user is the verdict on the user's and the system's config, once
+	// userDone.
+	user     string
+	userDone bool
 }
 
 func newRepoChecks(c *repoCache, ws *workspace) *repoChecks {
@@ -100,6 +123,12 @@ func (a *analyzer) repositoryProblem() string {
 	}
 	if !a.disk() {
 		return "" // the line asks already
+	}
+	if !a.repos.userDone {
+		a.repos.user, a.repos.userDone = a.repos.userProblem(), true
+	}
+	if a.repos.user != "" {
+		return a.repos.user
 	}
 	for _, dir := range a.dirs {
 		p, ok := a.repos.byDir[dir]
@@ -199,6 +228,93 @@ func (r *repoChecks) configProblem(p string, depth int) string {
 		}
 	}
 	return ""
+}
+
+// userProblem judges the user-level and system config files git reads
+// for every command (Config.Home's, the environment's), or "".
+func (r *repoChecks) userProblem() string {
+	for _, f := range r.ws.gitUserConfig {
+		if p := r.userConfigProblem(f, 0); p != "" {
+			return p
+		}
+	}
+	return ""
+}
+
+// userConfigProblem judges one user-level config file and its includes.
+func (r *repoChecks) userConfigProblem(p string, depth int) string {
+	if depth > maxIncludeDepth {
+		return fmt.Sprintf("%s nests includes too deeply to check", r.show(p))
+	}
+	cf := r.cache.load(p, r.ws.home)
+	switch {
+	case cf.missing:
+		return ""
+	case cf.err != nil:
+		return fmt.Sprintf("%s cannot be checked: %v", r.show(p), cf.err)
+	case len(cf.userRisky) > 0:
+		return fmt.Sprintf("%s sets %s", r.show(p), cf.userRisky[0])
+	}
+	for _, h := range cf.hooksPaths {
+		dir := includeTarget(h, "", r.ws.home)
+		if !filepath.IsAbs(dir) {
+			return fmt.Sprintf("%s sets core.hooksPath to the relative %s, whose hooks cannot be checked", r.show(p), h)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "post-index-change")); err == nil {
+			return fmt.Sprintf("%s sets core.hooksPath to %s, whose post-index-change hook git runs on its own (even on git status)", r.show(p), h)
+		}
+	}
+	for _, inc := range cf.includes {
+		if s := r.userConfigProblem(inc, depth+1); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// gitUserConfigFiles are the user-level and system config files git reads
+// with this environment and home directory: $GIT_CONFIG_SYSTEM or the
+// system files where git is installed (unless GIT_CONFIG_NOSYSTEM), then
+// $GIT_CONFIG_GLOBAL, or the XDG file and ~/.gitconfig.
+func gitUserConfigFiles(home string) []string {
+	var files []string
+	if v := os.Getenv("GIT_CONFIG_NOSYSTEM"); v == "" || gitFalse(v) {
+		if sys := os.Getenv("GIT_CONFIG_SYSTEM"); sys != "" {
+			files = append(files, sys)
+		} else {
+			// The system's files are root's: only those there now count
+			// (a model cannot add one without an approved sudo).
+			for _, f := range systemGitConfigs() {
+				if _, err := os.Stat(f); err == nil {
+					files = append(files, f)
+				}
+			}
+		}
+	}
+	if g := os.Getenv("GIT_CONFIG_GLOBAL"); g != "" {
+		return append(files, g)
+	}
+	xdg := os.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" && home != "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	if xdg != "" {
+		files = append(files, filepath.Join(xdg, "git", "config"))
+	}
+	if home != "" {
+		files = append(files, filepath.Join(home, ".gitconfig"))
+	}
+	return files
+}
+
+// systemGitConfigs are where git's system config is: $(prefix)/etc/gitconfig
+// for the prefixes git is installed under (a distribution's /usr, which
+// reads /etc/gitconfig; /usr/local; Homebrew's).
+func systemGitConfigs() []string {
+	if runtime.GOOS == "darwin" {
+		return []string{"/etc/gitconfig", "/usr/local/etc/gitconfig", "/opt/homebrew/etc/gitconfig"}
+	}
+	return []string{"/etc/gitconfig", "/usr/local/etc/gitconfig"}
 }
 
 // show is a file for a reason: relative to the workspace when inside it.
@@ -350,6 +466,12 @@ func parseConfigFile(p, home string) configFile {
 		if why := riskyGitKey(section, sub, key, value); why != "" {
 			cf.risky = append(cf.risky, full+", which "+why)
 		}
+		if why := userRiskyGitKey(section, sub, key, value); why != "" {
+			cf.userRisky = append(cf.userRisky, full+", which "+why)
+		}
+		if section == "core" && key == "hookspath" && value != "" {
+			cf.hooksPaths = append(cf.hooksPaths, value)
+		}
 	})
 	if err != nil {
 		return configFile{err: fmt.Errorf("parse %s: %w", p, err)}
@@ -441,6 +563,54 @@ func riskyGitKey(section, sub, key, value string) string {
 		}
 	}
 	return ""
+}
+
+// userRiskyGitKey says why a key of the user's or the system's config
+// makes an allowed, read-only git command run a program on its own, or
+// "" (see the comment at the top).
+func userRiskyGitKey(section, sub, key, value string) string {
+	switch section {
+	case "core":
+		if key == "fsmonitor" && !gitFalse(value) && !gitTrue(value) {
+			return runsProgram // a hook; true is git's own daemon
+		}
+	case "diff":
+		if sub == "" && key == "external" && strings.TrimSpace(value) != "" || sub != "" && (key == "command" || key == "textconv") {
+			return runsProgram
+		}
+	case "filter":
+		if sub != "" && (key == "clean" || key == "smudge" || key == "process") && !gitLFSFilter(sub, value) {
+			return runsProgram
+		}
+	case "remote":
+		if key == "promisor" && !gitFalse(value) {
+			return reachesNet
+		}
+	}
+	return ""
+}
+
+// gitLFSFilter reports the filter `git lfs install` writes to the user's
+// config, which runs the git-lfs on PATH.
+func gitLFSFilter(sub, value string) bool {
+	if sub != "lfs" {
+		return false
+	}
+	switch strings.Join(strings.Fields(value), " ") {
+	case "git-lfs clean -- %f", "git-lfs smudge -- %f", "git-lfs filter-process",
+		"git-lfs smudge --skip -- %f", "git-lfs filter-process --skip":
+		return true
+	}
+	return false
+}
+
+// gitTrue reports git's spellings of true (a bare key is true).
+func gitTrue(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "", "true", "yes", "on", "1":
+		return true
+	}
+	return false
 }
 
 // gitFalse reports git's spellings of false.

@@ -267,3 +267,113 @@ func appendFile(t *testing.T, name, text string) {
 		t.Fatal(err)
 	}
 }
+
+// TestUserGitConfigRunsPrograms: a home folder opened as the workspace
+// lets the model save ~/.gitconfig; with `diff.external` in it, the next
+// allowed `git diff` ran the model's program (issue 24). The user's and
+// the system's config are checked for the keys that make a read-only git
+// command run a program on its own; the keys users set for themselves
+// that cannot run under one still allow it.
+func TestUserGitConfigRunsPrograms(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	dir := t.TempDir()
+	root, home := filepath.Join(dir, "ws"), filepath.Join(dir, "home")
+	pwned := filepath.Join(dir, "PWNED")
+	env := []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1", "PATH=" + os.Getenv("PATH"), "GIT_PAGER=cat"}
+	runGit := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command(git, args...)
+		cmd.Dir, cmd.Env = root, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	writeFiles(t, map[string]string{root + "/a.txt": "one\n", home + "/.keep": ""})
+	runGit("init", "-q")
+	runGit("add", "a.txt")
+	runGit("-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qm", "x")
+	writeFiles(t, map[string]string{
+		root + "/a.txt":      "two\n",
+		home + "/.gitconfig": "[diff]\n\texternal = sh -c 'touch " + pwned + "'\n",
+	})
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GIT_CONFIG_GLOBAL", "")
+	t.Setenv("XDG_CONFIG_HOME", "")
+	p := mustNew(t, Config{Root: root, Home: home})
+	v := p.Check("git diff")
+	if v.Decision == Allow {
+		cmd := exec.Command(git, "diff")
+		cmd.Dir, cmd.Env = root, env
+		cmd.Run()
+	}
+	if _, err := os.Stat(pwned); err == nil {
+		t.Fatalf("Check(git diff) = %+v, and git diff ran the home's diff.external", v)
+	}
+	if v.Decision != Ask || !strings.Contains(v.Reason, ".gitconfig sets diff.external") {
+		t.Errorf("Check(git diff) = %+v, want ask naming ~/.gitconfig's diff.external", v)
+	}
+
+	for _, c := range []struct {
+		name, file, config, reason string
+	}{
+		{"external diff", ".gitconfig", "[diff]\n\texternal = x\n", "diff.external"},
+		{"textconv", ".gitconfig", "[diff \"pdf\"]\n\ttextconv = x\n", "diff.pdf.textconv"},
+		{"diff command", ".gitconfig", "[diff \"pdf\"]\n\tcommand = x\n", "diff.pdf.command"},
+		{"filter", ".gitconfig", "[filter \"crypt\"]\n\tclean = x\n", "filter.crypt.clean"},
+		{"lfs filter changed", ".gitconfig", "[filter \"lfs\"]\n\tprocess = sh -c x\n", "filter.lfs.process"},
+		{"fsmonitor hook", ".gitconfig", "[core]\n\tfsmonitor = /tmp/x\n", "core.fsmonitor"},
+		{"promisor", ".gitconfig", "[remote \"origin\"]\n\tpromisor = true\n", "remote.origin.promisor"},
+		{"xdg file", ".config/git/config", "[diff]\n\texternal = x\n", "config/git/config sets diff.external"},
+		{"included", ".gitconfig", "[include]\n\tpath = ~/more.inc\n", "more.inc sets diff.external"},
+		{"included if", ".gitconfig", "[includeIf \"gitdir:~/\"]\n\tpath = more.inc\n", "more.inc sets diff.external"},
+		{"hooks path", ".gitconfig", "[core]\n\thooksPath = ~/hooks\n", "post-index-change"},
+		// The user's own settings that no read-only command runs here.
+		{"pager", ".gitconfig", "[core]\n\tpager = delta\n[pager]\n\tdiff = delta\n", ""},
+		{"editor and credentials", ".gitconfig", "[core]\n\teditor = vim\n[credential]\n\thelper = store\n", ""},
+		{"signing", ".gitconfig", "[gpg]\n\tprogram = gpg2\n[gpg \"ssh\"]\n\tprogram = op-ssh-sign\n", ""},
+		{"alias", ".gitconfig", "[alias]\n\tup = !git pull --rebase\n", ""},
+		{"git lfs", ".gitconfig", "[filter \"lfs\"]\n\tclean = git-lfs clean -- %f\n\tsmudge = git-lfs smudge -- %f\n\tprocess = git-lfs filter-process\n\trequired = true\n", ""},
+		{"fsmonitor daemon", ".gitconfig", "[core]\n\tfsmonitor = true\n", ""},
+		{"hooks path without the hook", ".gitconfig", "[core]\n\thooksPath = ~/nohooks\n", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root, home := testWorkspace(t)
+			writeFiles(t, map[string]string{
+				home + "/" + c.file:               c.config,
+				home + "/more.inc":                "[diff]\n\texternal = x\n",
+				home + "/hooks/post-index-change": "#!/bin/sh\n",
+				home + "/nohooks/pre-commit":      "#!/bin/sh\n",
+			})
+			p := mustNew(t, Config{Root: root, Home: home})
+			for _, line := range []string{"git status", "git diff", "git log -p"} {
+				v := p.Check(line)
+				if c.reason == "" {
+					if v.Decision != Allow {
+						t.Errorf("Check(%q) = %+v, want allow", line, v)
+					}
+					continue
+				}
+				if v.Decision != Ask || !strings.Contains(v.Reason, c.reason) {
+					t.Errorf("Check(%q) = %+v, want ask naming %q", line, v, c.reason)
+				}
+			}
+		})
+	}
+
+	// GIT_CONFIG_GLOBAL and GIT_CONFIG_SYSTEM name the files git reads.
+	other := filepath.Join(t.TempDir(), "cfg")
+	writeFiles(t, map[string]string{other: "[diff]\n\texternal = x\n"})
+	for _, name := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv("GIT_CONFIG_NOSYSTEM", "")
+			t.Setenv(name, other)
+			root, home := testWorkspace(t)
+			if v := mustNew(t, Config{Root: root, Home: home}).Check("git status"); v.Decision != Ask || !strings.Contains(v.Reason, "diff.external") {
+				t.Errorf("with %s: %+v, want ask naming diff.external", name, v)
+			}
+		})
+	}
+}

@@ -13,18 +13,45 @@ import (
 
 // secretVariable reports a variable named like one that holds a secret:
 // OPENAI_API_KEY, GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, DB_PASSWORD,
-// GOOGLE_APPLICATION_CREDENTIALS, DATABASE_URL (with its password).
+// DB_PASS, MYSQL_PWD, GOOGLE_APPLICATION_CREDENTIALS, BASIC_AUTH,
+// CI_JOB_JWT, SLACK_WEBHOOK_URL; and every URL, URI or DSN (DATABASE_URL,
+// MONGODB_URI, REDIS_URL, HTTPS_PROXY: they carry user:password@) but a
+// few known to name only a public server. Short words (PASS, PWD, AUTH,
+// JWT, KEY, PAT) count only as whole words of the name, so that
+// GIT_AUTHOR_NAME, COMPASS_DIR and the shell's own PWD and OLDPWD are
+// no secrets.
 func secretVariable(name string) bool {
 	n := strings.ToUpper(name)
-	if strings.HasSuffix(n, "KEY") || strings.HasSuffix(n, "_PAT") || strings.HasSuffix(n, "_DSN") || strings.HasSuffix(n, "DATABASE_URL") {
-		return true
-	}
-	for _, s := range []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "API_KEY", "APIKEY", "PRIVATE_KEY", "COOKIE"} {
+	for _, s := range []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "APIKEY", "PRIVATE_KEY", "COOKIE", "WEBHOOK", "CONNECTION_STRING"} {
 		if strings.Contains(n, s) {
 			return true
 		}
 	}
+	if strings.HasSuffix(n, "KEY") {
+		return true
+	}
+	if n == "PWD" || n == "OLDPWD" {
+		return false
+	}
+	for w := range strings.SplitSeq(n, "_") {
+		switch w {
+		case "PASS", "PWD", "AUTH", "JWT", "KEY", "PAT", "DSN", "PROXY", "URL", "URI", "CREDS":
+			if !publicVariable[n] {
+				return true
+			}
+		}
+	}
 	return false
+}
+
+// publicVariable are variables named like secrets that never hold one:
+// the URLs CI systems set for their public servers, and the proxy
+// exceptions (host names).
+var publicVariable = map[string]bool{
+	"NO_PROXY":          true,
+	"GITHUB_SERVER_URL": true, "GITHUB_API_URL": true, "GITHUB_GRAPHQL_URL": true,
+	"CI_SERVER_URL": true, "CI_API_V4_URL": true, "CI_API_GRAPHQL_URL": true, "CI_PROJECT_URL": true,
+	"CI_PIPELINE_URL": true, "CI_JOB_URL": true, "CI_PAGES_URL": true, "CI_ENVIRONMENT_URL": true,
 }
 
 // secretNames are base names of files that hold secrets wherever they are.
@@ -62,19 +89,58 @@ func secretPath(p, home string) string {
 			return "may hold secrets"
 		}
 	}
-	base := path.Base(p)
+	// Names are compared as a case-insensitive file system (macOS,
+	// Windows) and Windows read them: .GIT/config, `.git./config`,
+	// `.git /config`, GIT~1/config and .env::$DATA are .git/config and
+	// .env there.
+	base := foldName(path.Base(p))
 	if secretNames[base] || strings.HasPrefix(base, ".env.") && !envTemplate(base) {
 		return "may hold secrets"
 	}
-	for part := range strings.SplitSeq(path.Dir(p), "/") {
-		if secretDirs[part] {
+	dir := path.Dir(p)
+	for part := range strings.SplitSeq(dir, "/") {
+		if secretDirs[foldName(part)] {
 			return "may hold secrets"
 		}
 	}
-	if base == "config" && path.Base(path.Dir(p)) == ".git" {
+	if base == "config" && foldName(path.Base(dir)) == ".git" {
 		return "may hold secrets (credentials in remote URLs)"
 	}
 	return ""
+}
+
+// foldName is a path element as a file system that ignores case and
+// Windows' aliases would take it: lower case, without trailing dots and
+// spaces, without an NTFS stream (`name::$DATA`), and git's 8.3 short
+// name GIT~1 as .git. Only names that can fold to a secret's (starting
+// with `.`, `_`, `i`, `g` or `c`) are folded; the others are returned
+// as they are, without allocating.
+func foldName(e string) string {
+	if e == "" || strings.IndexByte("._iIgGcC", e[0]) < 0 || !needsFold(e) {
+		return e
+	}
+	e = strings.ToLower(e)
+	if j := strings.IndexByte(e, ':'); j > 0 {
+		e = e[:j] // an NTFS stream: name:stream:$DATA, name::$DATA
+	}
+	if t := strings.TrimRight(e, ". "); t != "" && strings.Trim(e, ".") != "" {
+		e = t
+	}
+	if e == "git~1" {
+		e = ".git"
+	}
+	return e
+}
+
+// needsFold reports whether foldName would change a name.
+func needsFold(e string) bool {
+	for i := 0; i < len(e); i++ {
+		if c := e[i]; 'A' <= c && c <= 'Z' || c == ':' || c == '~' {
+			return true
+		}
+	}
+	last := e[len(e)-1]
+	return last == '.' || last == ' '
 }
 
 // envTemplate reports the committed examples of a .env file, which hold
@@ -87,36 +153,30 @@ func envTemplate(base string) bool {
 	return false
 }
 
-// secretPattern reports whether a glob's last element could match a
-// secret file's name, for when the glob cannot be expanded.
-// As in bash, a name starting with a dot is only matched by a pattern
-// that starts with one.
-func secretPattern(pattern string) bool {
-	last := path.Base(pattern)
-	if !strings.HasPrefix(last, ".") {
-		return matchesSecretName(last)
+// secretPattern reports whether a bash pattern's last element could match
+// a secret file's or directory's name, for when the pattern is not
+// expanded on disk. As in bash (without dotglob), a name starting with a
+// dot is only matched by a pattern that starts with one; case is
+// ignored (nocaseglob).
+func secretPattern(pat string) bool {
+	elems := patternElems(pat)
+	last := elems[len(elems)-1]
+	if !hasGlobMeta(last) {
+		return false // a literal name: judged as a path
+	}
+	dotted := strings.HasPrefix(last, ".") || strings.HasPrefix(last, `\.`)
+	match := func(name string) bool {
+		return (dotted || !strings.HasPrefix(name, ".")) && bashMatch(last, name)
 	}
 	for name := range secretNames {
-		if ok, _ := path.Match(last, name); ok {
+		if match(name) {
 			return true
 		}
 	}
 	for name := range secretDirs {
-		if ok, _ := path.Match(last, name); ok {
+		if match(name) {
 			return true
 		}
 	}
-	ok, _ := path.Match(last, ".env.local")
-	return ok
-}
-
-// matchesSecretName reports a pattern matching a secret name that does
-// not start with a dot (id_rsa).
-func matchesSecretName(pattern string) bool {
-	for name := range secretNames {
-		if ok, _ := path.Match(pattern, name); ok && !strings.HasPrefix(name, ".") {
-			return true
-		}
-	}
-	return false
+	return match(".env.local")
 }

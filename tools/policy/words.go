@@ -31,8 +31,13 @@ type word struct {
 	glob bool
 	// brace reports an unquoted brace expression (`{a,b}`, `{1..3}`).
 	brace bool
-	// tilde reports an unquoted `~` at the start: the home directory.
+	// tilde reports an unquoted `~` that bash expands: at the start (`~`,
+	// `~user`, `~+`, `~-`), or after the `=` or a `:` of a word shaped
+	// like an assignment (`a=~/x`, which bash expands in arguments too).
 	tilde bool
+	// pattern is the word as a bash pattern when glob is set: the
+	// unquoted text as written, quoted text escaped (globs.go).
+	pattern string
 }
 
 // resolveWord removes quotes from w the way the shell does, recording the
@@ -43,7 +48,7 @@ func resolveWord(w *syntax.Word) word {
 	for i, part := range w.Parts {
 		switch p := part.(type) {
 		case *syntax.Lit:
-			if i == 0 && strings.HasPrefix(p.Value, "~") {
+			if i == 0 && strings.HasPrefix(p.Value, "~") || assignmentTilde(b.String(), p.Value) {
 				r.tilde = true
 			}
 			if strings.ContainsAny(p.Value, "*?[") {
@@ -69,15 +74,69 @@ func resolveWord(w *syntax.Word) word {
 				r.noteExpansion(q, i == 0 && b.Len() == 0)
 			}
 		case *syntax.ExtGlob:
+			// An extended pattern (`@(a|b)`) is a pattern like `*`: its
+			// text is the name bash uses when it matches nothing.
 			r.glob = true
-			r.known = false
+			b.WriteString(p.Op.String() + p.Pattern.Value + ")")
 		default:
 			r.known = false
 			r.noteExpansion(part, i == 0)
 		}
 	}
 	r.val = b.String()
+	if r.glob && r.known {
+		r.pattern = wordPattern(w)
+	}
 	return r
+}
+
+// assignmentTilde reports an unquoted literal lit, coming after the text
+// before (quotes removed), holding a `~` that bash expands in a word shaped
+// like an assignment: right after its first `=` or after a `:` in its value.
+func assignmentTilde(before, lit string) bool {
+	if !strings.Contains(lit, "~") {
+		return false
+	}
+	whole := before + lit
+	name, _, ok := strings.Cut(whole, "=")
+	if !ok || !isAssignment(name+"=") {
+		return false
+	}
+	start := len(name) + 1 // the value's offset in whole
+	for i := max(start, len(before)); i < len(whole); i++ {
+		if whole[i] == '~' && (i == start || whole[i-1] == ':') {
+			return true
+		}
+	}
+	return false
+}
+
+// wordPattern is a word as the pattern bash matches file names with: its
+// unquoted literals as written (their backslashes escape), its quoted text
+// escaped.
+func wordPattern(w *syntax.Word) string {
+	var b strings.Builder
+	for _, part := range w.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			b.WriteString(p.Value)
+		case *syntax.ExtGlob:
+			b.WriteString(p.Op.String() + p.Pattern.Value + ")")
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				b.WriteString(quotePattern(decodeANSIC(p.Value)))
+			} else {
+				b.WriteString(quotePattern(p.Value))
+			}
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if lit, ok := q.(*syntax.Lit); ok {
+					b.WriteString(quotePattern(unescapeDoubleQuoted(lit.Value)))
+				}
+			}
+		}
+	}
+	return b.String()
 }
 
 func (r *word) noteExpansion(part syntax.WordPart, leading bool) {

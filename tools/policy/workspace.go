@@ -43,6 +43,9 @@ type workspace struct {
 	// cdpath reports CDPATH in the environment the shell inherits: bash
 	// then looks for `cd NAME` in its directories first.
 	cdpath bool
+	// gitUserConfig are the user-level and system config files git reads
+	// (gitconfig.go).
+	gitUserConfig []string
 }
 
 func newWorkspace(root, home string) (workspace, error) {
@@ -65,6 +68,7 @@ func newWorkspace(root, home string) (workspace, error) {
 			ws.homeReal = r
 		}
 	}
+	ws.gitUserConfig = gitUserConfigFiles(ws.home)
 	return ws, nil
 }
 
@@ -193,10 +197,13 @@ func harmlessRead(v string) bool {
 	return false
 }
 
-// readProblem says why a command may not read v (a path after quote
+// readProblem says why a command may not read w (a path after quote
 // removal, relative to the shell's current directory) without asking, or
-// "". glob marks an unquoted pattern, which the shell expands.
-func (a *analyzer) readProblem(v string, glob bool) string {
+// "". An unquoted pattern is judged as written and by what bash would
+// expand it to (globs.go).
+func (a *analyzer) readProblem(w word) string {
+	v := w.val
+	glob := w.glob && w.pattern != ""
 	if !glob && harmlessRead(v) {
 		return ""
 	}
@@ -209,54 +216,93 @@ func (a *analyzer) readProblem(v string, glob bool) string {
 			p = path.Join(dir, p)
 		}
 		p = path.Clean(p)
+		if s := a.ws.place(v, p, a.disk()); s != "" {
+			return s
+		}
 		if !glob {
-			if s := a.ws.place(v, p, a.disk()); s != "" {
-				return s
-			}
 			continue
 		}
-		if s := a.globProblem(v, p); s != "" {
+		if s := a.globProblem(v, dir, w.pattern); s != "" {
 			return s
 		}
 	}
 	return ""
 }
 
-// globProblem judges a pattern, p being it made absolute: lexically, then
-// each file it matches on disk.
-func (a *analyzer) globProblem(v, p string) string {
-	if secretPattern(p) {
+// globProblem judges the pattern pat (written v) from dir: by what its
+// last element could match by name, then each file it matches on disk.
+func (a *analyzer) globProblem(v, dir, pat string) string {
+	if secretPattern(pat) {
 		return fmt.Sprintf("`%s` is a pattern that can match files holding secrets", v)
-	}
-	if s := a.ws.place(v, p, a.disk()); s != "" {
-		return s
 	}
 	if !a.disk() {
 		return ""
 	}
-	matches, err := filepath.Glob(bashBrackets(p))
+	r, err := expandGlob(dir, pat)
 	if err != nil {
 		return fmt.Sprintf("`%s` is a pattern that cannot be checked: %v", v, err)
 	}
-	if len(matches) > maxGlobMatches {
-		return fmt.Sprintf("`%s` matches more than %d files, too many to check", v, maxGlobMatches)
+	if r.dots {
+		return fmt.Sprintf("`%s` can match `..`", v)
 	}
-	dotted := strings.HasPrefix(path.Base(p), ".")
-	for _, m := range matches {
-		if !dotted && strings.HasPrefix(filepath.Base(m), ".") {
-			continue // bash's * does not match a leading dot
-		}
-		if s := a.ws.place(v, m, true); s != "" {
+	for _, m := range r.matches {
+		if s := a.ws.place(v, path.Clean(m), true); s != "" {
 			return s
 		}
 	}
 	return ""
 }
 
-// bashBrackets rewrites bash's negated bracket `[!…]` as Go's `[^…]`, so
-// that the expansion matches what bash's would.
-func bashBrackets(p string) string {
-	return strings.ReplaceAll(p, "[!", "[^")
+// listProblem says why printing the names a pattern matches (echo's
+// arguments) needs approval: bash reads a directory outside the workspace
+// or one that holds secrets to expand it, or "".
+func (a *analyzer) listProblem(w word) string {
+	if !w.glob {
+		return ""
+	}
+	v := w.val
+	if w.pattern == "" {
+		return fmt.Sprintf("`%s` is a pattern with an expansion, whose matches are only known when it runs", v)
+	}
+	if w.tilde {
+		return fmt.Sprintf("`%s` lists names in the home directory", v)
+	}
+	elems := patternElems(w.pattern)
+	for i, e := range elems {
+		last := i == len(elems)-1
+		if !last && (e == ".." || hasGlobMeta(e) && mayMatchDots(e)) {
+			return fmt.Sprintf("`%s` lists names outside the working directory", v)
+		}
+	}
+	for _, dir := range a.dirs {
+		// The directory before the first pattern element is read as written.
+		lit := dir
+		if strings.HasPrefix(w.pattern, "/") {
+			lit = "/"
+		}
+		for _, e := range elems {
+			if hasGlobMeta(e) {
+				break
+			}
+			lit = path.Join(lit, unescapePattern(e))
+		}
+		if s := a.ws.place(v, lit, a.disk()); s != "" {
+			return fmt.Sprintf("`%s` lists names in %s: %s", v, lit, s)
+		}
+		if !a.disk() {
+			continue
+		}
+		r, err := expandGlob(dir, w.pattern)
+		if err != nil {
+			return fmt.Sprintf("`%s` is a pattern that cannot be checked: %v", v, err)
+		}
+		for _, d := range r.listed {
+			if s := a.ws.place(v, path.Clean(d), true); s != "" {
+				return s
+			}
+		}
+	}
+	return ""
 }
 
 // dirProblem says why the shell may be outside the workspace (or in a

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/agentls/agentls/tools/policy"
 )
 
 // Bounds on what is indexed. A file over MaxFileBytes is generated or
@@ -45,8 +47,12 @@ type fileInfo struct {
 // when root is a git work tree (git ls-files: tracked and untracked files
 // not ignored), else walking it without skippedDirs. Symlinks are left out
 // (one may point outside the workspace: rag shows only the workspace's
-// own files), and so are files over MaxFileBytes. At most MaxFiles are
-// returned, and truncated says so.
+// own files), and so are files over MaxFileBytes and those the shell
+// policy treats as secrets (policy.SecretRule: .env, keys, credential
+// stores — what `cat` asks about rag neither shows the model nor sends to
+// an embeddings endpoint; and with them out of the listing, an index
+// saved before forgets them and an open buffer of one is not searched).
+// At most MaxFiles are returned, and truncated says so.
 func listFiles(ctx context.Context, root string) (files []fileInfo, truncated bool, err error) {
 	paths, err := gitFiles(ctx, root)
 	if err != nil {
@@ -55,6 +61,7 @@ func listFiles(ctx context.Context, root string) (files []fileInfo, truncated bo
 			return nil, false, err
 		}
 	}
+	secret := policy.NewSecretRule(root, "")
 	for _, p := range paths {
 		if len(files) == MaxFiles {
 			return files, true, nil
@@ -65,6 +72,9 @@ func listFiles(ctx context.Context, root string) (files []fileInfo, truncated bo
 		info, err := os.Lstat(filepath.Join(root, filepath.FromSlash(p)))
 		if err != nil || !info.Mode().IsRegular() || info.Size() > MaxFileBytes || info.Size() == 0 {
 			continue // gone since it was listed, or not a file to index
+		}
+		if secret.Name(filepath.Join(root, filepath.FromSlash(p))) != "" {
+			continue // not followed: symlinks are left out above
 		}
 		files = append(files, fileInfo{Path: p, ModTime: info.ModTime().UnixNano(), Size: info.Size()})
 	}

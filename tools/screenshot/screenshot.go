@@ -12,7 +12,10 @@
 // own host and port goes to a proxy that does not exist
 // (--proxy-server to a closed port, --proxy-bypass-list naming only the
 // page's host:port, with <-loopback> so that other local ports are not
-// bypassed either), so it fails without leaving the machine. DNS
+// bypassed either), so it fails without leaving the machine. UDP, which
+// the proxy cannot carry, is not spoken: WebRTC may use only proxied
+// transports (STUN and TURN at any host:port get nothing) and QUIC is
+// off. DNS
 // prefetching, background networking and extensions are off. It writes
 // nothing but Chromium's temporary profile, removed when it exits.
 package screenshot
@@ -167,6 +170,15 @@ func flags(chromium string, u *url.URL) []chromedp.ExecAllocatorOption {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-domain-reliability", true),
 		chromedp.Flag("no-pings", true),
+		// WebRTC's ICE talks UDP, which no proxy carries: it may use
+		// only what goes through the proxy (TCP, to the dead one). Of
+		// the switches that name this policy, Debian's Chromium 156
+		// honours this one (--force-webrtc-ip-handling-policy and
+		// --enforce-webrtc-ip-permission-check left STUN going out;
+		// TestScreenshotPageReachesOnlyItsOrigin). QUIC (HTTP/3,
+		// WebTransport) is off as well, so no other UDP is spoken.
+		chromedp.Flag("webrtc-ip-handling-policy", "disable_non_proxied_udp"),
+		chromedp.Flag("disable-quic", true),
 	)
 	if os.Geteuid() == 0 {
 		opts = append(opts, chromedp.NoSandbox)

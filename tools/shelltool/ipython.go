@@ -63,12 +63,18 @@ func (h *Host) pythonHooks(c approval.Confirmer) term.CellHooks {
 // for the shell). Its error is what the cell prints instead of running it.
 func (h *Host) approveCommand(ctx context.Context, c approval.Confirmer, dir, command string) error {
 	v := h.Policy().CheckIn(dir, command)
+	// An allowed runner asks again before it runs what the agent wrote
+	// this turn (written.go).
+	v, err := askWritten(ctx, c, command, v)
+	if err != nil {
+		return err
+	}
 	switch v.Decision {
 	case policy.Deny:
 		return fmt.Errorf("command denied: %s", v.Reason)
 	case policy.Ask:
 		pats := policy.Patterns(command)
-		ans, err := ask(ctx, c, approval.Question{Action: clipLine(command), Reason: v.Reason + " (from a Python cell)", Pattern: strings.Join(pats, "; ")})
+		ans, err := ask(ctx, c, approval.Command(command, v.Reason+" (from a Python cell)", strings.Join(pats, "; ")))
 		if err != nil {
 			return err
 		}

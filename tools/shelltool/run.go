@@ -52,12 +52,17 @@ func (h *Host) runShell(ctx context.Context, script string, c approval.Confirmer
 	}
 	checked := strings.Join(whole, "\n")
 	v := h.Policy().CheckIn(h.shellDir(), checked)
+	// An allowed runner asks again before it runs what the agent wrote
+	// this turn (written.go).
+	if v, err = askWritten(ctx, c, checked, v); err != nil {
+		return "", err
+	}
 	switch v.Decision {
 	case policy.Deny:
 		return "", fmt.Errorf("command denied: %s", v.Reason)
 	case policy.Ask:
 		pats := policy.Patterns(checked)
-		ans, err := ask(ctx, c, approval.Question{Action: clipLine(checked), Reason: v.Reason, Pattern: strings.Join(pats, "; ")})
+		ans, err := ask(ctx, c, approval.Command(checked, v.Reason, strings.Join(pats, "; ")))
 		if err != nil {
 			return "", err
 		}

@@ -375,7 +375,7 @@ func (h *Host) runPython(ctx context.Context, code string, c approval.Confirmer)
 	if strings.TrimSpace(code) == "" {
 		return "", errors.New("no code to run")
 	}
-	if err := h.askOnce(ctx, c, "ipython", approval.Question{Action: clipLine(code), Reason: "Python code runs with your permissions", Pattern: "ipython"}); err != nil {
+	if err := h.askOnce(ctx, c, "ipython", approval.Command(code, "Python code runs with your permissions", "ipython")); err != nil {
 		return "", err
 	}
 	repl, err := h.terms.Python(ctx)
@@ -397,7 +397,7 @@ func (h *Host) runPython(ctx context.Context, code string, c approval.Confirmer)
 // start or type into programs need approval.
 func (h *Host) runTmux(ctx context.Context, body string, c approval.Confirmer) (string, error) {
 	if tmuxWrites(body) {
-		if err := h.askOnce(ctx, c, "tmux", approval.Question{Action: clipLine(body), Reason: "it starts or types into a terminal program", Pattern: "tmux"}); err != nil {
+		if err := h.askOnce(ctx, c, "tmux", approval.Command(body, "it starts or types into a terminal program", "tmux")); err != nil {
 			return "", err
 		}
 	}
@@ -437,8 +437,9 @@ func (h *Host) askOnce(ctx context.Context, c approval.Confirmer, kind string, q
 	return nil
 }
 
-// clipLine shortens a command for a question: its first line, at most 200
-// bytes, saying how much more there is.
+// clipLine shortens a command for a message to the model: its first
+// line, at most 200 bytes, saying how much more there is. A question to
+// the user shows all of it (approval.Command).
 func clipLine(s string) string {
 	s = strings.TrimSpace(s)
 	first, rest, multi := strings.Cut(s, "\n")

@@ -3,7 +3,8 @@
 // result (tools.AttachImage), downscaled to a bound and re-encoded.
 //
 // Trust (DESIGN §8a): view_image reads a file of the workspace, as read
-// does, and sends it to the model, nowhere else: it neither runs nor
+// does, and sends it to the model, nowhere else — a file the shell
+// policy's secret rule covers only with the user's approval (secret.go): it neither runs nor
 // writes, and reads nothing outside the workspace (the path is resolved
 // as the edit tools resolve theirs, symlinks included). What it decodes is
 // bounded before decoding: the file's size, then the dimensions its header
@@ -33,6 +34,7 @@ import (
 
 	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/approval"
 )
 
 // Mode is the vision setting: whether the model is sent images.
@@ -79,16 +81,20 @@ type Options struct {
 	MaxSide int
 }
 
-// A Workspace is where view_image reads: its root folder, absolute.
+// A Workspace is where view_image reads: its root folder, absolute. One
+// that is also an approval.Confirmer (agent.Workspace is) is asked before
+// an image that may hold secrets is sent (allowSecret); otherwise such an
+// image is refused.
 type Workspace interface {
 	Root() string
 }
 
 // Runs returns view_image's run function bound to ws, for Registry.Bind.
 func Runs(ws Workspace, opts Options) map[string]tools.RunFunc {
+	c, _ := ws.(approval.Confirmer)
 	return map[string]tools.RunFunc{
 		"view_image": func(ctx context.Context, use tools.ToolUse) (string, error) {
-			return ViewImage(ctx, ws.Root(), pathArg(use), opts)
+			return viewImage(ctx, ws.Root(), pathArg(use), opts, c)
 		},
 	}
 }
@@ -106,16 +112,26 @@ func pathArg(use tools.ToolUse) string {
 
 // ViewImage loads the image at rel (relative to root), fits it to opts,
 // attaches it to the call ctx belongs to, and returns what the
-// conversation's text says of it.
+// conversation's text says of it. Nobody is asked: an image that may hold
+// secrets is refused (allowSecret).
 func ViewImage(ctx context.Context, root, rel string, opts Options) (string, error) {
+	return viewImage(ctx, root, rel, opts, nil)
+}
+
+// viewImage is ViewImage asking c (nil: nobody) before an image that may
+// hold secrets is sent.
+func viewImage(ctx context.Context, root, rel string, opts Options, c approval.Confirmer) (string, error) {
 	if opts.Mode == ModeOff {
 		return "", errors.New("images cannot be shown to this model: the vision setting is off (the model is configured without image input); describe what you need from the image in words, or the user can set agentls.vision to auto")
 	}
 	if rel == "" {
 		return "", errors.New("no path given: write the image's path relative to the workspace root, e.g. view_image docs/screenshot.png")
 	}
-	img, note, err := Load(root, rel, opts.MaxSide)
+	img, note, err := Load(root, rel, opts.MaxSide) // a path outside the workspace is refused unasked
 	if err != nil {
+		return "", err
+	}
+	if err := allowSecret(ctx, root, rel, c); err != nil {
 		return "", err
 	}
 	text, err := attach(ctx, img, note, opts)

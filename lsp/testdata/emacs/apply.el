@@ -152,6 +152,21 @@
         (let ((msg (agentls--with-keys "agentls: agent turn 2 asks to run `touch x` (not on the allowlist): approve or deny it with the code actions on reply.md:1, or with the commands agentls.approve / agentls.deny {\"request\": 7}")))
           (unless (string-match-p "or with M-x agentls-approve / M-x agentls-deny (this is request 7: C-u 7 M-x agentls-approve" msg)
             (agentls-test-fail "the approval message reads: %s" msg)))
+        ;; One that lists several lines names the digest of its listing,
+        ;; which the answer carries.
+        (let ((msg (agentls--with-keys "agentls: agent turn 2 asks to run `a … (+1 lines)` (not on the allowlist):\n1│ a\n2│ b\napprove or deny it with the commands agentls.approve / agentls.deny {\"request\": 8, \"digest\": \"0123456789abcdef\"}")))
+          (unless (string-match-p "\n2│ b\napprove or deny it with M-x agentls-approve / M-x agentls-deny (this is request 8:" msg)
+            (agentls-test-fail "the listed approval message reads: %s" msg))
+          (unless (equal (agentls--approval-args nil :always 8) '(:request 8 :digest "0123456789abcdef"))
+            (agentls-test-fail "the answer to request 8 carries %S" (agentls--approval-args nil :always 8)))
+          (unless (equal (agentls--approval-args '(4) :always 8) '(:request 8 :digest "0123456789abcdef" :always t))
+            (agentls-test-fail "C-u's answer to request 8 carries %S" (agentls--approval-args '(4) :always 8)))
+          ;; Answered elsewhere: the key falls back to the oldest waiting
+          ;; (here none), forgetting request 8.
+          (when (ignore-errors (agentls-approve) t)
+            (agentls-test-fail "agentls-approve with nothing to approve did not fail"))
+          (when agentls--approval-digests
+            (agentls-test-fail "a request answered elsewhere is still remembered: %S" agentls--approval-digests)))
 
         (princ "OK\n")
         (ignore-errors (eglot-shutdown (agentls--server)))

@@ -70,10 +70,12 @@
           (unless (string-match-p "with C-c a y / C-c a n (this is request [0-9]+: C-u [0-9]+ C-c a y" asked)
             (readme-fail "the approval message does not name the keys: %s" asked))
           (when (string-match-p "agentls\\.approve\\|{\"request\"" asked)
-            (readme-fail "the approval message names the server's commands: %s" asked)))
+            (readme-fail "the approval message names the server's commands: %s" asked))
+          (unless (string-match-p "1│ touch approved\\.txt\n2│ touch listed\\.txt\n" asked)
+            (readme-fail "the approval message does not list both lines: %s" asked)))
         (with-current-buffer reply
           (call-interactively (key-binding (kbd "C-c a y"))))
-        (readme-wait "the approved command" (lambda () (file-exists-p (expand-file-name "approved.txt" root))))
+        (readme-wait "the approved command" (lambda () (file-exists-p (expand-file-name "listed.txt" root))))
         ;; The answer first, then how the turn ended.
         (readme-wait "the end of the turn" (lambda () (readme-message "\\`Made it\\. — agentls: agent turn [0-9]+ done")))
         ;; The reply's edit says how to undo it with this set-up's key.

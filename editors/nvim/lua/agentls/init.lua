@@ -843,12 +843,17 @@ local function chat(opts)
   end)
 end
 
--- approval: [N] [always|stop]
+-- approval: [N] [DIGEST] [always|stop]. A command of several lines is
+-- approved only with the digest printed after its listing (the buttons
+-- and code actions carry it), so a blind :AgentApprove cannot run a line
+-- that was not shown.
 local function approval(command)
   return function(opts)
     local args = {}
     for _, a in ipairs(opts.fargs) do
-      if tonumber(a) then
+      if #a == 16 and a:match('^%x+$') then
+        args.digest = a
+      elseif tonumber(a) then
         args.request = tonumber(a)
       elseif a == 'always' or a == 'stop' then
         args[a] = true

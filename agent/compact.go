@@ -1,0 +1,245 @@
+package agent
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentls/agentls/tools"
+)
+
+// The compact prompt is for small context windows and small models
+// (Turn.Compact). The full prompt describes every tool with its
+// instructions and examples: ~3,500 tokens for a default turn, 2½ minutes
+// of prompt reading for a 1.5B model on two cores before its first word,
+// and a small model copies its examples (issue 30: the patch_many
+// example's "=== PATH: main.go ===" in a reply about a.go). The compact
+// one describes the few tools a small model needs, each by one call
+// written for this request's own file, with placeholders where the code
+// goes, so that there is no other file or code to copy. The other tools
+// stay callable; they are only not described.
+
+// compactTools are the built-in tools the compact prompt describes, in
+// order, with what each is for.
+var compactTools = []struct{ name, use string }{
+	{"read", "show a file with numbered lines"},
+	{"save", "create a file or write its whole new content (simplest for small files: every line, changed as needed)"},
+	{"patch", "change part of a long file: each hunk replaces ORIGINAL lines, copied exactly from the file, by the UPDATED lines"},
+	{"shell", "run a shell command in the workspace"},
+}
+
+// PromptBudget is the most tokens (estimated: EstimateTokens) the compact
+// system prompt of a default turn may take, per format; a test holds it.
+var PromptBudget = map[tools.Format]int{tools.FormatMarkdown: 350, tools.FormatXML: 380, tools.FormatTool: 600}
+
+// EstimateTokens estimates the tokens of text the way the budget counts
+// them: a token is about four bytes of English or code.
+func EstimateTokens(text string) int { return (len(text) + 3) / 4 }
+
+const compactIntro = `You are a coding agent in the user's editor. You change files only by writing a tool call; code you show or describe changes nothing.
+- The files the user named are below with numbered lines; read any other file before you change it.
+- Make the smallest change that does the job.
+- Only once a tool's result says the change was applied, say in one sentence what changed.
+`
+
+// CompactSystemPrompt is the short system message: what the assistant
+// does, where, and the compact tools, each shown once as a call on target
+// (the request's first file, else a placeholder path).
+func CompactSystemPrompt(reg *tools.Registry, format tools.Format, req Request) string {
+	var b strings.Builder
+	b.WriteString(compactIntro)
+	fmt.Fprintf(&b, "Workspace root: %s (paths are relative to it).\n\n# Tools\n\n", req.Root)
+	target := "path/to/file"
+	if names := namedFiles(req); len(names) > 0 {
+		target = names[0]
+	}
+	switch format {
+	case tools.FormatXML:
+		b.WriteString("Call a tool with a <tool-use> element, one call inside, written as shown; write code as it is, unescaped.\n")
+	case tools.FormatTool:
+		b.WriteString("Call tools with the native tool-calling interface.\n")
+	default:
+		b.WriteString("Call a tool with a fenced block whose tag is the tool's name and the file's path, written as shown, then a blank line.\n")
+	}
+	for _, ct := range compactTools {
+		spec, ok := reg.Get(ct.name)
+		if !ok || ct.name == "patch" && wholeFiles(req) {
+			continue
+		}
+		fmt.Fprintf(&b, "\n## %s: %s\n", ct.name, ct.use)
+		if format == tools.FormatTool || ct.name == "save" && wholeFiles(req) {
+			// The native definition shows the call; the request's
+			// files are shown as save calls already, and an example
+			// with a placeholder is copied as it is.
+			continue
+		}
+		b.WriteString(spec.RenderCall(compactCall(ct.name, target), format, "call_1") + "\n")
+	}
+	var others []string
+	for _, s := range reg.All() {
+		if !slices.ContainsFunc(compactTools, func(c struct{ name, use string }) bool { return c.name == s.Name }) && !isBuiltinExtra(s.Name) {
+			others = append(others, fmt.Sprintf("- %s: %s", s.Name, s.Description))
+		}
+	}
+	if len(others) > 0 {
+		b.WriteString("\n## Other tools\n" + strings.Join(others, "\n") + "\n")
+	}
+	b.WriteString(rulesSection(req))
+	return b.String()
+}
+
+// wholeFiles reports whether the request names files and they are all in
+// its message whole: then a compact turn offers save alone for edits, the
+// one form a small model gets right (it copied the patch example's
+// placeholders, parentheses included, as ORIGINAL lines); patch stays
+// callable.
+func wholeFiles(req Request) bool {
+	if len(req.Files) == 0 {
+		return false
+	}
+	for _, f := range req.Files {
+		if strings.Contains(f.Text, "(cut at") {
+			return false
+		}
+	}
+	return true
+}
+
+// compactCall is the one call shown for a compact tool, on target, with
+// placeholders rather than code a model could copy.
+func compactCall(name, target string) tools.ToolUse {
+	switch name {
+	case "read":
+		return tools.ToolUse{Tool: name, Args: []string{target}}
+	case "patch":
+		return tools.ToolUse{Tool: name, Args: []string{target}, Content: "<<<<<<< ORIGINAL\n(lines copied exactly from " + target + ")\n=======\n(the new lines)\n>>>>>>> UPDATED"}
+	case "save":
+		// A placeholder save refuses ("// ..."): a model that copies
+		// the example loses no file.
+		return tools.ToolUse{Tool: name, Args: []string{target}, Content: "// ... every line of " + target + ", changed as needed ..."}
+	case "shell":
+		return tools.ToolUse{Tool: name, Content: "(one command)"}
+	}
+	return tools.ToolUse{Tool: name}
+}
+
+// isBuiltinExtra reports whether a built-in tool is one the compact prompt
+// leaves undescribed: the other edit formats (one way to patch is easier
+// for a small model than four) and the specialised tools.
+func isBuiltinExtra(name string) bool {
+	switch name {
+	case "append", "patch_many", "apply_patch", "view_anchored", "patch_anchored", "ipython", "tmux", "morph",
+		"view_image", "browser", "subagent", "rag", "screenshot", "computer":
+		return true
+	}
+	return false
+}
+
+// CompactMessages returns the opening messages of a compact turn: the
+// compact system prompt, the history, the user's message. The files the
+// request names (Request.Files) follow the prompt as save calls holding
+// their current text, unnumbered: the form aider's "whole" edit format
+// shows a small model, with which Qwen2.5-Coder-1.5B solved issue 30's
+// tasks. Sending a file back changed is then a copy with edits, and a
+// copy left unchanged changes nothing. A request for a change ends with
+// the call that makes it (compactReminder).
+func CompactMessages(reg *tools.Registry, format tools.Format, req Request) []openai.ChatCompletionMessage {
+	system := CompactSystemPrompt(reg, format, req)
+	files := req.Files
+	req.Files = nil
+	msgs := messagesWith(system, req)
+	req.Files = files
+	last := &msgs[len(msgs)-1]
+	// The reminder goes before the files: the model copies the last
+	// words it read (a reminder ending the message came back as the
+	// reply), so the message ends with the files in the form to send.
+	if r := compactReminder(reg, format, req); r != "" {
+		last.Content += r
+	}
+	save, canSave := reg.Get("save")
+	for _, f := range files {
+		text := unnumbered(f.Text)
+		if canSave && format != tools.FormatTool {
+			last.Content += "\nThe current content of " + f.Path + ", as a save call would write it:\n" +
+				save.RenderCall(tools.ToolUse{Tool: "save", Args: []string{f.Path}, Content: strings.TrimSuffix(text, "\n")}, format, "call_0") + "\n"
+			continue
+		}
+		fence := tools.FenceFor(text)
+		last.Content += "\nThe current content of " + f.Path + ":\n" + fence + "\n" + text + fence + "\n"
+	}
+	return msgs
+}
+
+// unnumbered is a read view's file text without its fence and line
+// numbers; a cut view keeps the note that says so.
+func unnumbered(view string) string {
+	var b strings.Builder
+	for l := range strings.Lines(view) {
+		t := strings.TrimRight(l, "\n")
+		if strings.HasPrefix(t, "```") {
+			continue // the view's fences
+		}
+		num, rest, ok := strings.Cut(t, "\t")
+		if ok && strings.Trim(num, " 0123456789") == "" && strings.TrimSpace(num) != "" {
+			b.WriteString(rest + "\n")
+			continue
+		}
+		if strings.HasPrefix(t, "(cut at") {
+			b.WriteString("(… the rest of the file is not shown: read it)\n")
+		}
+	}
+	return b.String()
+}
+
+// compactReminder follows a compact turn's request for a change with the
+// call that makes it, as aider reminds the model of its edit format: left
+// to itself a small model describes the change, or claims it, without a
+// call.
+func compactReminder(reg *tools.Registry, format tools.Format, req Request) string {
+	if !asksForChange(req.Prompt) {
+		return ""
+	}
+	target := "path/to/file"
+	if names := namedFiles(req); len(names) > 0 {
+		target = names[0]
+	}
+	_, canSave := reg.Get("save")
+	_, canPatch := reg.Get("patch")
+	switch {
+	case canSave && format == tools.FormatMarkdown:
+		r := "\nReply with a ```save " + target + " block holding the whole new file, changed as asked"
+		switch {
+		case len(req.Files) > 1:
+			r = "\nFor each file that must change, reply with a save block like the ones below, holding the whole new file changed as asked"
+		case len(req.Files) == 1:
+			r = "\nReply with a save block like the one below, holding the whole new file changed as asked"
+		}
+		if canPatch && !wholeFiles(req) {
+			r += " (for a long file, a patch block instead)"
+		}
+		return r + "; describing the change applies nothing.\n"
+	case canSave || canPatch:
+		return "\nMake this change now with a save call holding every line of the new file, or a patch call. Describing the change applies nothing.\n"
+	}
+	return ""
+}
+
+// compactNativeTools are the native definitions of a compact turn: the
+// compact tools and the non-built-in ones, each with its description only.
+func compactNativeTools(reg *tools.Registry, format tools.Format) []openai.Tool {
+	var out []openai.Tool
+	for _, t := range NativeTools(reg, format) {
+		if isBuiltinExtra(t.Function.Name) {
+			continue
+		}
+		if spec, ok := reg.Get(t.Function.Name); ok {
+			f := *t.Function
+			f.Description = spec.Description
+			t.Function = &f
+		}
+		out = append(out, t)
+	}
+	return out
+}

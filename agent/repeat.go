@@ -1,0 +1,146 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/edittool"
+)
+
+// ErrRepeated marks a turn ended because the model kept sending a call
+// that had already failed the same way: a small model told the same error
+// sends the same reply again, and would until maxSteps (issue 30 saw 30
+// identical failing patches in 8 minutes).
+var ErrRepeated = errors.New("the model repeated a failing call")
+
+// errGoingRound ends a turn whose model sent the same call with the same
+// result a third time: not a failure (what the calls did stands), but
+// going on would only repeat it.
+var errGoingRound = errors.New("the model repeated a call")
+
+// repeatLimit is how many times one failing call may be sent: the second
+// time the model is told more (concreteFeedback), the third ends the turn.
+const repeatLimit = 3
+
+// failures counts a turn's failing calls by what they sent.
+type failures map[string]int
+
+// add counts one more failure of the call with key and returns how many
+// there were.
+func (f failures) add(key string) int {
+	f[key]++
+	return f[key]
+}
+
+// callKey identifies a call by what the model wrote: its tool, arguments
+// and body, trailing spaces ignored (a model repeating itself may end a
+// line differently). The call id of a native call is left out: each
+// repetition gets a new one.
+func callKey(u tools.ToolUse) string {
+	kw, _ := json.Marshal(u.Kwargs) // map keys are sorted
+	var body strings.Builder
+	for l := range strings.Lines(strings.TrimSpace(u.Content)) {
+		body.WriteString(strings.TrimRight(l, " \t\r\n") + "\n")
+	}
+	return u.Tool + "\x00" + strings.Join(u.Args, "\x00") + "\x00" + string(kw) + "\x00" + body.String()
+}
+
+// repeatedError is how a turn ends at the third identical failure: what
+// the model kept doing and why it failed, for the user.
+func repeatedError(use tools.ToolUse, err error) error {
+	return fmt.Errorf("%w: it sent the same %s call %d times and it failed each time (%s); nothing was changed by it. "+
+		"Ask again naming the file and the change, or try a larger model",
+		ErrRepeated, DescribeUse(use), repeatLimit, errLine(err.Error()))
+}
+
+// errLine is the first line of an error message, clipped.
+func errLine(s string) string {
+	return clipWords(firstLine(strings.TrimSpace(s)), 160)
+}
+
+// maxFeedbackLines bounds the file lines shown with a repeated failure.
+const maxFeedbackLines = 60
+
+// concreteFeedback is what the model is told, beyond the error, the second
+// time a call fails the same way: that it is a repetition, and for an edit
+// the current lines of the files it meant (numbered, as read shows them),
+// around where its hunk should go, so the next try can copy real lines.
+func (t *Turn) concreteFeedback(ctx context.Context, use tools.ToolUse, err error) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nYou sent this same %s call before and it failed the same way. Do not send it again unchanged.", use.Tool)
+	if !edittool.IsEditTool(use.Tool) {
+		b.WriteString(" Change the call, or do something else.")
+		return b.String()
+	}
+	paths := edittool.PathsOf(use)
+	if len(paths) == 0 {
+		paths = pathsInSections(use.Content)
+	}
+	if len(paths) == 0 {
+		b.WriteString(" Name the file to change after the block type, as in the tool's example.")
+		return b.String()
+	}
+	around := nearestLine(err.Error())
+	for _, p := range paths {
+		view, rerr := t.readForModel(ctx, p, around)
+		if rerr != nil {
+			fmt.Fprintf(&b, "\n%s cannot be read: %s.", p, errLine(rerr.Error()))
+			if list, lerr := t.readForModel(ctx, ".", 0); lerr == nil {
+				b.WriteString(" The workspace holds:\n" + list)
+			}
+			continue
+		}
+		fmt.Fprintf(&b, "\nThe current lines of %s (the numbers are not part of the file); copy ORIGINAL lines exactly from them:\n%s", p, view)
+	}
+	return b.String()
+}
+
+// pathsInSections returns the paths of "=== PATH: p ===" lines, for a
+// call that holds patch_many's sections where they do not belong.
+func pathsInSections(body string) []string {
+	var out []string
+	for _, m := range sectionHeader.FindAllStringSubmatch(body, -1) {
+		out = append(out, strings.TrimSpace(m[1]))
+	}
+	return out
+}
+
+var sectionHeader = regexp.MustCompile(`(?m)^=== PATH: (.+?) ===\s*$`)
+
+// nearestLine finds the first line number an error names ("The nearest
+// lines are 3-5"), or 0.
+func nearestLine(msg string) int {
+	m := nearestRe.FindStringSubmatch(msg)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+var nearestRe = regexp.MustCompile(`nearest lines? (?:are |is )?(\d+)`)
+
+// readForModel reads path through the turn's read tool, the view the model
+// gets from read (the editor's buffers, the secret rules), numbered; a
+// file longer than maxFeedbackLines is shown around line around (from its
+// top when 0). It fails when the turn has no runnable read tool.
+func (t *Turn) readForModel(ctx context.Context, path string, around int) (string, error) {
+	spec, ok := t.Registry.Get("read")
+	if !ok || !spec.Runnable() {
+		return "", errors.New("no read tool in this turn")
+	}
+	use := tools.ToolUse{Tool: "read", Args: []string{path}}
+	if around > 0 {
+		from := max(1, around-maxFeedbackLines/2)
+		use.Kwargs = map[string]any{"start_line": float64(from), "end_line": float64(from + maxFeedbackLines - 1)}
+	} else if path != "." {
+		use.Kwargs = map[string]any{"end_line": float64(maxFeedbackLines)}
+	}
+	return spec.Run(ctx, use)
+}

@@ -1,0 +1,128 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/agentls/agentls/tools"
+)
+
+// A small model shown a file as a save call and asked to send it back
+// changed (CompactMessages) sometimes sends it back without the fences:
+// "save a.go" on the first line, then the new file, right to the end
+// (Qwen2.5-Coder-1.5B did so for every task, even when told again with a
+// fenced example). In a compact turn such a reply is read as the call it
+// spells, when that is certain enough to write: the path is one of the
+// request's files, and for save the text keeps at least half of that
+// file's lines or begins as the file does (an edited copy, not prose); a
+// patch is checked by its own ORIGINAL lines. The model is told how its
+// reply was read.
+
+// bareCall returns the call a fence-less reply spells, and a note for the
+// model, or false.
+func bareCall(reply string, reg *tools.Registry, req Request) (tools.ToolUse, string, bool) {
+	first, rest, ok := strings.Cut(strings.TrimLeft(reply, "\n"), "\n")
+	if !ok {
+		return tools.ToolUse{}, "", false
+	}
+	words := strings.Fields(first)
+	if len(words) != 2 || words[0] != "save" && words[0] != "patch" {
+		return tools.ToolUse{}, "", false
+	}
+	ref, ok := reg.Lookup(words[0])
+	if !ok {
+		return tools.ToolUse{}, "", false
+	}
+	path := words[1]
+	current := currentText(req, path)
+	if current == "" {
+		return tools.ToolUse{}, "", false
+	}
+	// A reply may spell several saves one after another ("save
+	// config.go …\nsave client.go …"): the first is this call; the
+	// model is asked for the next after its result, as with fences.
+	var lines []string
+	for l := range strings.Lines(rest) {
+		if w := strings.Fields(l); len(w) == 2 && (w[0] == "save" || w[0] == "patch") && currentText(req, w[1]) != "" {
+			break
+		}
+		lines = append(lines, l)
+	}
+	body := strings.TrimRight(strings.Join(lines, ""), " \n")
+	body = strings.TrimRight(strings.TrimSuffix(body, "```"), "\n")
+	if ref.Name == "save" && !keepsHalf(current, body) && firstLine(strings.TrimSpace(current)) != firstLine(strings.TrimSpace(body)) {
+		return tools.ToolUse{}, "", false
+	}
+	use := tools.ToolUse{Tool: ref.Name, Args: []string{path}, Content: body + "\n", Format: tools.FormatMarkdown}
+	note := fmt.Sprintf("(Your reply had no ``` fences; it was read as a ```%s %s block. Next time write the fences: ```%s %s on the first line, ``` on the last.)\n", words[0], path, words[0], path)
+	return use, note, true
+}
+
+// keepsHalf reports whether text keeps at least half of the non-blank
+// lines of current, in any order.
+func keepsHalf(current, text string) bool {
+	have := strings.Split(text, "\n")
+	total, kept := 0, 0
+	for l := range strings.Lines(current) {
+		l = strings.TrimRight(l, "\n")
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		total++
+		if slices.Contains(have, l) {
+			kept++
+		}
+	}
+	return total > 0 && 2*kept >= total
+}
+
+// removalWords are words of requests that may well shrink a file.
+var removalWords = regexp.MustCompile(`(?i)\b(delete|remove|drop|strip|shorten|clear|empty|truncate|replace|rewrite|trim)\b`)
+
+// shrinkingSave refuses, in a compact turn, a save that would keep less
+// than half of an existing file's lines on a request that asks for no
+// removal: a small model asked for the whole new file sends back the few
+// lines it changed (Qwen2.5-Coder-1.5B saved a 4-line fragment over
+// count.py's function), and the save would lose the rest.
+func (t *Turn) shrinkingSave(ctx context.Context, use tools.ToolUse, state *turnState) error {
+	if !t.Compact || use.Tool != "save" || removalWords.MatchString(state.prompt) {
+		return nil
+	}
+	path := ""
+	if len(use.Args) > 0 {
+		path = use.Args[0]
+	}
+	spec, ok := t.Registry.Get("read")
+	if path == "" || !ok || !spec.Runnable() {
+		return nil
+	}
+	view, err := spec.Run(ctx, tools.ToolUse{Tool: "read", Args: []string{path}})
+	if err != nil || isListing(view) {
+		return nil // a new file, or one save will refuse itself
+	}
+	current := unnumbered(view)
+	total := 0
+	for l := range strings.Lines(current) {
+		if strings.TrimSpace(l) != "" {
+			total++
+		}
+	}
+	if total < 4 || keepsHalf(current, use.Content) {
+		return nil
+	}
+	return fmt.Errorf("save %s: the content keeps less than half of the file's %d lines, so the rest would be lost; nothing was written. Send every line of the new file — the current one, changed as asked", path, total)
+}
+
+// currentText is the text of path as the request showed it (Request.Files),
+// unnumbered; "" when it showed none.
+func currentText(req Request, path string) string {
+	for _, f := range req.Files {
+		if f.Path == path {
+			return unnumbered(f.Text)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,340 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentls/agentls/agent/modeltest"
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/builtin"
+	"github.com/agentls/agentls/tools/edittool"
+	"github.com/agentls/agentls/tools/shelltool"
+)
+
+// boundTurn is a turn over ws with the default turn's tools bound to it,
+// as agentls ask runs one.
+func boundTurn(t *testing.T, srv *modeltest.Server, ws *memWorkspace, format tools.Format) *Turn {
+	t.Helper()
+	reg, _, err := BindTools(builtin.Registry(), ws, noHost).Select(append(edittool.TurnTools(), shelltool.TurnTools()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Turn{Model: testModel(t, srv.URL, ModelConfig{Retries: 1}), Registry: reg, Format: format, Runner: Runner{Registry: reg}}
+}
+
+const aGo = "package main\n\nimport \"fmt\"\n\nfunc foo(x int) int {\n\treturn x * 2\n}\n\nfunc main() {\n\tfmt.Println(foo(21))\n}\n"
+
+// TestRepeatedFailingCall: the same failing patch sent again and again
+// gets, the second time, the file's current lines with their numbers, and
+// the third time ends the turn with ErrRepeated naming the call; the
+// model is not called a fourth time.
+func TestRepeatedFailingCall(t *testing.T) {
+	bad := "```patch a.go\n<<<<<<< ORIGINAL\nfunc foo() {\n=======\nfunc bar() {\n>>>>>>> UPDATED\n```\n"
+	srv := modeltest.New(modeltest.Text(bad, 50), modeltest.Text(bad, 50), modeltest.Text(bad, 50), modeltest.Text("never asked", 50))
+	defer srv.Close()
+	ws := &memWorkspace{files: map[string]string{"a.go": aGo}}
+	sum, err := boundTurn(t, srv, ws, tools.FormatMarkdown).Run(context.Background(), Request{Prompt: "rename foo to bar", Root: "/ws"})
+	if !errors.Is(err, ErrRepeated) || !strings.Contains(err.Error(), "patch a.go call 3 times") {
+		t.Fatalf("err = %v", err)
+	}
+	if reqs := srv.Requests(); len(reqs) != 3 || sum.Steps != 3 {
+		t.Fatalf("%d model calls, %d steps", len(reqs), sum.Steps)
+	}
+	msgs := srv.Requests()[2].Body.Messages
+	first, second := msgs[3].Content, msgs[5].Content
+	if strings.Contains(first, "same patch call") || !strings.Contains(first, "ORIGINAL was not found") {
+		t.Errorf("first error = %q", first)
+	}
+	if !strings.Contains(second, "You sent this same patch call before") || !strings.Contains(second, " 5\tfunc foo(x int) int {") {
+		t.Errorf("second error lacks the file's numbered lines: %q", second)
+	}
+	if ws.files["a.go"] != aGo {
+		t.Errorf("a.go changed: %q", ws.files["a.go"])
+	}
+}
+
+// TestRepeatedUnreadableCall: a call that cannot be read, written the same
+// way three times, ends the turn too.
+func TestRepeatedUnreadableCall(t *testing.T) {
+	bad := "@save(call_1): {\"path\": \"a.txt\", \"content\": \"x" // never ends
+	srv := modeltest.New(modeltest.Text(bad, 50), modeltest.Text(bad, 50), modeltest.Text(bad, 50), modeltest.Text("never asked", 50))
+	defer srv.Close()
+	ws := &memWorkspace{files: map[string]string{}}
+	_, err := boundTurn(t, srv, ws, tools.FormatTool).Run(context.Background(), Request{Prompt: "save x in a.txt", Root: "/ws"})
+	if len(srv.Requests()) > 3 {
+		for _, m := range srv.Requests()[len(srv.Requests())-1].Body.Messages[2:] {
+			t.Logf("%s: %s", m.Role, m.Content)
+		}
+		t.Fatalf("%d model calls", len(srv.Requests()))
+	}
+	if !errors.Is(err, ErrRepeated) || !strings.Contains(err.Error(), "never end") {
+		t.Fatalf("err = %v", err)
+	}
+	if second := srv.Requests()[2].Body.Messages[5].Content; !strings.Contains(second, "You wrote this same unreadable call before") {
+		t.Errorf("second problem = %q", second)
+	}
+}
+
+// TestPatchWithSectionsAppliedAsPatchMany: a patch block without a path
+// holding patch_many's "=== PATH:" sections is applied as patch_many, and
+// the model is told so.
+func TestPatchWithSectionsAppliedAsPatchMany(t *testing.T) {
+	srv := modeltest.New(
+		modeltest.Text("```patch\n=== PATH: a.go ===\n<<<<<<< ORIGINAL\nfunc foo(x int) int {\n=======\nfunc bar(x int) int {\n>>>>>>> UPDATED\n<<<<<<< ORIGINAL\n\tfmt.Println(foo(21))\n=======\n\tfmt.Println(bar(21))\n>>>>>>> UPDATED\n```\n", 50),
+		modeltest.Text("Renamed foo to bar.", 50))
+	defer srv.Close()
+	ws := &memWorkspace{files: map[string]string{"a.go": aGo}}
+	if _, err := boundTurn(t, srv, ws, tools.FormatMarkdown).Run(context.Background(), Request{Prompt: "rename foo to bar", Root: "/ws"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ws.files["a.go"]; !strings.Contains(got, "func bar(x int)") || !strings.Contains(got, "Println(bar(21))") {
+		t.Errorf("a.go = %q", got)
+	}
+	if told := srv.Requests()[1].Body.Messages[3].Content; !strings.Contains(told, "applied as patch_many") {
+		t.Errorf("the model was told %q", told)
+	}
+}
+
+// TestPatchErrorsNameThePatchMistake: a patch with no path gets patch's
+// own example, never save's; sections naming a missing file say the form
+// is patch_many's and that nothing changed.
+func TestPatchErrorsNameThePatchMistake(t *testing.T) {
+	for _, tc := range []struct{ name, reply, want, not string }{
+		{"no path", "```patch\n<<<<<<< ORIGINAL\nx\n=======\ny\n>>>>>>> UPDATED\n```\n", "```patch path/to/file", "```save"},
+		{"sections of a missing file", "```patch\n=== PATH: main.go ===\n<<<<<<< ORIGINAL\nfunc foo() {\n=======\nfunc bar() {\n>>>>>>> UPDATED\n```\n", "patch_many's form", "```save"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := modeltest.New(modeltest.Text(tc.reply, 50), modeltest.Text("ok", 50))
+			defer srv.Close()
+			ws := &memWorkspace{files: map[string]string{"a.go": aGo}}
+			if _, err := boundTurn(t, srv, ws, tools.FormatMarkdown).Run(context.Background(), Request{Prompt: "rename foo to bar", Root: "/ws"}); err != nil {
+				t.Fatal(err)
+			}
+			told := srv.Requests()[1].Body.Messages[3].Content
+			if !strings.Contains(told, tc.want) || strings.Contains(told, tc.not) {
+				t.Errorf("the model was told %q", told)
+			}
+		})
+	}
+}
+
+// TestOriginalNotFoundShowsNearestLines: the nearest real lines of the
+// file reach the model with a patch whose ORIGINAL is not in it.
+func TestOriginalNotFoundShowsNearestLines(t *testing.T) {
+	srv := modeltest.New(modeltest.Text("```patch a.go\n<<<<<<< ORIGINAL\nfunc foo(x int) float {\n=======\nfunc bar(x int) int {\n>>>>>>> UPDATED\n```\n", 50), modeltest.Text("ok", 50))
+	defer srv.Close()
+	ws := &memWorkspace{files: map[string]string{"a.go": aGo}}
+	if _, err := boundTurn(t, srv, ws, tools.FormatMarkdown).Run(context.Background(), Request{Prompt: "rename foo to bar", Root: "/ws"}); err != nil {
+		t.Fatal(err)
+	}
+	if told := srv.Requests()[1].Body.Messages[3].Content; !strings.Contains(told, "nearest lines") || !strings.Contains(told, "func foo(x int) int {") {
+		t.Errorf("the model was told %q", told)
+	}
+}
+
+// TestNamedFilesInContext: the files the prompt names and the selection's
+// file are in the first request, numbered as read shows them, at most
+// three; secrets and missing files are not.
+func TestNamedFilesInContext(t *testing.T) {
+	srv := modeltest.New(modeltest.Text("Nothing to do.", 50))
+	defer srv.Close()
+	ws := &memWorkspace{files: map[string]string{
+		"a.go": aGo, "src/x.ts": "export const x = 1;\n", ".env": "TOKEN=secret\n", "big.txt": strings.Repeat("0123456789\n", 2000),
+	}}
+	req := Request{Prompt: "Look at a.go, src/x.ts, .env and big.txt (not missing.py, v1.5)", Root: "/ws"}
+	if _, err := boundTurn(t, srv, ws, tools.FormatMarkdown).Run(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	user := srv.Requests()[0].Body.Messages[1].Content
+	for _, want := range []string{" 5\tfunc foo(x int) int {", "1\texport const x = 1;", "(cut at 8 KB"} {
+		if !strings.Contains(user, want) {
+			t.Errorf("the first message lacks %q:\n%s", want, user)
+		}
+	}
+	if strings.Contains(user, "TOKEN") || len(user) > 3*maxContextBytes {
+		t.Errorf("the first message holds a secret or too much (%d bytes)", len(user))
+	}
+	if got := namedFiles(Request{Prompt: "fix count.py, not @b.py", Selection: &Selection{Path: "lib/a.py"}}); strings.Join(got, ",") != "lib/a.py,count.py" {
+		t.Errorf("namedFiles = %q", got)
+	}
+}
+
+// TestCodeWithoutToolIsNotDone: a reply showing changed code in a
+// language block and calling no tool, on a request for a change, gets
+// the model told once which call would apply it, and the user a notice;
+// the same again ends the turn with ErrNothingApplied.
+func TestCodeWithoutToolIsNotDone(t *testing.T) {
+	shown := "Here is the fix:\n```python\ndef count_to(n):\n    return list(range(1, n + 1))\n```\n"
+	srv := modeltest.New(modeltest.Text(shown, 50), modeltest.Text(shown, 50), modeltest.Text("never asked", 50))
+	defer srv.Close()
+	ws := &memWorkspace{files: map[string]string{"count.py": "def count_to(n):\n    return list(range(1, n))\n"}}
+	turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
+	var notices []string
+	turn.Observe = func(e Event) {
+		if e.Kind == EventNotice {
+			notices = append(notices, e.Text)
+		}
+	}
+	_, err := turn.Run(context.Background(), Request{Prompt: "count_to(3) in count.py returns [1, 2] but it should return [1, 2, 3]. Fix the bug.", Root: "/ws"})
+	if !errors.Is(err, ErrNothingApplied) || !strings.Contains(err.Error(), "count.py is unchanged") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(notices) != 1 || !strings.Contains(notices[0], "nothing was applied") {
+		t.Errorf("notices = %q", notices)
+	}
+	told := srv.Requests()[1].Body.Messages[3].Content
+	if !strings.Contains(told, "```patch count.py") || !strings.Contains(told, "```save count.py") {
+		t.Errorf("the model was told %q", told)
+	}
+	if len(srv.Requests()) != 2 {
+		t.Errorf("%d model calls", len(srv.Requests()))
+	}
+}
+
+// TestCodeWithoutToolOnQuestion: a question answered with code is a
+// finished turn.
+func TestCodeWithoutToolOnQuestion(t *testing.T) {
+	srv := modeltest.New(modeltest.Text("Like this:\n```go\nfor i := range 3 {}\n```\n", 50))
+	defer srv.Close()
+	ws := &memWorkspace{files: map[string]string{}}
+	if _, err := boundTurn(t, srv, ws, tools.FormatMarkdown).Run(context.Background(), Request{Prompt: "how do I loop three times in Go?", Root: "/ws"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCompactPromptBudget: the compact system prompt of a default turn
+// stays within its token budget in every format, much under the full
+// one, and holds no example file or code a model could copy.
+func TestCompactPromptBudget(t *testing.T) {
+	reg, _, err := builtin.Registry().Select(append(edittool.TurnTools(), shelltool.TurnTools()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := Request{Prompt: "In a.go, rename foo to bar", Root: "/home/me/project"}
+	for _, format := range tools.AllFormats() {
+		compact := CompactSystemPrompt(reg, format, req)
+		full := SystemPrompt(reg, format, req)
+		fullNative, compactNative := nativeSize(NativeTools(reg, format)), nativeSize(compactNativeTools(reg, format))
+		ct, ft := EstimateTokens(compact)+EstimateTokens(compactNative), EstimateTokens(full)+EstimateTokens(fullNative)
+		t.Logf("%s: compact %d tokens, full %d tokens", format, ct, ft)
+		if ct > PromptBudget[format] {
+			t.Errorf("%s: the compact prompt takes ~%d tokens, over its budget of %d:\n%s", format, ct, PromptBudget[format], compact)
+		}
+		for _, copied := range []string{"main.go", "config.go", "hello.py", "=== PATH"} {
+			if strings.Contains(compact, copied) {
+				t.Errorf("%s: the compact prompt holds %q, which a small model copies", format, copied)
+			}
+		}
+		if format != tools.FormatTool && !strings.Contains(compact, "a.go") {
+			t.Errorf("%s: the compact prompt's calls are not on the request's file:\n%s", format, compact)
+		}
+	}
+}
+
+// nativeSize is the JSON of native tool definitions, as sent.
+func nativeSize(nt []openai.Tool) string {
+	if nt == nil {
+		return ""
+	}
+	data, _ := json.Marshal(nt)
+	return string(data)
+}
+
+// TestBareCallSalvaged: in a compact turn, a reply that spells a save of
+// one of the request's files without its fences ("save a.go" and the new
+// file) is read as that save when it keeps most of the file's lines; the
+// model is told how it was read. Prose after "save a.go" is not written.
+func TestBareCallSalvaged(t *testing.T) {
+	renamed := strings.ReplaceAll(aGo, "foo", "bar")
+	for _, tc := range []struct {
+		name, reply, want string
+	}{
+		{"edited copy", "save a.go\n" + strings.TrimSuffix(renamed, "\n"), renamed},
+		{"prose", "save a.go\nI will rename foo to bar in a.go and update main.", aGo},
+		{"two saves", "save a.go\n" + renamed + "\nsave b.go\npackage main\n", renamed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := modeltest.New(modeltest.Text(tc.reply, 50), modeltest.Text(tc.reply, 50), modeltest.Text("Renamed.", 50))
+			defer srv.Close()
+			ws := &memWorkspace{files: map[string]string{"a.go": aGo, "b.go": "package main\n"}}
+			turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
+			turn.Compact = true
+			turn.Run(context.Background(), Request{Prompt: "In a.go and b.go, rename foo to bar", Root: "/ws"})
+			if ws.files["a.go"] != tc.want {
+				t.Errorf("a.go = %q", ws.files["a.go"])
+			}
+			if tc.want != aGo && !strings.Contains(srv.Requests()[1].Body.Messages[3].Content, "it was read as a ```save a.go block") {
+				t.Errorf("the model was told %q", srv.Requests()[1].Body.Messages[3].Content)
+			}
+		})
+	}
+}
+
+// TestShrinkingSaveRefused: in a compact turn, a save that would keep
+// less than half of a file's lines, on a request that asks for no
+// removal, is refused and the file kept (a small model sent back only
+// the lines it changed); asked to remove, it is written.
+func TestShrinkingSaveRefused(t *testing.T) {
+	count := "def count_to(n):\n    \"\"\"Return the numbers from 1 to n.\"\"\"\n    result = []\n    for i in range(1, n):\n        result.append(i)\n    return result\n"
+	fragment := "```save count.py\nresult = [1]\nfor i in range(2, n + 1):\n    result.append(i)\nreturn result\n```\n"
+	for _, tc := range []struct {
+		prompt string
+		kept   bool
+	}{
+		{"count_to(3) in count.py returns [1, 2]. Fix the bug.", true},
+		{"Replace count.py with a loop at the top level.", false},
+	} {
+		srv := modeltest.New(modeltest.Text(fragment, 50), modeltest.Text("Done.", 50), modeltest.Text("Done.", 50))
+		ws := &memWorkspace{files: map[string]string{"count.py": count}}
+		turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
+		turn.Compact = true
+		turn.Run(context.Background(), Request{Prompt: tc.prompt, Root: "/ws"})
+		srv.Close()
+		if kept := ws.files["count.py"] == count; kept != tc.kept {
+			t.Errorf("%q: count.py kept = %v: %q", tc.prompt, kept, ws.files["count.py"])
+		}
+		if tc.kept && !strings.Contains(srv.Requests()[1].Body.Messages[3].Content, "keeps less than half of the file's 6 lines") {
+			t.Errorf("the model was told %q", srv.Requests()[1].Body.Messages[3].Content)
+		}
+	}
+}
+
+// TestUntouchedFilesAsked: in a compact turn, a model that changed the
+// first of the request's files and stops is asked once about the others
+// (the real model renamed the constant in config.go only); a claim
+// without a call then ends the turn with a notice naming the file that
+// stayed as it was.
+func TestUntouchedFilesAsked(t *testing.T) {
+	srv := modeltest.New(
+		modeltest.Text("```save config.go\npackage client\n\nconst MaxAttempts = 3\n```\n", 50),
+		modeltest.Text("Changed the constant MaxRetries to MaxAttempts in config.go.", 50),
+		modeltest.Text("Changed the constant MaxRetries to MaxAttempts in client.go.", 50),
+		modeltest.Text("never asked", 50))
+	defer srv.Close()
+	ws := &memWorkspace{files: map[string]string{"config.go": "package client\n\nconst MaxRetries = 3\n", "client.go": "package client\n\nfunc A() int { return MaxRetries }\n"}}
+	turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
+	turn.Compact = true
+	var notices []string
+	turn.Observe = func(e Event) {
+		if e.Kind == EventNotice {
+			notices = append(notices, e.Text)
+		}
+	}
+	if _, err := turn.Run(context.Background(), Request{Prompt: "Rename the constant MaxRetries to MaxAttempts in config.go and client.go.", Root: "/ws"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(srv.Requests()); n != 3 {
+		t.Fatalf("%d model calls", n)
+	}
+	if asked := srv.Requests()[2].Body.Messages[5].Content; !strings.Contains(asked, "also names client.go") {
+		t.Errorf("the model was asked %q", asked)
+	}
+	if len(notices) != 1 || !strings.Contains(notices[0], "client.go, which this turn did not change") {
+		t.Errorf("notices = %q", notices)
+	}
+}
