@@ -44,7 +44,7 @@ type askArgs struct {
 // runs as a task (progress, cancel) and ends with a message.
 func (s *Server) askCommand(_ context.Context, a askArgs) (any, error) {
 	if strings.TrimSpace(a.Prompt) == "" {
-		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agentls.ask needs a prompt")
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, `agentls.ask needs a prompt: {"prompt": "what to do"} (or the code action "Ask agent" on a selection, or an AI! comment)`)
 	}
 	req, err := s.agentRequest(a)
 	if err != nil {

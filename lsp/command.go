@@ -106,7 +106,19 @@ func (s *Server) executeCommand(ctx context.Context, p *executeCommandParams) (a
 		res, err := c.run(s, ctx, arg)
 		var bad badArgs
 		if errors.As(err, &bad) {
-			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("%s takes %s: %v", c.name, c.args, bad.err))
+			err = jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("%s takes %s: %v", c.name, c.args, bad.err))
+		}
+		if err != nil && s.session().quirks.logsCommandErrors {
+			// Helix writes a command's error to its log only: the user
+			// who picked it from :lsp-workspace-command saw nothing.
+			msg := err.Error()
+			var je *jsonrpc2.Error
+			if errors.As(err, &je) {
+				msg = je.Message
+			}
+			s.goBackground("report command error", func(ctx context.Context) {
+				s.showMessage(ctx, protocol.MessageTypeError, "agentls: %s", msg)
+			})
 		}
 		return res, err
 	}

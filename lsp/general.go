@@ -97,8 +97,11 @@ type quirks struct {
 	// showsTabsAsCaret: Neovim echoes a message's tabs as "^I" (the
 	// model's code, a read's numbered lines): they are sent as spaces.
 	showsTabsAsCaret bool
+	// logsCommandErrors: Helix puts the error a workspace/executeCommand
+	// answers in its log only; it is shown as a message too.
+	logsCommandErrors bool
 }
 
 func quirksOf(client string) quirks {
-	return quirks{createdFileToLine1: client == "Neovim", skipsNewerBuffers: client == "Neovim", namesProgress: client == "helix", showsTabsAsCaret: client == "Neovim"}
+	return quirks{createdFileToLine1: client == "Neovim", skipsNewerBuffers: client == "Neovim", namesProgress: client == "helix", showsTabsAsCaret: client == "Neovim", logsCommandErrors: client == "helix"}
 }

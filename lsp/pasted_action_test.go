@@ -59,3 +59,29 @@ func TestNeovimMessagesWithoutTabs(t *testing.T) {
 		})
 	}
 }
+
+// TestHelixSeesCommandErrors: Helix keeps a command's error in its log
+// only, so agentls.ask picked without a prompt said nothing on screen; the
+// error is shown as a message too (to Helix only: the others show it).
+func TestHelixSeesCommandErrors(t *testing.T) {
+	t.Parallel()
+	for _, p := range []lsptest.Profile{lsptest.Helix(), lsptest.VSCode()} {
+		t.Run(p.Name, func(t *testing.T) {
+			t.Parallel()
+			e := lsptest.Start(t, writeFiles(t, files), p)
+			err := e.ExecuteCommand("agentls.ask", map[string]any{})
+			if err == nil || !strings.Contains(err.Error(), "needs a prompt") {
+				t.Fatalf("err %v", err)
+			}
+			if p.Name == "helix" {
+				e.Await(lsptest.ShownMessageOfType(protocol.MessageTypeError, "agentls.ask needs a prompt", `{"prompt": "what to do"}`))
+			} else if err := e.ExecuteCommand("agentls.status", map[string]any{}); err != nil {
+				t.Fatal(err)
+			} else {
+				// The status line comes after any error message would
+				// have: none was shown.
+				e.Await(lsptest.ShownMessage("agentls: "), lsptest.NoShownMessage("needs a prompt"))
+			}
+		})
+	}
+}
