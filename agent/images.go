@@ -3,6 +3,7 @@ package agent
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -152,15 +153,19 @@ func (t *turnImages) refusedBy(err error) bool {
 
 // withdraw takes every image out of msgs (their text stays, with a note),
 // refuses images for the rest of the turn, and returns the calls that had
-// sent them, each with the error its result now is.
+// sent them, each with the error its result now is. The results' own
+// words are made true too: "(image a.png, 8×6, sent)" becomes "not
+// sent", so the model is not told both.
 func (t *turnImages) withdraw(msgs []openai.ChatCompletionMessage, refusal error) []sentImages {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.refused = refusal
 	note := fmt.Sprintf("[the image was not sent: the model's server refused it: %v. If this model takes no images, the user can set agentls.vision to off.]", refusal)
+	first := len(msgs)
 	for i := range t.sent {
 		s := &t.sent[i]
 		s.err = fmt.Errorf("the model's server refused the image %s sent (%v): set agentls.vision to off if this model takes no images", DescribeUse(s.use), refusal)
+		first = min(first, s.msg)
 		m := &msgs[s.msg]
 		if m.MultiContent == nil {
 			continue // one message holds the images of several native calls
@@ -174,7 +179,31 @@ func (t *turnImages) withdraw(msgs []openai.ChatCompletionMessage, refusal error
 		m.MultiContent = nil
 		m.Content = strings.Join(append(text, note), "\n")
 	}
+	// A native call's result is its tool message, before the message
+	// that held its image (runTools).
+	for first > 0 && msgs[first-1].Role == openai.ChatMessageRoleTool {
+		first--
+	}
+	for i := first; i < len(msgs); i++ {
+		if msgs[i].Role != openai.ChatMessageRoleAssistant {
+			msgs[i].Content = notSent(msgs[i].Content)
+		}
+	}
 	sent := t.sent
 	t.sent = nil
 	return sent
+}
+
+// sentMark is how an image tool's result says its image went with it
+// (vision.Describe): "(image NAME, W×H, sent)" or "(image …, sent; how it
+// was fitted)".
+var sentMark = regexp.MustCompile(`\(image ([^\n]*?), sent(; [^\n]*?)?\)`)
+
+// notSent rewrites a result's words about images that were withdrawn:
+// sent becomes not sent, and a native call's pointer to the next message
+// (runTools) and that message's heading no longer say an image is there.
+func notSent(text string) string {
+	text = sentMark.ReplaceAllString(text, "(image $1, not sent$2)")
+	text = strings.ReplaceAll(text, "\n(the image is in the next message)", "")
+	return strings.ReplaceAll(text, "The image sent by call ", "The image of call ")
 }

@@ -167,7 +167,8 @@ func TestTurnImageRefused(t *testing.T) {
 			t.Fatalf("%d model calls, final %q", len(reqs), sum.Final)
 		}
 		retried := reqs[2].Body.Messages[3]
-		if len(retried.Images) != 0 || !strings.Contains(retried.Content, "(image a.png, 8×6, sent)") ||
+		// Only the truth: not "(…, sent)" beside "[the image was not sent…]".
+		if len(retried.Images) != 0 || !strings.Contains(retried.Content, "(image a.png, 8×6, not sent)") || strings.Contains(retried.Content, ", sent)") ||
 			!strings.Contains(retried.Content, "the image was not sent: the model's server refused it") || !strings.Contains(retried.Content, "agentls.vision to off") {
 			t.Errorf("after the refusal the model is told %q (%d images)", retried.Content, len(retried.Images))
 		}
@@ -183,6 +184,31 @@ func TestTurnImageRefused(t *testing.T) {
 		}
 		if len(failed) != 2 || !strings.Contains(failed[0], "set agentls.vision to off") {
 			t.Errorf("the user was shown %q", failed)
+		}
+	})
+	t.Run("auto, native call", func(t *testing.T) {
+		call := modeltest.Reply{Chunks: []modeltest.Chunk{{ToolCall: &modeltest.ToolCallDelta{ID: "call_1", Name: "view_image", Args: `{"path": "a.png"}`}}}}
+		srv := modeltest.New(call, refusal, modeltest.Text("I cannot see images.", 100))
+		defer srv.Close()
+		turn, _ := imageTurn(t, srv, tools.FormatTool, ToolOptions{})
+		if _, err := turn.Run(context.Background(), Request{Prompt: "look at a.png"}); err != nil {
+			t.Fatal(err)
+		}
+		reqs := srv.Requests()
+		if len(reqs) != 3 {
+			t.Fatalf("%d model calls", len(reqs))
+		}
+		var said []string
+		for _, m := range reqs[2].Body.Messages[2:] {
+			said = append(said, m.Content)
+			if len(m.Images) != 0 {
+				t.Error("an image was sent again after the refusal")
+			}
+		}
+		all := strings.Join(said, "\n")
+		if !strings.Contains(all, "(image a.png, 8×6, not sent)") || !strings.Contains(all, "the image was not sent: the model's server refused it") ||
+			strings.Contains(all, ", sent)") || strings.Contains(all, "the image is in the next message") || strings.Contains(all, "The image sent by") {
+			t.Errorf("after the refusal the model is told %q", said)
 		}
 	})
 	t.Run("on", func(t *testing.T) {

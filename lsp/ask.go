@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -65,6 +66,7 @@ func (s *Server) askCommand(_ context.Context, a askArgs) (any, error) {
 			}
 		}
 	}
+	plan.ask = &a
 	id, err := s.startTurn(plan)
 	if err != nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
@@ -83,6 +85,9 @@ type turnPlan struct {
 	observe func(ctx context.Context, e agent.Event)
 	// done, if set, runs when the turn ended, before the user is told.
 	done func(ctx context.Context, sum agent.Summary, err error)
+	// ask, if set, is what agentls.ask was given: the code action that
+	// sent it is not offered again while the turn runs (withoutRunning).
+	ask *askArgs
 }
 
 // startTurn starts an agent turn as a task (progress, cancel) and returns
@@ -109,7 +114,15 @@ func (s *Server) startTurn(plan turnPlan) (int, error) {
 	format, _ := tools.ParseFormat(set.ToolFormat) // validated when set
 	id := s.newTurn()
 	req := plan.req
+	if plan.ask != nil {
+		// Before the command answers: a code action requested right
+		// after it must not offer the same ask again.
+		s.tasks.startAsk(*plan.ask, id)
+	}
 	s.goTurnTask(id, fmt.Sprintf("agentls: agent turn %d", id), func(ctx context.Context, t *task) {
+		if plan.ask != nil {
+			defer s.tasks.endAsk(*plan.ask, id)
+		}
 		defer model.CloseIdleConnections() // the turn's model is not used again
 		ws := &editorWorkspace{s: s, t: t, turn: id, label: fmt.Sprintf("agent turn %d", id), home: plan.home, homeLine: plan.homeLine}
 		// The turn's tools run here: bound to this turn's workspace (its
@@ -144,6 +157,10 @@ func (s *Server) startTurn(plan turnPlan) (int, error) {
 				// The tokens so far with each step: a turn's cost shows
 				// while it runs.
 				t.report(ctx, fmt.Sprintf("step %d: %s (%s)", e.Step, agent.DescribeUse(*e.Use), turn.Usage()))
+				s.commands.toolStart(t, e.Step, *e.Use)
+			}
+			if e.Kind == agent.EventToolDone {
+				s.commands.end(t)
 			}
 			if e.Kind == agent.EventToolDone && e.Call != nil {
 				// Each call's timing line: "[shell] go test ./... 4.2 s, exit 1".
@@ -153,6 +170,7 @@ func (s *Server) startTurn(plan turnPlan) (int, error) {
 				plan.observe(ctx, e)
 			}
 		}
+		defer s.commands.end(t) // a turn cancelled in its command
 		s.turnContext(ctx, id, ws, &req)
 		sum, err := turn.Run(agent.WithSubagents(ctx, s.subagents(ctx, t, id, turn, req.Root)), req)
 		if plan.done != nil {
@@ -349,6 +367,19 @@ func (s *Server) fixActions(d document, ds []protocol.Diagnostic) []protocol.Cod
 		})
 	}
 	return out
+}
+
+// withoutRunning drops the ask actions (agentls.ask) whose turn runs
+// now: while "Agent: run the tests" waits for its approval, offering it
+// again would start the same work twice.
+func (s *Server) withoutRunning(actions []protocol.CodeAction) []protocol.CodeAction {
+	return slices.DeleteFunc(actions, func(a protocol.CodeAction) bool {
+		if a.Command == nil || a.Command.Command != cmdAsk || len(a.Command.Arguments) != 1 {
+			return false
+		}
+		args, ok := a.Command.Arguments[0].(askArgs)
+		return ok && s.tasks.asking(args)
+	})
 }
 
 // clip shortens s to at most n bytes, at a character boundary, marking

@@ -32,8 +32,8 @@ func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) (an
 		return append(actions, chat...), nil
 	}
 	actions = append(actions, s.reviewActions(d, p.Range)...)
-	actions = append(actions, s.aiCommentActions(d, p.Range)...)
-	actions = append(actions, s.askActions(d, p.Range)...)
+	actions = append(actions, s.withoutRunning(s.aiCommentActions(d, p.Range))...)
+	actions = append(actions, s.withoutRunning(s.askActions(d, p.Range))...)
 	diags := p.Context.Diagnostics
 	if len(diags) == 0 {
 		// Helix sends the diagnostics under the cursor only, none when
@@ -43,23 +43,9 @@ func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) (an
 			diags = s.commandDiagnosticsOnLines(rel, p.Range)
 		}
 	}
-	actions = append(actions, s.fixActions(d, diags)...)
+	actions = append(actions, s.withoutRunning(s.fixActions(d, diags))...)
 	if rel, err := s.relPath(d); err == nil {
-		if e := s.journal.lastTouching(rel); e != nil {
-			n := s.journal.filesOfTurn(e.turn)
-			title := fmt.Sprintf("Undo agent turn %d (%d %s)", e.turn, n, plural(n, "file", "files"))
-			actions = append(actions, protocol.CodeAction{
-				Title:   title,
-				Kind:    protocol.Source,
-				Command: &protocol.Command{Title: title, Command: cmdUndo, Arguments: []any{map[string]int{"turn": e.turn}}},
-			})
-			title = fmt.Sprintf("Undo agent edit %d: %s", e.id, e.label)
-			actions = append(actions, protocol.CodeAction{
-				Title:   title,
-				Kind:    protocol.Source,
-				Command: &protocol.Command{Title: title, Command: cmdEditUndo, Arguments: []any{map[string]int{"edit": e.id}}},
-			})
-		}
+		actions = append(actions, s.undoActions(rel)...)
 	}
 	if rel, err := s.relPath(d); err == nil {
 		if ref, ok := s.journal.refusedIn(rel); ok {
@@ -114,6 +100,34 @@ func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) (an
 		Command: &protocol.Command{Title: title, Command: cmdApplyReply, Arguments: []any{arg}},
 	})
 	return actions, nil
+}
+
+// undoActions undo the last agent edit that changed rel (a workspace
+// path): its whole turn, and the edit alone when the turn made more than
+// one. A turn of one edit is undone by either, so it gets one row, not
+// two that read alike ("Undo agent turn 1", "Undo agent edit 1: agent
+// turn 1").
+func (s *Server) undoActions(rel string) []protocol.CodeAction {
+	e := s.journal.lastTouching(rel)
+	if e == nil {
+		return nil
+	}
+	n := s.journal.filesOfTurn(e.turn)
+	title := fmt.Sprintf("Undo agent turn %d (%d %s)", e.turn, n, plural(n, "file", "files"))
+	out := []protocol.CodeAction{{
+		Title:   title,
+		Kind:    protocol.Source,
+		Command: &protocol.Command{Title: title, Command: cmdUndo, Arguments: []any{map[string]int{"turn": e.turn}}},
+	}}
+	if s.journal.editsOfTurn(e.turn) > 1 {
+		title := fmt.Sprintf("Undo agent edit %d: %s", e.id, e.label)
+		out = append(out, protocol.CodeAction{
+			Title:   title,
+			Kind:    protocol.Source,
+			Command: &protocol.Command{Title: title, Command: cmdEditUndo, Arguments: []any{map[string]int{"edit": e.id}}},
+		})
+	}
+	return out
 }
 
 // replyAround returns the reply a range holding no whole edit block points

@@ -284,6 +284,19 @@ func (j *journal) filesOfTurn(turn int) int {
 	return len(turnFiles(es))
 }
 
+// editsOfTurn returns how many of a turn's edits are applied.
+func (j *journal) editsOfTurn(turn int) int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	n := 0
+	for _, e := range j.entries {
+		if e.turn == turn && !e.undone {
+			n++
+		}
+	}
+	return n
+}
+
 func (j *journal) maxEntriesOrDefault() int { n, _ := j.limits(); return n }
 func (j *journal) maxBytesOrDefault() int   { _, n := j.limits(); return n }
 

@@ -26,21 +26,26 @@ func TestUndoRedo(t *testing.T) {
 			e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply})
 			e.Await(lsptest.ShownMessage("applied", "agent turn 1"))
 
-			// The code action offers the undo on a file the edit touched.
+			// The code action offers the undo on a file the edit touched:
+			// one row, the turn being one edit.
 			var undo *protocol.CodeAction
+			var rows []string
 			for _, a := range e.CodeActions("a.go", protocol.Range{}) {
-				if strings.HasPrefix(a.Title, "Undo agent edit 1") {
+				if strings.HasPrefix(a.Title, "Undo agent ") {
+					rows = append(rows, a.Title)
+				}
+				if strings.HasPrefix(a.Title, "Undo agent turn 1") {
 					undo = &a
 				}
 			}
-			if undo == nil {
-				t.Fatal("no undo code action")
+			if undo == nil || len(rows) != 1 {
+				t.Fatalf("undo code actions %q: want one, \"Undo agent turn 1 (3 files)\"", rows)
 			}
 			if err := e.RunCodeAction(*undo); err != nil {
 				t.Fatal(err)
 			}
 			e.Await(
-				lsptest.ShownMessage("undone", "agent edit 1"),
+				lsptest.ShownMessage("undone", "agent turn 1"),
 				lsptest.BufferContent("a.go", files["a.go"]),
 				lsptest.FileContent("b.go", files["b.go"]),
 				lsptest.NoFile("c.go"), // the file it created is deleted
@@ -122,14 +127,21 @@ func TestTurnUndo(t *testing.T) {
 				lsptest.FileContaining("b.go", "var c Settings"),
 			)
 
-			var undo *protocol.CodeAction
+			// A turn of two edits: its undo, and its last edit's in a.go.
+			var undo, undoEdit *protocol.CodeAction
 			for _, a := range e.CodeActions("a.go", protocol.Range{}) {
 				if a.Title == fmt.Sprintf("Undo agent turn %d (2 files)", started.Turn) {
 					undo = &a
 				}
+				if strings.HasPrefix(a.Title, "Undo agent edit 1: ") {
+					undoEdit = &a
+				}
 			}
 			if undo == nil {
 				t.Fatalf("no \"Undo agent turn %d (2 files)\" code action", started.Turn)
+			}
+			if undoEdit == nil {
+				t.Errorf("no \"Undo agent edit 1: …\" code action in a turn of two edits")
 			}
 			sent := e.EditsApplied()
 			if err := e.ExecuteCommand("agentls.turn.undo", map[string]any{"turn": started.Turn}); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -37,11 +38,40 @@ type task struct {
 	// ended: Helix shows a progress end in its status line, over the
 	// message before it.
 	outcome *protocol.ShowMessageParams
+	// notes are what the user must still read when the task ends (files
+	// the turn's commands saw without their unsaved changes): a warning
+	// shown while it runs is gone from a status line in a moment.
+	notesMu sync.Mutex
+	notes   []string
+}
+
+// note adds a line to the task's final message, once.
+func (t *task) note(msg string) {
+	t.notesMu.Lock()
+	defer t.notesMu.Unlock()
+	if !slices.Contains(t.notes, msg) {
+		t.notes = append(t.notes, msg)
+	}
+}
+
+// taskKey is the context key of the task a context runs in.
+type taskKey struct{}
+
+// taskOf returns the task ctx runs in (a turn's tool calls run in their
+// turn's), or nil.
+func taskOf(ctx context.Context) *task {
+	t, _ := ctx.Value(taskKey{}).(*task)
+	return t
 }
 
 // finish sets the message that tells how the task ended: shown once the
 // task's progress has ended, so it is the last thing the user reads.
 func (t *task) finish(typ protocol.MessageType, msg string) {
+	t.notesMu.Lock()
+	for _, n := range t.notes {
+		msg += "; " + n
+	}
+	t.notesMu.Unlock()
 	t.outcome = &protocol.ShowMessageParams{Type: typ, Message: msg}
 }
 
@@ -56,6 +86,7 @@ func (s *Server) goTurnTask(turn int, title string, fn func(ctx context.Context,
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		t := &task{s: s, turn: turn, cancel: cancel}
+		ctx = context.WithValue(ctx, taskKey{}, t)
 		id := s.tasks.add(t)
 		sess := s.session()
 		progress := sess.caps.Window.WorkDoneProgress
@@ -110,6 +141,40 @@ type tasks struct {
 	mu   sync.Mutex
 	next int
 	byID map[string]*task
+	// asks are the running agent turns by what they were asked
+	// (askKey), so the code action that asked is not offered again
+	// while its turn runs (waits for an approval, say).
+	asks map[string]int
+}
+
+// askKey is what makes two asks the same: the request and its document.
+func askKey(a askArgs) string { return string(a.URI) + "\x00" + a.Prompt }
+
+// startAsk records that turn runs what a asked.
+func (ts *tasks) startAsk(a askArgs, turn int) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.asks == nil {
+		ts.asks = map[string]int{}
+	}
+	ts.asks[askKey(a)] = turn
+}
+
+// endAsk forgets turn's ask once it ended.
+func (ts *tasks) endAsk(a askArgs, turn int) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if k := askKey(a); ts.asks[k] == turn {
+		delete(ts.asks, k)
+	}
+}
+
+// asking reports whether a turn runs what a asks.
+func (ts *tasks) asking(a askArgs) bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	_, ok := ts.asks[askKey(a)]
+	return ok
 }
 
 // add registers a running task and returns its token.

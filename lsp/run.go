@@ -60,10 +60,10 @@ func (s *Server) shellHost() (*shelltool.Host, error) {
 		Timeout:    time.Duration(set.ShellTimeout) * time.Second,
 		Policy:     policy.Config{Allow: set.CommandAllowlist, Deny: set.CommandDenylist},
 		Limits:     set.OutputLimits.Shell(),
-		Output:     s.output.write,
+		Output:     s.commandOutput,
 		Finished:   s.commandFinished,
 		JobStarted: s.showJob,
-		BeforeRun:  s.syncDisk,
+		BeforeRun:  s.beforeCommand,
 		AlwaysFile: agent.KeptApprovals(s.getenv, root),
 	})
 	if err != nil {

@@ -108,6 +108,7 @@ type Server struct {
 	journal   journal         // applied edits, for undo (journal.go)
 	review    review          // pending hunks in review mode (review_store.go)
 	tasks     tasks           // running tasks (progress.go)
+	commands  commandProgress // the agent command running now, as progress (command_progress.go)
 	answers   answers         // AI? answers (ask.go)
 	approvals approvals       // questions waiting for the user (approve.go)
 	problems  commandProblems // diagnostics from commands and jobs

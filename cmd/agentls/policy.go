@@ -17,7 +17,9 @@ func runPolicy(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 	if code, ok := parseFlags(fs, args, "usage: agentls policy [-C DIR] 'COMMAND LINE'\n\n"+
 		"Prints what agentls decides for a command line the agent wants to run, as\n"+
 		"JSON: {\"decision\": \"allow|ask|deny\", \"reason\": \"...\"}. allow runs without\n"+
-		"asking, ask needs the user's approval, deny is refused. commandAllowlist and\n"+
+		"asking, ask needs the user's approval, deny is refused (\"refused: rm -rf / can\n"+
+		"delete a whole tree or system files (deny group: destructive file\n"+
+		"operations)\"; the agent is told what to do instead). commandAllowlist and\n"+
 		"commandDenylist in your settings file and the workspace's "+settings.WorkspaceFile+"\n"+
 		"extend the built-in rules (a workspace's allowlist only once you trusted the\n"+
 		"file: agentls trust).\n"+
@@ -39,9 +41,32 @@ func runPolicy(_ context.Context, args []string, _ io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "agentls policy: %v\n", err)
 		return exitUsage
 	}
-	out, _ := json.Marshal(p.Check(fs.Arg(0)))
-	fmt.Fprintf(stdout, "%s\n", out)
+	enc := json.NewEncoder(stdout)
+	enc.SetEscapeHTML(false) // "<PID>" as written, for a person
+	if err := enc.Encode(forPerson(p.Check(fs.Arg(0)))); err != nil {
+		fmt.Fprintf(stderr, "agentls policy: %v\n", err)
+		return exitFailed
+	}
 	return exitOK
+}
+
+// forPerson rewords a deny verdict's reason, written for the model (what
+// to do instead), for the person at the terminal: what was refused, what
+// it would do, and its deny group.
+func forPerson(v policy.Verdict) policy.Verdict {
+	if v.Decision != policy.Deny {
+		return v // their reasons already say what a person needs
+	}
+	cmd, g, ok := policy.GroupOf(v.Reason)
+	if !ok {
+		return v
+	}
+	if cmd == "" {
+		v.Reason = fmt.Sprintf("refused: it %s (deny group: %s)", g.Does, g.Name)
+		return v
+	}
+	v.Reason = fmt.Sprintf("refused: %s %s (deny group: %s)", cmd, g.Does, g.Name)
+	return v
 }
 
 // policyConfig returns the command policy of the settings files for a

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -82,5 +85,34 @@ func TestServeNotice(t *testing.T) {
 	_, stderr, code := runCLI(t, "")
 	if code != exitFailed || strings.Contains(stderr, "waiting for an LSP client") {
 		t.Errorf("agentls on an empty pipe: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestReadmeUsage: each command's section in the README opens with the
+// usage line its -h prints (the demo's said only `[--keep]` long after
+// it had --editor, --dir and --listen).
+func TestReadmeUsage(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range commands() {
+		t.Run(c.name, func(t *testing.T) {
+			stdout, stderr, _ := runCLI(t, "", c.name, "-h")
+			synopsis, _, _ := strings.Cut(stdout+stderr, "\n")
+			synopsis = strings.TrimPrefix(synopsis, "usage: ")
+			_, section, ok := strings.Cut(string(readme), "\n### `agentls "+c.name+"`\n")
+			if !ok {
+				t.Skipf("the README has no section for agentls %s", c.name)
+			}
+			block, ok := strings.CutPrefix(section, "\n```\n")
+			if !ok {
+				return // no usage block at the section's start (version's is a sentence)
+			}
+			block, _, _ = strings.Cut(block, "\n```")
+			if !slices.Contains(strings.Split(block, "\n"), synopsis) {
+				t.Errorf("README's agentls %s section says\n%s\nwant its -h usage line\n%s", c.name, block, synopsis)
+			}
+		})
 	}
 }
