@@ -67,6 +67,11 @@ type didChangeParams struct {
 type workspaceEdit struct {
 	Changes         map[protocol.DocumentURI][]protocol.TextEdit `json:"changes,omitempty"`
 	DocumentChanges []any                                        `json:"documentChanges,omitempty"`
+	// BaseHashes (agentls's own field, which other clients ignore) maps
+	// each file edited with version null to the sha256 (hex) of the text
+	// the edit was computed from: agentls's editor set-ups check a buffer
+	// agentls cannot see against it (unseen_buffer.go).
+	BaseHashes map[protocol.DocumentURI]string `json:"agentlsBaseHashes,omitempty"`
 }
 
 // textDocumentEdit pins edits to a document version; Version is null for

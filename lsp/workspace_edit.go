@@ -13,7 +13,8 @@ import (
 
 // workspaceEditFor turns a changeset into one WorkspaceEdit: every text
 // edit pinned to the document version it was computed on (null for files
-// not open), minimal edits so cursors in untouched lines stay put,
+// not open), minimal edits so cursors in untouched lines stay put (a file
+// not open is replaced whole, with its base's hash: unseen_buffer.go),
 // CreateFile and DeleteFile for new and removed files. Every path is
 // checked again as the edit is built (sendableURI), so nothing outside the
 // workspace is ever sent.
@@ -34,7 +35,16 @@ func (s *Server) workspaceEditFor(cs *edits.Changeset) (workspaceEdit, error) {
 			return workspaceEdit{}, err
 		}
 		var textEdits []protocol.TextEdit
-		if c.Action != edits.Delete { // a deleted file needs no edits
+		switch {
+		case c.Action == edits.Modify && c.Version == edits.NotOpen:
+			// Sent with version null: a buffer agentls cannot see may
+			// hold other text (unseen_buffer.go).
+			textEdits = unseenFileEdit(c)
+			if we.BaseHashes == nil {
+				we.BaseHashes = map[protocol.DocumentURI]string{}
+			}
+			we.BaseHashes[u] = baseHash(c.Base)
+		case c.Action != edits.Delete: // a deleted file needs no edits
 			if textEdits, err = lspEdits(c, doc, open, enc); err != nil {
 				return workspaceEdit{}, fmt.Errorf("%s: %w", c.Path, err)
 			}

@@ -146,16 +146,17 @@ func TestTextEditsFromHunks(t *testing.T) {
 			open:  true, sameAsDiff: true,
 			want: []protocol.TextEdit{{Range: lspRange(350, 24, 350, 25), NewText: "1"}},
 		},
+		// A file not open is replaced whole (unseen_buffer.go): a buffer
+		// agentls cannot see may hold other lines.
 		{
 			name: "file not open", text: big,
-			patch:      conflictPatch("\tvalue0350 := compute(350) // ünïcode 😀\n", "\tvalue0350 := compute(351) // ünïcode 😀\n"),
-			sameAsDiff: true,
-			want:       []protocol.TextEdit{{Range: lspRange(350, 24, 350, 25), NewText: "1"}},
+			patch: conflictPatch("\tvalue0350 := compute(350) // ünïcode 😀\n", "\tvalue0350 := compute(351) // ünïcode 😀\n"),
+			want:  []protocol.TextEdit{{Range: protocol.Range{End: wholeDocumentEnd}, NewText: strings.Replace(big, "compute(350)", "compute(351)", 1)}},
 		},
 		{
 			name: "file not open, UTF-8, CRLF and a lone CR", text: "a\r\nb\rc é\r\nd\n",
-			patch: conflictPatch("d\n", "D\n"), enc: edits.UTF8, sameAsDiff: true,
-			want: []protocol.TextEdit{{Range: lspRange(3, 0, 3, 1), NewText: "D"}},
+			patch: conflictPatch("d\n", "D\n"), enc: edits.UTF8,
+			want: []protocol.TextEdit{{Range: protocol.Range{End: wholeDocumentEnd}, NewText: "a\r\nb\rc é\r\nD\n"}},
 		},
 		{
 			name: "the same file patched twice in one call", text: big, tool: "patch_many", open: true, sameAsDiff: true,
@@ -272,13 +273,20 @@ func lspRange(sl, sc, el, ec uint32) protocol.Range {
 func applyLSPEdits(t *testing.T, text string, es []protocol.TextEdit, enc edits.Encoding) string {
 	t.Helper()
 	m := edits.NewMapper(text)
+	// Editors clamp a position past the last line to the end of the text.
+	offset := func(p protocol.Position) (int, error) {
+		if int(p.Line) >= m.Lines() {
+			return len(text), nil
+		}
+		return m.Offset(int(p.Line), int(p.Character), enc)
+	}
 	var bs []edits.TextEdit
 	for _, e := range es {
-		start, err := m.Offset(int(e.Range.Start.Line), int(e.Range.Start.Character), enc)
+		start, err := offset(e.Range.Start)
 		if err != nil {
 			t.Fatal(err)
 		}
-		end, err := m.Offset(int(e.Range.End.Line), int(e.Range.End.Character), enc)
+		end, err := offset(e.Range.End)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -461,6 +461,46 @@ streams into the document.  Otherwise open chat NAME (default \"chat\")."
                    (fboundp 'eglot--signal-textDocument/didChange))
           (eglot--signal-textDocument/didChange))))))
 
+;; An edit of a file agentls has no buffer of (sent with version null)
+;; was computed from the file on disk, and agentls sends it as one edit
+;; replacing the whole text, with the sha256 of that text
+;; (agentlsBaseHashes).  A buffer agentls does not manage (set up for
+;; Markdown only, agentls cannot see a Go buffer) may hold unsaved changes:
+;; applied there, the edit would overwrite them (and an older agentls's
+;; edit by position would land on the wrong lines).  Such an edit is
+;; refused, applied: false with the reason; agentls keeps it as pending
+;; review and says so.
+(defun agentls--buffer-hash ()
+  "The sha256 of the current buffer's text as saving it would write it."
+  (secure-hash 'sha256 (encode-coding-string
+                        (buffer-substring-no-properties (point-min) (point-max))
+                        (or buffer-file-coding-system 'utf-8-unix) t)))
+
+(defun agentls--unseen-conflicts (server edit)
+  "The files EDIT would change in buffers holding text other than its base.
+They are named relative to SERVER's project.
+These are the files EDIT edits with version null (computed from the disk)
+whose buffer is modified and does not hold the text of the hash the server
+sent (agentlsBaseHashes), or, without a hash, is modified at all."
+  (let ((hashes (plist-get edit :agentlsBaseHashes))
+        (root (ignore-errors (project-root (eglot--project server))))
+        (unversioned nil)
+        (conflicts nil))
+    (seq-doseq (c (plist-get edit :documentChanges))
+      (when-let ((doc (plist-get c :textDocument)))
+        (unless (plist-get doc :version)
+          (push (plist-get doc :uri) unversioned))))
+    (cl-loop for (uri _edits) on (plist-get edit :changes) by #'cddr
+             do (push (substring (format "%s" uri) 1) unversioned))
+    (dolist (uri unversioned)
+      (let* ((path (eglot--uri-to-path uri))
+             (buf (find-buffer-visiting path))
+             (hash (plist-get hashes (intern (concat ":" uri)))))
+        (when (and buf (buffer-modified-p buf)
+                   (not (and hash (equal hash (with-current-buffer buf (agentls--buffer-hash))))))
+          (push (if root (file-relative-name path root) (abbreviate-file-name path)) conflicts))))
+    (nreverse conflicts)))
+
 ;; A chat's reply streams into its document as one edit per chunk; with
 ;; eglot's default `eglot-confirm-server-initiated-edits' (eglot 1.9) each
 ;; chunk asked "Server wants to edit chat.md ... Proceed?", a dozen times
@@ -492,13 +532,21 @@ streams into the document.  Otherwise open chat NAME (default \"chat\")."
         (setq edit (plist-put (copy-sequence edit) :documentChanges
                               (vconcat (seq-remove (lambda (c) (plist-get c :kind)) changes)))
               params (plist-put (copy-sequence params) :edit edit)))
-      (let ((paths (agentls--edit-paths edit)))
+      (let ((paths (agentls--edit-paths edit))
+            (conflicts (agentls--unseen-conflicts server edit)))
+        (if conflicts
+            (list :applied :json-false
+                  :failureReason (format "%s %s unsaved changes in a buffer agentls does not manage; save %s, or revert %s, and apply the edit again"
+                                         (string-join conflicts ", ")
+                                         (if (cdr conflicts) "have" "has")
+                                         (if (cdr conflicts) "them" "it")
+                                         (if (cdr conflicts) "them" "it")))
         (prog1 (if (agentls--chat-only-p paths)
                    (let ((eglot-confirm-server-initiated-edits nil)
                          (eglot-confirm-server-edits nil))
                      (apply #'cl-call-next-method server method params))
                  (apply #'cl-call-next-method server method params))
-          (agentls--send-changes paths))))))
+          (agentls--send-changes paths)))))))
 
 ;;;; Setup
 

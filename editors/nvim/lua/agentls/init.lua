@@ -1,8 +1,9 @@
--- agentls for Neovim: starts the agentls language server for the buffers
--- of the chosen filetypes and puts its commands (workspace/executeCommand)
--- behind :Agent* user commands. It works from Neovim 0.7.2, where each
--- project root gets one client from vim.lsp.start_client, to current
--- Neovim, where vim.lsp.config and vim.lsp.enable do that work.
+-- agentls for Neovim: starts the agentls language server for every buffer
+-- holding a file (or those of the chosen filetypes) and puts its commands
+-- (workspace/executeCommand) behind :Agent* user commands. It works from
+-- Neovim 0.7.2, where each project root gets one client from
+-- vim.lsp.start_client, to current Neovim, where vim.lsp.config and
+-- vim.lsp.enable do that work.
 --
 -- The server does the work; this plugin only asks and shows: edits come
 -- as workspace/applyEdit (one undo each), messages as showMessage, the
@@ -19,10 +20,11 @@ local OUTPUT_NAME = 'agentls://output'
 
 local defaults = {
   cmd = { 'agentls' },
-  filetypes = {
-    'markdown', 'go', 'python', 'lua', 'javascript', 'javascriptreact', 'typescript', 'typescriptreact',
-    'rust', 'c', 'cpp', 'java', 'ruby', 'sh', 'bash', 'zsh', 'html', 'css', 'json', 'yaml', 'toml',
-  },
+  -- nil: every buffer holding a file, whatever its filetype, so that
+  -- agentls sees the unsaved text of every buffer it may edit (an edit of
+  -- a buffer it cannot see is computed from the disk). A list limits it
+  -- to those filetypes.
+  filetypes = nil,
   -- The first of these found upwards from a file marks its project; a file
   -- outside any project uses the current directory.
   root_markers = { '.git' },
@@ -483,10 +485,68 @@ end
 -- the inserts past the end of loaded buffers anchored (anchor_end_inserts).
 -- A file the same edit creates or renames is left as sent: the server
 -- places a created file's text for Neovim already.
+-- buffer_hash is the sha256 of a buffer's text as writing it would make
+-- the file.
+local function buffer_hash(buf)
+  local nl = vim.bo[buf].fileformat == 'dos' and '\r\n' or (vim.bo[buf].fileformat == 'mac' and '\r' or '\n')
+  local text = table.concat(api.nvim_buf_get_lines(buf, 0, -1, false), nl)
+  if vim.bo[buf].eol or (vim.bo[buf].fixeol and not vim.bo[buf].binary) then
+    text = text .. nl
+  end
+  if vim.bo[buf].bomb then
+    text = '\239\187\191' .. text
+  end
+  return vim.fn.sha256(text)
+end
+
+-- unseen_conflicts returns the files an edit changes with version null
+-- (computed from the disk by a server that has no document for them) in
+-- a loaded buffer not attached to client (a filetype left out of
+-- `filetypes`) that holds unsaved text other than the edit's base
+-- (agentlsBaseHashes, the sha256 of that text). agentls replaces such a
+-- file whole: applied there, the edit would overwrite the user's unsaved
+-- changes (an older agentls's edit by position would land on the wrong
+-- lines).
+local function unseen_conflicts(edit, client)
+  local hashes = type(edit.agentlsBaseHashes) == 'table' and edit.agentlsBaseHashes or {}
+  local out = {}
+  local function check(uri, version)
+    if (version ~= nil and version ~= vim.NIL) or type(uri) ~= 'string' then
+      return
+    end
+    local buf = buffer_for_uri(uri)
+    if not buf or not api.nvim_buf_is_loaded(buf) or vim.lsp.buf_is_attached(buf, client.id) then
+      return
+    end
+    if not vim.bo[buf].modified or (hashes[uri] and buffer_hash(buf) == hashes[uri]) then
+      return
+    end
+    table.insert(out, vim.fn.fnamemodify(api.nvim_buf_get_name(buf), ':~:.'))
+  end
+  for _, dc in ipairs(edit.documentChanges or {}) do
+    if dc.textDocument then
+      check(dc.textDocument.uri, dc.textDocument.version)
+    end
+  end
+  for uri in pairs(edit.changes or {}) do
+    check(uri, nil)
+  end
+  return out
+end
+
 local function on_apply_edit(err, params, ctx, config)
   local edit = params and params.edit
   local client = ctx and vim.lsp.get_client_by_id(ctx.client_id)
   if type(edit) == 'table' and client then
+    local conflicts = unseen_conflicts(edit, client)
+    if #conflicts > 0 then
+      return {
+        applied = false,
+        failureReason = table.concat(conflicts, ', ')
+          .. (#conflicts == 1 and ' has' or ' have')
+          .. ' unsaved changes in a buffer agentls is not attached to; save or revert, and apply the edit again',
+      }
+    end
     local encoding = client.offset_encoding or 'utf-16'
     local made = {}
     for _, dc in ipairs(edit.documentChanges or {}) do
@@ -637,7 +697,7 @@ local function start_native()
   local group = api.nvim_create_augroup('agentls', { clear = true })
   api.nvim_create_autocmd('FileType', {
     group = group,
-    pattern = state.config.filetypes,
+    pattern = state.config.filetypes or '*',
     callback = function(args)
       if attachable(args.buf) then
         warn_missing_program()
@@ -648,21 +708,37 @@ end
 
 local function start_autocmd()
   local group = api.nvim_create_augroup('agentls', { clear = true })
+  local all = state.config.filetypes == nil
   api.nvim_create_autocmd('FileType', {
     group = group,
-    pattern = state.config.filetypes,
+    pattern = all and '*' or state.config.filetypes,
     callback = function(args)
       start_legacy(args.buf)
     end,
   })
+  if all then
+    -- A file of no filetype gets no FileType event. Scheduled, so that a
+    -- buffer that does get one is attached with its filetype (the
+    -- didOpen's languageId); attaching twice is a no-op.
+    api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile', 'BufFilePost' }, {
+      group = group,
+      callback = function(args)
+        vim.schedule(function()
+          if api.nvim_buf_is_valid(args.buf) and api.nvim_buf_is_loaded(args.buf) then
+            start_legacy(args.buf)
+          end
+        end)
+      end,
+    })
+  end
   -- Buffers opened before setup() (a plugin manager loading on FileType)
   -- missed the autocmd.
   local wanted = {}
-  for _, ft in ipairs(state.config.filetypes) do
+  for _, ft in ipairs(state.config.filetypes or {}) do
     wanted[ft] = true
   end
   for _, buf in ipairs(api.nvim_list_bufs()) do
-    if api.nvim_buf_is_loaded(buf) and wanted[vim.bo[buf].filetype] then
+    if api.nvim_buf_is_loaded(buf) and (all or wanted[vim.bo[buf].filetype]) then
       start_legacy(buf)
     end
   end
@@ -916,7 +992,8 @@ end
 -- output_buffer returns the output buffer's number (created if need be).
 M.output_buffer = output_buffer
 
--- setup starts agentls for every buffer of the chosen filetypes and
+-- setup starts agentls for every buffer holding a file (or of the chosen
+-- filetypes) and
 -- defines the commands. Calling it again replaces the options for
 -- clients started afterwards.
 function M.setup(opts)
