@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A Driver runs one tool on one task in a workspace already holding the
+// task's files, and says what the tool did; the runner checks the
+// workspace afterwards. agentlsDriver is the only one for now; a peer
+// (aider, gptme) gets its own, filling the Result fields it can.
+type Driver interface {
+	Name() string
+	Run(ctx context.Context, task Task, ws, scratch string) Result
+}
+
+// agentlsDriver runs `agentls ask` as a user would, one turn per task.
+type agentlsDriver struct {
+	bin      string // the agentls binary
+	baseURL  string
+	model    string
+	format   string
+	maxSteps int
+}
+
+func (d agentlsDriver) Name() string { return "agentls" }
+
+// Run runs the turn with its settings and state under scratch, so that
+// neither the user's settings nor earlier runs change it. A turn that
+// fails (exit 1) is a result; only a turn that could not start is an Error.
+func (d agentlsDriver) Run(ctx context.Context, task Task, ws, scratch string) Result {
+	r := Result{Tool: d.Name(), Task: task.Name, Format: d.format}
+	for _, sub := range []string{"state", "config"} {
+		if err := os.MkdirAll(filepath.Join(scratch, sub), 0o755); err != nil {
+			r.Error = err.Error()
+			return r
+		}
+	}
+	cmd := exec.CommandContext(ctx, d.bin, "ask", "-C", ws, "--model", d.model, "--base-url", d.baseURL,
+		"--format", d.format, "--max-steps", strconv.Itoa(d.maxSteps), task.Prompt)
+	cmd.Dir = ws
+	env := append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(scratch, "state"), "XDG_CONFIG_HOME="+filepath.Join(scratch, "config"))
+	if os.Getenv("OPENAI_API_KEY") == "" {
+		// A local server takes any key; without one a hosted default
+		// would be refused before anything is sent.
+		env = append(env, "OPENAI_API_KEY=agenteval")
+	}
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	err := cmd.Run()
+	r.Wall = time.Since(start)
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		r.Exit = -1
+	case errors.As(err, &exit):
+		r.Exit = exit.ExitCode()
+	case err != nil:
+		r.Error = fmt.Sprintf("agentls ask: %v", err)
+		return r
+	}
+	logPath, steps, tokens := readStderr(stderr.String())
+	r.Steps, r.Tokens, r.Log = steps, tokens, logPath
+	if logPath == "" {
+		if r.Exit == 2 {
+			r.Error = "agentls ask: usage: " + lastLine(stderr.String())
+		}
+		return r
+	}
+	f, err := os.Open(logPath)
+	if err != nil {
+		r.Error = fmt.Sprintf("turn log: %v", err)
+		return r
+	}
+	defer f.Close()
+	// A turn killed at the timeout may have cut its log's last line.
+	if err := readTurnLog(f, &r); err != nil && r.Exit != -1 {
+		r.Error = err.Error()
+	}
+	if r.Steps == 0 {
+		r.Steps = r.Replies // killed at the timeout: the log still counts
+	}
+	return r
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	return s[strings.LastIndexByte(s, '\n')+1:]
+}

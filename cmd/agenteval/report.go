@@ -1,0 +1,109 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+)
+
+// A Summary is the totals over results: the table's last line and the
+// JSON's "total".
+type Summary struct {
+	Runs        int           `json:"runs"`
+	Solved      int           `json:"solved"`
+	Changed     int           `json:"changed"`
+	Rejected    int           `json:"rejected"` // changed but not solved
+	Errors      int           `json:"errors"`
+	Replies     int           `json:"replies"`
+	CallReplies int           `json:"call_replies"`
+	WellFormed  int           `json:"well_formed"`
+	Calls       int           `json:"calls"`
+	FailedCalls int           `json:"failed_calls"`
+	Edits       int           `json:"edits"`
+	MaxRepeat   int           `json:"max_repeat"`
+	Steps       int           `json:"steps"`
+	Tokens      int           `json:"tokens"`
+	Wall        time.Duration `json:"wall_ns"`
+}
+
+func summarize(rs []Result) Summary {
+	var s Summary
+	for _, r := range rs {
+		s.Runs++
+		s.Solved += b2i(r.Solved)
+		s.Changed += b2i(r.Changed)
+		s.Rejected += b2i(r.Rejected)
+		s.Errors += b2i(r.Error != "")
+		s.Replies += r.Replies
+		s.CallReplies += r.CallReplies
+		s.WellFormed += r.WellFormed
+		s.Calls += r.Calls
+		s.FailedCalls += r.FailedCalls
+		s.Edits += r.Edits
+		s.MaxRepeat = max(s.MaxRepeat, r.MaxRepeat)
+		s.Steps += r.Steps
+		s.Tokens += r.Tokens
+		s.Wall += r.Wall
+	}
+	return s
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// writeTable prints one line per result and the totals. "edits" counts
+// the edit calls that applied, "changed" whether the workspace differs
+// afterwards: a save of a file's own content is the first and not the
+// second.
+func writeTable(w io.Writer, rs []Result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "task\trun\tsolved\twell-formed\tedits\tchanged\trejected\tfailed calls\tsteps\trepeat\ttokens\ttime\texit")
+	for _, r := range rs {
+		solved := yesNo(r.Solved)
+		if r.Error != "" {
+			solved = "ERROR"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d/%d\t%d\t%s\t%s\t%d/%d\t%d\t%d\t%d\t%s\t%d\n", r.Task, r.Run, solved, r.WellFormed, r.CallReplies,
+			r.Edits, yesNo(r.Changed), yesNo(r.Rejected), r.FailedCalls, r.Calls, r.Steps, r.MaxRepeat, r.Tokens, r.Wall.Round(time.Second/10), r.Exit)
+	}
+	s := summarize(rs)
+	fmt.Fprintf(tw, "TOTAL\t%d\t%d/%d\t%d/%d\t%d\t%d\t%d\t%d/%d\t%d\t%d\t%d\t%s\t\n", s.Runs, s.Solved, s.Runs, s.WellFormed, s.CallReplies,
+		s.Edits, s.Changed, s.Rejected, s.FailedCalls, s.Calls, s.Steps, s.MaxRepeat, s.Tokens, s.Wall.Round(time.Second/10))
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range rs {
+		if r.Error != "" {
+			fmt.Fprintf(w, "%s run %d: %s\n", r.Task, r.Run, r.Error)
+		}
+	}
+	return nil
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// Report is the JSON the --json flag writes.
+type Report struct {
+	Model   string   `json:"model"`
+	BaseURL string   `json:"base_url"`
+	Format  string   `json:"format"`
+	Results []Result `json:"results"`
+	Total   Summary  `json:"total"`
+}
+
+func writeJSON(w io.Writer, rep Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rep)
+}

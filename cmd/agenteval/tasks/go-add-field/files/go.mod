@@ -1,0 +1,3 @@
+module example.com/user
+
+go 1.22

@@ -1,0 +1,3 @@
+module example.com/up
+
+go 1.22

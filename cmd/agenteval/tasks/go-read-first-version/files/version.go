@@ -1,0 +1,5 @@
+package main
+
+func version() string {
+	return "1.1.9"
+}

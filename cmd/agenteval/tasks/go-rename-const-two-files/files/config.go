@@ -1,0 +1,4 @@
+package client
+
+// MaxRetries is how many times a request is tried.
+const MaxRetries = 3

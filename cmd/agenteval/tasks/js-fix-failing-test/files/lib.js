@@ -1,0 +1,5 @@
+function capitalize(s) {
+  return s.charAt(1).toUpperCase() + s.slice(1);
+}
+
+module.exports = { capitalize };

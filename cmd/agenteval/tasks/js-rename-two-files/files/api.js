@@ -1,0 +1,5 @@
+function fetchData() {
+  return [1, 2, 3];
+}
+
+module.exports = { fetchData };

@@ -1,0 +1,3 @@
+const { fetchData } = require("./api");
+
+console.log(fetchData().length);

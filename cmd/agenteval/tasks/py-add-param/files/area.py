@@ -1,0 +1,2 @@
+def rect_area(w, h):
+    return w * h

@@ -1,0 +1,3 @@
+from misc import slugify
+
+print(slugify(" Hello World "))

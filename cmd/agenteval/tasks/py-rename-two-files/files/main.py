@@ -1,0 +1,3 @@
+from utils import greet
+
+print(greet("Ann"))

@@ -1,0 +1,3 @@
+export function double(n: number): number {
+  return n * 2;
+}

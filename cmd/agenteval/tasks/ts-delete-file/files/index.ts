@@ -1,0 +1,5 @@
+import { oldGreeting } from "./legacy";
+import { greeting } from "./greeting";
+
+console.log(greeting());
+console.log(oldGreeting());

@@ -1,0 +1,3 @@
+export function oldGreeting(): string {
+  return "howdy";
+}

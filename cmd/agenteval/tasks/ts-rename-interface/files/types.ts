@@ -1,0 +1,4 @@
+export interface Person {
+  name: string;
+  age: number;
+}
