@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -74,8 +76,12 @@ func loadTask(dir string) (Task, error) {
 	if t.Prompt == "" {
 		return t, fmt.Errorf("task %s: prompt.txt is empty", t.Name)
 	}
-	if fi, err := os.Stat(t.FilesDir()); err != nil || !fi.IsDir() {
-		return t, fmt.Errorf("task %s: no files/ folder", t.Name)
+	// No files/ folder is a task that starts from an empty workspace (git
+	// keeps no empty folder); one that is not a folder is a mistake.
+	if fi, err := os.Stat(t.FilesDir()); err == nil && !fi.IsDir() {
+		return t, fmt.Errorf("task %s: files is not a folder", t.Name)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return t, fmt.Errorf("task %s: %w", t.Name, err)
 	}
 	if _, err := os.Stat(t.CheckScript()); err != nil {
 		return t, fmt.Errorf("task %s: %w", t.Name, err)

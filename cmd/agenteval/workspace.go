@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -13,6 +14,9 @@ import (
 
 // copyTree copies the files under src into dst (created), keeping modes.
 func copyTree(src, dst string) error {
+	if _, err := os.Stat(src); errors.Is(err, fs.ErrNotExist) {
+		return os.MkdirAll(dst, 0o755) // a task that starts from nothing
+	}
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -43,6 +47,9 @@ func copyTree(src, dst string) error {
 // snapshot maps each regular file under dir to its content.
 func snapshot(dir string) (map[string]string, error) {
 	files := map[string]string{}
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return files, nil // a task's missing files/: an empty start
+	}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !d.Type().IsRegular() {
 			return err
