@@ -3,11 +3,13 @@ package agent
 import (
 	"context"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/policy"
 )
 
 // Files the request is about are in the model's context from the first
@@ -36,10 +38,14 @@ var fileNameRe = regexp.MustCompile(`[A-Za-z0-9_.\-/]*[A-Za-z0-9_\-]\.[A-Za-z0-9
 // first, each once, at most maxContextFiles; whether they exist is for the
 // reader to find.
 func namedFiles(req Request) []string {
+	// A secret the user merely named is not read into the request: the
+	// shell policy's rule, which read itself follows (asking), decides.
+	rule := policy.NewSecretRule(req.Root, "")
+	secret := func(p string) bool { return rule.File(filepath.Join(req.Root, filepath.FromSlash(p))) != "" }
 	var out []string
 	add := func(p string) {
 		p = strings.TrimPrefix(path.Clean(strings.TrimPrefix(p, "./")), "/")
-		if p == "." || p == "" || strings.HasPrefix(p, "../") || slices.Contains(out, p) || secretName(p) {
+		if p == "." || p == "" || strings.HasPrefix(p, "../") || slices.Contains(out, p) || secret(p) {
 			return
 		}
 		out = append(out, p)
@@ -66,25 +72,6 @@ func namedFiles(req Request) []string {
 // looksLikeNumber is a version or a decimal ("1.5", "v0.3"), not a file.
 func looksLikeNumber(s string) bool {
 	return strings.Trim(strings.TrimPrefix(s, "v"), "0123456789.") == ""
-}
-
-// secretName reports whether a file's name says it holds secrets, which
-// are never put in the model's context unasked: .env files, private keys.
-// (The read tool has its own rules; this keeps the request itself from
-// inlining one the user merely named.)
-func secretName(p string) bool {
-	base := strings.ToLower(path.Base(p))
-	switch {
-	case base == ".env" || strings.HasPrefix(base, ".env."):
-		return !strings.HasSuffix(base, ".example") && !strings.HasSuffix(base, ".sample") && !strings.HasSuffix(base, ".template")
-	case strings.Contains(base, "id_rsa"), strings.Contains(base, "id_ed25519"), strings.Contains(base, "id_ecdsa"):
-		return true
-	case strings.HasSuffix(base, ".pem"), strings.HasSuffix(base, ".key"), strings.HasSuffix(base, ".p12"), strings.HasSuffix(base, ".pfx"):
-		return true
-	case base == ".netrc" || base == ".npmrc" || base == ".pypirc" || base == "credentials":
-		return true
-	}
-	return false
 }
 
 // contextFiles reads the files the request names through the turn's read

@@ -107,9 +107,5 @@ func clipWords(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	cut := n
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
+	return clipUTF8(s, n) + "…"
 }

@@ -259,6 +259,9 @@ func ExpandMentions(ctx context.Context, src MentionSource, text string) (string
 // expandFile adds one file's text, unless the secret rule covers it.
 func expandFile(ctx context.Context, src MentionSource, rel string, section func(title, body string)) string {
 	abs := filepath.Join(src.Root, filepath.FromSlash(rel))
+	if why := outside(src.Root, abs); why != "" {
+		return "left out: " + rel + " " + why
+	}
 	if src.Secret != nil {
 		if why := src.Secret(abs); why != "" {
 			return "left out: " + rel + " " + why
@@ -281,6 +284,16 @@ func expandFile(ctx context.Context, src MentionSource, rel string, section func
 	return fmt.Sprintf("%s (%d %s)", rel, lines, plural(lines, "line", "lines"))
 }
 
+// outside says why abs, resolved, is not in the workspace root ("" when
+// it is): a repository's link must not attach the user's other files.
+func outside(root, abs string) string {
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil || !inside(real, root) {
+		return "leads outside the workspace"
+	}
+	return ""
+}
+
 // numbered is text with line numbers, as read shows it, so the model
 // can place an edit.
 func numbered(text string) string {
@@ -294,6 +307,9 @@ func numbered(text string) string {
 // expandFolder adds a folder's listing (names only, bounded).
 func expandFolder(src MentionSource, rel string, section func(title, body string)) string {
 	abs := filepath.Join(src.Root, filepath.FromSlash(rel))
+	if why := outside(src.Root, abs); why != "" {
+		return "left out: " + rel + "/ " + why
+	}
 	var names []string
 	filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || p == abs {

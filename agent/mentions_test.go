@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -78,5 +79,33 @@ func TestExpandMentions(t *testing.T) {
 	}
 	if added, log := ExpandMentions(context.Background(), src, "no mentions here"); added != "" || log != nil {
 		t.Errorf("no mentions added %q, %v", added, log)
+	}
+}
+
+// TestMentionsStayInside: a repository's link that leads out of the
+// workspace attaches nothing, as a file or as a folder, though the user
+// mentioned it by a name inside.
+func TestMentionsStayInside(t *testing.T) {
+	root := t.TempDir()
+	away := t.TempDir()
+	writeFiles(t, away, map[string]string{"private.txt": "my diary\n", "dir/x.txt": "x\n"})
+	writeFiles(t, root, map[string]string{"a.go": "package a\n"})
+	if err := os.Symlink(filepath.Join(away, "private.txt"), filepath.Join(root, "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(away, "dir"), filepath.Join(root, "docs")); err != nil {
+		t.Fatal(err)
+	}
+	added, log := ExpandMentions(context.Background(), MentionSource{Root: root}, "see @notes.txt and @docs/ and @a.go")
+	if strings.Contains(added, "my diary") || strings.Contains(added, "x.txt") {
+		t.Errorf("a link out attached %q", added)
+	}
+	var got []string
+	for _, e := range log {
+		got = append(got, e.Text+" → "+e.Added)
+	}
+	want := []string{"@notes.txt → left out: notes.txt leads outside the workspace", "@docs/ → left out: docs/ leads outside the workspace", "@a.go → a.go (1 line)"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("log (-want +got):\n%s", diff)
 	}
 }

@@ -162,6 +162,10 @@ func TestNamedFilesInContext(t *testing.T) {
 	if got := namedFiles(Request{Prompt: "fix count.py, not @b.py", Selection: &Selection{Path: "lib/a.py"}}); strings.Join(got, ",") != "lib/a.py,count.py" {
 		t.Errorf("namedFiles = %q", got)
 	}
+	// Which names are secrets is the shell policy's rule (policy.SecretRule).
+	if got := namedFiles(Request{Prompt: "use tls/server.pem, .env.local and deploy/id_ed25519 in main.go", Root: "/ws"}); strings.Join(got, ",") != "main.go" {
+		t.Errorf("namedFiles with secrets = %q", got)
+	}
 }
 
 // TestCodeWithoutToolIsNotDone: a reply showing changed code in a

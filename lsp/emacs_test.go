@@ -33,21 +33,8 @@ func TestEmacsEglot(t *testing.T) {
 		"reply.md": "# A reply\n\n",
 	})
 	reply := "Renaming Config.\n\n```patch_many\n=== PATH: a.go ===\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n\n=== PATH: b.go ===\n<<<<<<< ORIGINAL\nvar c Config\n=======\nvar c Settings\n>>>>>>> UPDATED\n```\n"
-	config, _ := filepath.Abs("../editors/emacs/agentls.el")
-	script, _ := filepath.Abs("testdata/emacs/apply.el")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	args := append([]string{"--batch", "-Q"}, eglotArgs...)
-	args = append(args, "-l", config, "-l", script)
-	cmd := exec.CommandContext(ctx, emacs, args...)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "AGENTLS_BIN="+bin, "AGENTLS_ROOT="+root, "AGENTLS_REPLY="+reply,
-		"AGENTLS_MODEL=", // no model: asking must say what to set
-		"HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir())
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "\nOK\n") {
-		t.Fatalf("emacs: %v\n%s", err, out)
-	}
+	runEmacsScript(t, emacs, eglotArgs, root, "testdata/emacs/apply.el", "AGENTLS_BIN="+bin, "AGENTLS_REPLY="+reply,
+		"AGENTLS_MODEL=") // no model: asking must say what to set
 	// The edits went to the buffers; the files on disk are untouched.
 	if data, _ := os.ReadFile(filepath.Join(root, "a.go")); !strings.Contains(string(data), "type Config struct{}") {
 		t.Errorf("a.go on disk = %q", data)
@@ -114,6 +101,28 @@ func TestEmacsReadmeSetup(t *testing.T) {
 	}
 	if m := reqs[0].Body.Model; m == "" || !strings.Contains(block, `:model "`+m+`"`) {
 		t.Errorf("the model was asked as %q, not as the README's block names it", m)
+	}
+}
+
+// runEmacsScript runs a test script in a batch Emacs with eglot and
+// agentls.el loaded (-Q: nothing of the machine's init), in root, with a
+// fresh HOME and state folders and env added, and fails the test unless
+// the script prints OK.
+func runEmacsScript(t *testing.T, emacs string, eglotArgs []string, root, script string, env ...string) {
+	t.Helper()
+	config, _ := filepath.Abs("../editors/emacs/agentls.el")
+	script, _ = filepath.Abs(script)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	args := append([]string{"--batch", "-Q"}, eglotArgs...)
+	args = append(args, "-l", config, "-l", script)
+	cmd := exec.CommandContext(ctx, emacs, args...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "AGENTLS_ROOT="+root, "HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir())
+	cmd.Env = append(cmd.Env, env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "\nOK\n") {
+		t.Fatalf("emacs: %v\n%s", err, out)
 	}
 }
 

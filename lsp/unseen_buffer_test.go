@@ -1,13 +1,10 @@
 package lsp_test
 
 import (
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentls/agentls/lsp/lsptest"
 )
@@ -36,21 +33,8 @@ func TestEmacsUnseenBuffer(t *testing.T) {
 	emacs, eglotArgs := requireEmacs(t)
 	bin := buildAgentls(t)
 	root := writeFiles(t, map[string]string{"a.go": unseenDisk, "reply.md": "# A reply\n\n"})
-	config, _ := filepath.Abs("../editors/emacs/agentls.el")
-	script, _ := filepath.Abs("testdata/emacs/unseen_buffer.el")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	args := append([]string{"--batch", "-Q"}, eglotArgs...)
-	args = append(args, "-l", config, "-l", script)
-	cmd := exec.CommandContext(ctx, emacs, args...)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "AGENTLS_BIN="+bin, "AGENTLS_ROOT="+root,
-		"AGENTLS_REPLY="+strings.Replace(unseenReply, "%s", "a.go", 1), "AGENTLS_MODEL=",
-		"HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir())
-	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "\nOK\n") {
-		t.Fatalf("emacs: %v\n%s", err, out)
-	}
+	runEmacsScript(t, emacs, eglotArgs, root, "testdata/emacs/unseen_buffer.el", "AGENTLS_BIN="+bin,
+		"AGENTLS_REPLY="+strings.Replace(unseenReply, "%s", "a.go", 1), "AGENTLS_MODEL=")
 }
 
 // TestNeovimUnseenBuffer: the Neovim plugin with its defaults attaches

@@ -15,21 +15,29 @@ func (b *Batch) ApplyPatch(ctx context.Context, patch string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("apply_patch: %w", err)
 	}
-	var done []string
+	done, failed, err := b.applyEach(files, func(t *Batch, f edits.V4AFile) (string, error) { return t.applyV4AFile(ctx, f) })
+	if err != nil {
+		return "", fmt.Errorf("apply_patch: file %d/%d: %w", failed+1, len(files), err)
+	}
+	return "Patch applied: " + strings.Join(done, ", "), nil
+}
+
+// applyEach applies files in order through apply, all or nothing (a
+// patch's or a diff's files): what each did ("M a.go"), or the index of
+// the file that failed and why.
+func (b *Batch) applyEach(files []edits.V4AFile, apply func(t *Batch, f edits.V4AFile) (string, error)) (done []string, failed int, err error) {
 	err = b.atomically(func(t *Batch) error {
 		for i, f := range files {
-			what, err := t.applyV4AFile(ctx, f)
+			what, err := apply(t, f)
 			if err != nil {
-				return fmt.Errorf("apply_patch: file %d/%d: %w", i+1, len(files), err)
+				failed = i
+				return err
 			}
 			done = append(done, what)
 		}
 		return nil
 	})
-	if err != nil {
-		return "", err
-	}
-	return "Patch applied: " + strings.Join(done, ", "), nil
+	return done, failed, err
 }
 
 // applyV4AFile applies one file section and says what it did ("M a.go").

@@ -212,21 +212,11 @@ func (b *Batch) applyDiff(ctx context.Context, p Pasted) (string, error) {
 			return "", fmt.Errorf("its hunks have no file header, and %s are all named right before it: name exactly one file on the line before the block", strings.Join(p.Paths, ", "))
 		}
 	}
-	var done []string
-	err = b.atomically(func(t *Batch) error {
-		for i, f := range files {
-			what, err := t.applyDiffFile(ctx, f)
-			if err != nil {
-				if len(files) > 1 {
-					return fmt.Errorf("file %d/%d: %w", i+1, len(files), err)
-				}
-				return err
-			}
-			done = append(done, what)
-		}
-		return nil
-	})
-	if err != nil {
+	done, failed, err := b.applyEach(files, func(t *Batch, f edits.V4AFile) (string, error) { return t.applyDiffFile(ctx, f) })
+	switch {
+	case err != nil && len(files) > 1:
+		return "", fmt.Errorf("file %d/%d: %w", failed+1, len(files), err)
+	case err != nil:
 		return "", err
 	}
 	return "Diff applied: " + strings.Join(done, ", "), nil

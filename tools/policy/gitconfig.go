@@ -208,51 +208,30 @@ func (r *repoChecks) gitDirProblem(gitDir string) string {
 	return ""
 }
 
-// configProblem judges one config file and what it includes.
+// configProblem judges one repository config file and what it includes.
 func (r *repoChecks) configProblem(p string, depth int) string {
-	if depth > maxIncludeDepth {
-		return fmt.Sprintf("%s nests includes too deeply to check", r.show(p))
-	}
-	cf := r.cache.load(p, r.ws.home)
-	switch {
-	case cf.missing:
-		return ""
-	case cf.err != nil:
-		return fmt.Sprintf("%s cannot be checked: %v", r.show(p), cf.err)
-	case len(cf.risky) > 0:
-		return fmt.Sprintf("%s sets %s", r.show(p), cf.risky[0])
-	}
-	for _, inc := range cf.includes {
-		if s := r.configProblem(inc, depth+1); s != "" {
-			return s
+	return r.walkConfig(p, depth, func(p string, cf configFile) string {
+		if len(cf.risky) > 0 {
+			return fmt.Sprintf("%s sets %s", r.show(p), cf.risky[0])
 		}
-	}
-	return ""
+		return ""
+	})
 }
 
 // userProblem judges the user-level and system config files git reads
 // for every command (Config.Home's, the environment's), or "".
 func (r *repoChecks) userProblem() string {
 	for _, f := range r.ws.gitUserConfig {
-		if p := r.userConfigProblem(f, 0); p != "" {
+		if p := r.walkConfig(f, 0, r.userConfigProblem); p != "" {
 			return p
 		}
 	}
 	return ""
 }
 
-// userConfigProblem judges one user-level config file and its includes.
-func (r *repoChecks) userConfigProblem(p string, depth int) string {
-	if depth > maxIncludeDepth {
-		return fmt.Sprintf("%s nests includes too deeply to check", r.show(p))
-	}
-	cf := r.cache.load(p, r.ws.home)
-	switch {
-	case cf.missing:
-		return ""
-	case cf.err != nil:
-		return fmt.Sprintf("%s cannot be checked: %v", r.show(p), cf.err)
-	case len(cf.userRisky) > 0:
+// userConfigProblem judges one user-level config file (not its includes).
+func (r *repoChecks) userConfigProblem(p string, cf configFile) string {
+	if len(cf.userRisky) > 0 {
 		return fmt.Sprintf("%s sets %s", r.show(p), cf.userRisky[0])
 	}
 	for _, h := range cf.hooksPaths {
@@ -264,8 +243,28 @@ func (r *repoChecks) userConfigProblem(p string, depth int) string {
 			return fmt.Sprintf("%s sets core.hooksPath to %s, whose post-index-change hook git runs on its own (even on git status)", r.show(p), h)
 		}
 	}
+	return ""
+}
+
+// walkConfig judges the config file p and, depth first, the files it
+// includes, with judge; a file that is missing is no problem, one that
+// cannot be read or nests too deeply is.
+func (r *repoChecks) walkConfig(p string, depth int, judge func(p string, cf configFile) string) string {
+	if depth > maxIncludeDepth {
+		return fmt.Sprintf("%s nests includes too deeply to check", r.show(p))
+	}
+	cf := r.cache.load(p, r.ws.home)
+	switch {
+	case cf.missing:
+		return ""
+	case cf.err != nil:
+		return fmt.Sprintf("%s cannot be checked: %v", r.show(p), cf.err)
+	}
+	if s := judge(p, cf); s != "" {
+		return s
+	}
 	for _, inc := range cf.includes {
-		if s := r.userConfigProblem(inc, depth+1); s != "" {
+		if s := r.walkConfig(inc, depth+1, judge); s != "" {
 			return s
 		}
 	}

@@ -27,6 +27,12 @@ func TestSecretRule(t *testing.T) {
 		{".git-credentials", true},
 		{".git/config", true},
 		{"notes.txt", true}, // a link to .env
+		// Key and certificate stores, which agent/context.go listed apart
+		// before it used this rule.
+		{"deploy/server.pem", true},
+		{"deploy/server.key", true},
+		{"deploy/client.p12", true},
+		{"deploy/client.PFX", true},
 		{".env.example", false},
 		{"main.go", false},
 		{"deploy/id_rsa.pub", false},
@@ -53,5 +59,23 @@ func BenchmarkSecretRuleName(b *testing.B) {
 	p := "/home/u/src/proj/internal/server/handlers/user_handler_test.go"
 	for b.Loop() {
 		r.Name(p)
+	}
+}
+
+// TestCatKeyFileAsks: the shell asks before cat shows a key store, as the
+// read tools and the request's context do.
+func TestCatKeyFileAsks(t *testing.T) {
+	root := t.TempDir()
+	p, err := New(Config{Root: root, Home: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"cat deploy/server.pem", "head -5 tls.key", "cat store.p12"} {
+		if v := p.Check(line); v.Decision != Ask {
+			t.Errorf("Check(%q) = %+v, want ask", line, v)
+		}
+	}
+	if v := p.Check("cat main.go"); v.Decision != Allow {
+		t.Errorf("cat main.go = %+v", v)
 	}
 }

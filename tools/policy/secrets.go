@@ -62,6 +62,10 @@ var secretNames = map[string]bool{
 	"id_ecdsa_sk": true, "id_ed25519_sk": true,
 }
 
+// secretExts are the extensions of key and certificate stores (a .pem
+// may hold a private key as well as a certificate).
+var secretExts = map[string]bool{".pem": true, ".key": true, ".p12": true, ".pfx": true, ".jks": true, ".keystore": true}
+
 // secretDirs are directory names whose contents are secrets wherever they
 // are (a copy of ~/.ssh in a repository is still keys).
 var secretDirs = map[string]bool{
@@ -94,7 +98,7 @@ func secretPath(p, home string) string {
 	// `.git /config`, GIT~1/config and .env::$DATA are .git/config and
 	// .env there.
 	base := foldName(path.Base(p))
-	if secretNames[base] || strings.HasPrefix(base, ".env.") && !envTemplate(base) {
+	if secretNames[base] || strings.HasPrefix(base, ".env.") && !envTemplate(base) || secretExts[path.Ext(base)] {
 		return "may hold secrets"
 	}
 	dir := path.Dir(p)
