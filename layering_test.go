@@ -15,7 +15,7 @@ const module = "github.com/agentls/agentls"
 
 // layers lists the module's top-level packages from the bottom up: a
 // package may depend only on packages of its own layer or lower ones.
-var layers = []string{"edits", "anchored", "tools", "agent", "settings", "lsp", "cmd"}
+var layers = []string{"internal", "edits", "anchored", "procs", "tools", "agent", "settings", "lsp", "cmd"}
 
 // externalRules says which layers may reach an outside module.
 var externalRules = []struct {
@@ -25,8 +25,8 @@ var externalRules = []struct {
 }{
 	{"go.lsp.dev/", "lsp", "only lsp speaks LSP"},
 	{"github.com/sashabaranov/go-openai", "agent", "models are reached by agent only"},
-	{"github.com/creack/pty", "tools", "pty sessions are a tool"},
-	{"mvdan.cc/sh/", "tools", "the shell policy is a tool"},
+	{"github.com/creack/pty", "procs", "pty sessions are the process runtime's"},
+	{"mvdan.cc/sh/", "procs", "shell syntax is read by the process runtime and above"},
 }
 
 // pureLayers may use the standard library and these modules only: pure
@@ -34,6 +34,7 @@ var externalRules = []struct {
 // §2 says "stdlib plus xxh3" for both, but §12 puts diffs and minimal
 // edits, which live in edits, on go-udiff.)
 var pureLayers = map[string][]string{
+	"internal": {}, // small leaves every layer shares: the standard library only
 	"edits":    {"github.com/aymanbagabas/go-udiff"},
 	"anchored": {"github.com/zeebo/xxh3", "github.com/klauspost/cpuid/v2", "github.com/aymanbagabas/go-udiff"},
 }

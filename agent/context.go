@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentls/agentls/tools"
-	"github.com/agentls/agentls/tools/policy"
+	"github.com/agentls/agentls/procs/policy"
 )
 
 // Files the request is about are in the model's context from the first

@@ -8,7 +8,7 @@ import (
 	"os/exec"
 	"strings"
 
-	"github.com/agentls/agentls/tools/policy"
+	"github.com/agentls/agentls/procs/policy"
 )
 
 // maxGitDiff bounds what #git-diff attaches.

@@ -14,7 +14,7 @@ import (
 // (the model reads why; nothing ran), After sees how it went. Approvals
 // are not hooks: what a command or an edit is asked about is known only
 // once the tool has parsed the command or computed the diff, so they stay
-// in the tools (tools/policy, edittool.ConfirmProtected), through the
+// in the tools (procs/policy, edittool.ConfirmProtected), through the
 // Workspace's Confirm.
 type Hook struct {
 	Name   string

@@ -1,14 +1,14 @@
 package agent
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/agentls/agentls/internal/statedir"
 )
 
 // OpenLog creates the conversation log of a new turn: a JSONL file under
@@ -17,7 +17,7 @@ import (
 // diffs; the workspace part is a short hash of its path. getenv reads
 // XDG_STATE_HOME and HOME.
 func OpenLog(getenv func(string) string, root string, id int, now time.Time) (*os.File, error) {
-	dir, err := StateDir(getenv, "turns", root)
+	dir, err := statedir.Dir(getenv, "turns", root)
 	if err != nil {
 		return nil, fmt.Errorf("conversation log: %w", err)
 	}
@@ -44,37 +44,4 @@ func createLog(dir, stem string) (*os.File, error) {
 		return f, nil
 	}
 	return nil, fmt.Errorf("conversation log: %d logs named %s in %s already", tries, stem, dir)
-}
-
-// StateDir creates and returns the folder for one kind of agentls state
-// ("turns", "runs") of a workspace: stateDir/agentls/<kind>/<workspace>,
-// where the workspace part is its base name and a short hash of its path.
-// getenv reads XDG_STATE_HOME and HOME.
-func StateDir(getenv func(string) string, kind, root string) (string, error) {
-	state := getenv("XDG_STATE_HOME")
-	if state == "" {
-		home := getenv("HOME")
-		if home == "" {
-			return "", fmt.Errorf("neither XDG_STATE_HOME nor HOME is set")
-		}
-		state = filepath.Join(home, ".local", "state")
-	}
-	sum := sha256.Sum256([]byte(root))
-	dir := filepath.Join(state, "agentls", kind, filepath.Base(root)+"-"+hex.EncodeToString(sum[:4]))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	return dir, nil
-}
-
-// KeptApprovals is the file that keeps a workspace's "Always" answers to
-// command approvals (shelltool.Options.AlwaysFile), in the state folder:
-// the user's trust, not the project's (a project shares its allowlist in
-// .agentls/settings.json). It is "" when there is no state folder.
-func KeptApprovals(getenv func(string) string, root string) string {
-	dir, err := StateDir(getenv, "approvals", root)
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(dir, "always.txt")
 }

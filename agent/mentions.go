@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/agentls/agentls/tools"
-	"github.com/agentls/agentls/tools/policy"
+	"github.com/agentls/agentls/procs/policy"
 )
 
 // Mentions are the references a user writes in a prompt or a chat

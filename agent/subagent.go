@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentls/agentls/internal/statedir"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -298,7 +299,7 @@ func subagentPrompt(n int, task string) string {
 // OpenSubagentLog creates the conversation log of child n of turn id,
 // beside the turn's own (OpenLog).
 func OpenSubagentLog(getenv func(string) string, root string, id, n int, now time.Time) (io.WriteCloser, error) {
-	dir, err := StateDir(getenv, "turns", root)
+	dir, err := statedir.Dir(getenv, "turns", root)
 	if err != nil {
 		return nil, fmt.Errorf("conversation log: %w", err)
 	}

@@ -6,7 +6,7 @@ import (
 	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/edittool"
-	"github.com/agentls/agentls/tools/policy"
+	"github.com/agentls/agentls/procs/policy"
 	"github.com/agentls/agentls/tools/shelltool"
 )
 

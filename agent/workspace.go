@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 
+	"github.com/agentls/agentls/internal/statedir"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/tools/browser"
@@ -166,7 +167,7 @@ func (o ToolOptions) rag(root string) rag.Options {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	opts := rag.Options{StateDir: func() (string, error) { return StateDir(getenv, "rag", root) }}
+	opts := rag.Options{StateDir: func() (string, error) { return statedir.Dir(getenv, "rag", root) }}
 	if o.Embeddings != nil {
 		opts.Embed, opts.EmbedModel = Embedder(*o.Embeddings, getenv), o.Embeddings.Model
 	}

@@ -10,10 +10,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentls/agentls/agent"
-	"github.com/agentls/agentls/tools/approval"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/internal/statedir"
+	"github.com/agentls/agentls/tools/approval"
 )
 
 // Approvals: an agent's command that needs the user's yes. Every client
@@ -362,7 +363,7 @@ func (s *Server) showListing(ctx context.Context, ap *waitingQuestion) string {
 	if !s.session().caps.Window.ShowDocument.Support {
 		return ""
 	}
-	dir, err := agent.StateDir(s.getenv, "listings", s.session().root)
+	dir, err := statedir.Dir(s.getenv, "listings", s.session().root)
 	if err != nil {
 		s.log.Warn("an approval's listing is shown in its message only", "err", err)
 		return ""

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/internal/statedir"
 )
 
 // journalDisk keeps a workspace's undo journal in the state folder, so
@@ -51,7 +51,7 @@ type journalFileJSON struct {
 
 // openJournalDisk returns the journal folder of the workspace at root.
 func openJournalDisk(getenv func(string) string, root string) (*journalDisk, error) {
-	dir, err := agent.StateDir(getenv, "journal", root)
+	dir, err := statedir.Dir(getenv, "journal", root)
 	if err != nil {
 		return nil, fmt.Errorf("undo journal: %w", err)
 	}

@@ -11,12 +11,12 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
-	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/internal/statedir"
+	"github.com/agentls/agentls/procs/diagnose"
+	"github.com/agentls/agentls/procs/jobs"
+	"github.com/agentls/agentls/procs/policy"
 	"github.com/agentls/agentls/tools/approval"
-	"github.com/agentls/agentls/tools/diagnose"
-	"github.com/agentls/agentls/tools/jobs"
-	"github.com/agentls/agentls/tools/policy"
 	"github.com/agentls/agentls/tools/shelltool"
 )
 
@@ -47,7 +47,7 @@ func (s *Server) shellHost() (*shelltool.Host, error) {
 	}
 	set := s.currentSettings()
 	logDir := ""
-	if dir, err := agent.StateDir(s.getenv, "runs", root); err == nil {
+	if dir, err := statedir.Dir(s.getenv, "runs", root); err == nil {
 		// One folder per server: two editors on one workspace keep their
 		// own logs.
 		logDir = filepath.Join(dir, fmt.Sprintf("%s-%d", time.Now().UTC().Format("20060102T150405Z"), os.Getpid()))
@@ -64,7 +64,7 @@ func (s *Server) shellHost() (*shelltool.Host, error) {
 		Finished:   s.commandFinished,
 		JobStarted: s.showJob,
 		BeforeRun:  s.beforeCommand,
-		AlwaysFile: agent.KeptApprovals(s.getenv, root),
+		AlwaysFile: statedir.KeptApprovals(s.getenv, root),
 	})
 	if err != nil {
 		return nil, err

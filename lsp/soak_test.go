@@ -53,7 +53,7 @@ const (
 	// the harness itself holds (the fake editor's messages, logs and
 	// buffers, the fake model's requests), which is measured and taken
 	// off. With every finished job kept (3.6 KB each here) the slope was
-	// 522 B/op at full size; with tools/jobs bounded (50 finished jobs)
+	// 522 B/op at full size; with procs/jobs bounded (50 finished jobs)
 	// it is about 100 B/op, the whole growth about 200 B/op.
 	soakHeapPerOp = 256
 	// soakSettle bounds the wait for goroutines, descriptors and processes

@@ -28,8 +28,8 @@ import (
 	"github.com/agentls/agentls/tools/computer"
 	"github.com/agentls/agentls/tools/edittool"
 	"github.com/agentls/agentls/tools/mcp"
-	"github.com/agentls/agentls/tools/policy"
-	"github.com/agentls/agentls/tools/shell"
+	"github.com/agentls/agentls/procs/policy"
+	"github.com/agentls/agentls/procs/shell"
 	"github.com/agentls/agentls/tools/shelltool"
 	"github.com/agentls/agentls/tools/vision"
 )

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/internal/statedir"
 )
 
 // Trust is the user's record of which workspace settings files they
@@ -37,7 +37,7 @@ func Hash(content []byte) string {
 }
 
 func (t Trust) file(root string) (string, error) {
-	dir, err := agent.StateDir(t.Getenv, "trust", root)
+	dir, err := statedir.Dir(t.Getenv, "trust", root)
 	if err != nil {
 		return "", fmt.Errorf("trust: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/internal/statedir"
 	"github.com/agentls/agentls/settings"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
@@ -96,7 +97,7 @@ func runAsk(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
 		return exitUsage
 	}
-	host, err := newShellHost(root, runLogDir(root), agent.KeptApprovals(os.Getenv, root), set.Policy(), stderr)
+	host, err := newShellHost(root, runLogDir(root), statedir.KeptApprovals(os.Getenv, root), set.Policy(), stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
 		return exitUsage

@@ -24,11 +24,12 @@ import (
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/agent/modeltest"
 	"github.com/agentls/agentls/anchored"
+	"github.com/agentls/agentls/internal/statedir"
+	"github.com/agentls/agentls/procs/policy"
 	"github.com/agentls/agentls/settings"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/tools/builtin"
-	"github.com/agentls/agentls/tools/policy"
 )
 
 // demoWorkspace returns the demo's files, before the turn.
@@ -110,7 +111,7 @@ func demo(ctx context.Context, stdout io.Writer, keep bool, getenv func(string) 
 	logDir := ""
 	if keep {
 		logDir = filepath.Join(root, ".agentls", "logs")
-		if dir, err := agent.StateDir(getenv, "runs", root); err == nil {
+		if dir, err := statedir.Dir(getenv, "runs", root); err == nil {
 			logDir = dir
 		}
 		fmt.Fprintf(out, "== the workspace, kept: %s\n", root)

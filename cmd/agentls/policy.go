@@ -8,7 +8,7 @@ import (
 	"io"
 
 	"github.com/agentls/agentls/settings"
-	"github.com/agentls/agentls/tools/policy"
+	"github.com/agentls/agentls/procs/policy"
 )
 
 func runPolicy(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {

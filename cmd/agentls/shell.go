@@ -11,17 +11,17 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/internal/statedir"
+	"github.com/agentls/agentls/procs/diagnose"
+	"github.com/agentls/agentls/procs/policy"
 	"github.com/agentls/agentls/tools/approval"
-	"github.com/agentls/agentls/tools/diagnose"
-	"github.com/agentls/agentls/tools/policy"
 	"github.com/agentls/agentls/tools/shelltool"
 )
 
 // runLogDir is where a terminal turn keeps its commands' full output: the
 // state folder, one folder per run ("" if there is none).
 func runLogDir(root string) string {
-	dir, err := agent.StateDir(os.Getenv, "runs", root)
+	dir, err := statedir.Dir(os.Getenv, "runs", root)
 	if err != nil {
 		return ""
 	}

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentls/agentls/tools/approval"
-	"github.com/agentls/agentls/tools/policy"
+	"github.com/agentls/agentls/procs/policy"
 )
 
 // What a read tool shows goes into the model's context, as what a command

@@ -6,7 +6,7 @@
 // first turn offers its tools (SelectTurn), lists its tools, restarts it
 // after a crash with a backoff, reports its state (Status), and kills
 // every server it started, with whatever they started, when it is closed:
-// stdio servers run under tools/proc, in a session of their own that the
+// stdio servers run under procs/proc, in a session of their own that the
 // guard's watchdog kills should agentls die first.
 //
 // Each MCP tool becomes a tools.ToolSpec named <server>.<tool>, with the

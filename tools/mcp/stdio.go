@@ -11,7 +11,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agentls/agentls/tools/proc"
+	"github.com/agentls/agentls/procs/proc"
 )
 
 // A stdioServer is the process of a command server and the transport

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/agentls/agentls/tools/policy"
+	"github.com/agentls/agentls/procs/policy"
 )
 
 // Bounds on what is indexed. A file over MaxFileBytes is generated or

@@ -54,7 +54,7 @@ const (
 
 // Options configure rag.
 type Options struct {
-	// Dir is the folder the workspace's index is saved in (agent.StateDir
+	// Dir is the folder the workspace's index is saved in (statedir.Dir
 	// "rag"); "" keeps it in memory only, unless StateDir gives one.
 	Dir string
 	// StateDir, when Dir is "", is called on the first call to make and

@@ -9,8 +9,8 @@ import (
 
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
-	"github.com/agentls/agentls/tools/policy"
-	"github.com/agentls/agentls/tools/term"
+	"github.com/agentls/agentls/procs/policy"
+	"github.com/agentls/agentls/procs/term"
 )
 
 // An ImageViewer shows the image at rel (relative to the workspace root)

@@ -10,9 +10,9 @@ import (
 
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
-	"github.com/agentls/agentls/tools/jobs"
-	"github.com/agentls/agentls/tools/policy"
-	"github.com/agentls/agentls/tools/shell"
+	"github.com/agentls/agentls/procs/jobs"
+	"github.com/agentls/agentls/procs/policy"
+	"github.com/agentls/agentls/procs/shell"
 )
 
 // A step is one part of a shell block: commands for the persistent shell,

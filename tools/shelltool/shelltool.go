@@ -24,11 +24,11 @@ import (
 
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
-	"github.com/agentls/agentls/tools/jobs"
-	"github.com/agentls/agentls/tools/policy"
-	"github.com/agentls/agentls/tools/proc"
-	"github.com/agentls/agentls/tools/shell"
-	"github.com/agentls/agentls/tools/term"
+	"github.com/agentls/agentls/procs/jobs"
+	"github.com/agentls/agentls/procs/policy"
+	"github.com/agentls/agentls/procs/proc"
+	"github.com/agentls/agentls/procs/shell"
+	"github.com/agentls/agentls/procs/term"
 )
 
 // Options configure a Host.

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentls/agentls/tools/approval"
-	"github.com/agentls/agentls/tools/policy"
+	"github.com/agentls/agentls/procs/policy"
 )
 
 // An image sent to the model is in its context as what `cat` prints is,

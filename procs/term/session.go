@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agentls/agentls/tools/proc"
+	"github.com/agentls/agentls/procs/proc"
 )
 
 // ErrNotStable is returned by WaitStable when the screen was still

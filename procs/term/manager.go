@@ -14,7 +14,7 @@ import (
 
 	"github.com/creack/pty"
 
-	"github.com/agentls/agentls/tools/proc"
+	"github.com/agentls/agentls/procs/proc"
 )
 
 // NamePrefix starts every session name: agentls_1, agentls_2, ...

@@ -6,7 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/agentls/agentls/tools/termtext"
+	"github.com/agentls/agentls/procs/termtext"
 )
 
 // Result is what a Run did.

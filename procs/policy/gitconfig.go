@@ -41,7 +41,7 @@ import (
 // which users set for themselves (pager, editor, credential helpers,
 // signing programs, aliases), cannot run under a read-only command in
 // the agent's shell: no pager without a terminal, no editor, no network,
-// and log.showSignature is pinned off by tools/shell.
+// and log.showSignature is pinned off by procs/shell.
 //
 // Files are read once per Check at most, and parsed again only when their
 // size or modification time changed (repoCache).

@@ -15,6 +15,6 @@
 // whole process group and every process left in the terminal's session,
 // reap the child, and close the pty. A program that exits by itself stays
 // a zombie until then, so its id (the group's and the session's) is never
-// someone else's while it is signalled. Sessions start through tools/proc:
+// someone else's while it is signalled. Sessions start through procs/proc:
 // if the server dies without Close, Pdeathsig and the watchdog kill them.
 package term

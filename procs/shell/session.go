@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentls/agentls/tools/proc"
+	"github.com/agentls/agentls/procs/proc"
 )
 
 // DefaultTimeout is how long a command may run when Options.Timeout is 0:

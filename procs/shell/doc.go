@@ -20,7 +20,7 @@
 //     whatever is left in its session, grandchildren included; the shell
 //     then restarts in the directory it was in, and the message says that
 //     exported variables were lost. If the server dies without Close
-//     (SIGKILL, a panic), tools/proc's Pdeathsig and watchdog kill the
+//     (SIGKILL, a panic), procs/proc's Pdeathsig and watchdog kill the
 //     same: nothing a command left running outlives the server.
 //   - Every command (and every job: Environ) gets git's command-line
 //     config pinning core.fsmonitor=false and log.showSignature=false

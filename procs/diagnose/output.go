@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/agentls/agentls/tools/termtext"
+	"github.com/agentls/agentls/procs/termtext"
 )
 
 // maxLineLen bounds a line handed to the parsers. errorformat reads with a

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentls/agentls/tools/proc"
+	"github.com/agentls/agentls/procs/proc"
 )
 
 // noHang bounds every wait in these tests: far above what any step needs

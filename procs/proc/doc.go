@@ -1,6 +1,6 @@
 // Package proc starts the processes of the agent's tools — the persistent
-// shell (tools/shell), background jobs (tools/jobs), terminal sessions
-// (tools/term) — so that none of them, and nothing they start, outlives
+// shell (procs/shell), background jobs (procs/jobs), terminal sessions
+// (procs/term) — so that none of them, and nothing they start, outlives
 // the server: not when it closes them, and not when it dies without
 // closing anything (SIGKILL from the editor, a Go panic, os.Exit).
 //

@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agentls/agentls/tools/proc"
+	"github.com/agentls/agentls/procs/proc"
 )
 
 // process is one bash and the two goroutines reading its output.

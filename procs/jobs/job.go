@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentls/agentls/tools/proc"
+	"github.com/agentls/agentls/procs/proc"
 )
 
 // A job is one background command and everything kept about it.

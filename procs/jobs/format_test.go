@@ -15,7 +15,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files")
 
 // checkGolden compares got with testdata/name.golden;
-// go test ./tools/jobs -run Golden -update rewrites them.
+// go test ./procs/jobs -run Golden -update rewrites them.
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
 	golden := filepath.Join("testdata", name+".golden")

@@ -14,8 +14,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/agentls/agentls/tools/proc"
-	"github.com/agentls/agentls/tools/shell"
+	"github.com/agentls/agentls/procs/proc"
+	"github.com/agentls/agentls/procs/shell"
 )
 
 // Stream names given to Options.Output.

@@ -17,7 +17,7 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 
 // TestMessageGolden keeps the text the model reads about commands under
 // review, one case per common shape, in testdata/messages.golden.
-// go test ./tools/shell -run Golden -update rewrites it.
+// go test ./procs/shell -run Golden -update rewrites it.
 func TestMessageGolden(t *testing.T) {
 	lines := func(from, to int) string {
 		var b strings.Builder

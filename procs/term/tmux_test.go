@@ -18,7 +18,7 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 
 // TestTmuxGolden runs deterministic commands (programs that finish, errors)
 // and compares the messages with testdata/tmux.golden.
-// go test ./tools/term -run TmuxGolden -update rewrites it.
+// go test ./procs/term -run TmuxGolden -update rewrites it.
 func TestTmuxGolden(t *testing.T) {
 	// Every program here exits, which ends the settling at once; a long
 	// Settle keeps a slow start on a loaded machine from showing a blank

@@ -14,7 +14,7 @@
 // Killing a job kills its whole session (its process group and any group
 // job control made in it), grandchildren included, and Close leaves no
 // process, zombie or file descriptor behind. Jobs start through
-// tools/proc, so a server that dies without Close (SIGKILL, a panic)
+// procs/proc, so a server that dies without Close (SIGKILL, a panic)
 // takes them along too.
 //
 // The package also renders what the model reads (gptme's formats, gptme.md
