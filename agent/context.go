@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/procs/policy"
+	"github.com/agentls/agentls/tools"
 )
 
 // Files the request is about are in the model's context from the first

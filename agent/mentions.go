@@ -10,8 +10,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/procs/policy"
+	"github.com/agentls/agentls/tools"
 )
 
 // Mentions are the references a user writes in a prompt or a chat

@@ -4,9 +4,9 @@ import (
 	"context"
 
 	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/procs/policy"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/edittool"
-	"github.com/agentls/agentls/procs/policy"
 	"github.com/agentls/agentls/tools/shelltool"
 )
 

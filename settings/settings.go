@@ -22,14 +22,14 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/procs/policy"
+	"github.com/agentls/agentls/procs/shell"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/browser"
 	"github.com/agentls/agentls/tools/builtin"
 	"github.com/agentls/agentls/tools/computer"
 	"github.com/agentls/agentls/tools/edittool"
 	"github.com/agentls/agentls/tools/mcp"
-	"github.com/agentls/agentls/procs/policy"
-	"github.com/agentls/agentls/procs/shell"
 	"github.com/agentls/agentls/tools/shelltool"
 	"github.com/agentls/agentls/tools/vision"
 )

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/agentls/agentls/settings"
 	"github.com/agentls/agentls/procs/policy"
+	"github.com/agentls/agentls/settings"
 )
 
 func runPolicy(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {

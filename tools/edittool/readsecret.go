@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/procs/policy"
+	"github.com/agentls/agentls/tools/approval"
 )
 
 // What a read tool shows goes into the model's context, as what a command

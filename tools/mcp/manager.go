@@ -16,8 +16,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/procs/proc"
+	"github.com/agentls/agentls/tools"
 )
 
 // Options are a Manager's surroundings.

@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agentls/agentls/tools"
-	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/procs/policy"
 	"github.com/agentls/agentls/procs/term"
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/approval"
 )
 
 // An ImageViewer shows the image at rel (relative to the workspace root)

@@ -9,9 +9,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentls/agentls/procs/policy"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
-	"github.com/agentls/agentls/procs/policy"
 )
 
 // pythonOnly allows Python (the ipython question) and answers every

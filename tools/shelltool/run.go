@@ -8,11 +8,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentls/agentls/tools"
-	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/procs/jobs"
 	"github.com/agentls/agentls/procs/policy"
 	"github.com/agentls/agentls/procs/shell"
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/approval"
 )
 
 // A step is one part of a shell block: commands for the persistent shell,

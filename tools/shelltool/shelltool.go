@@ -22,13 +22,13 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/agentls/agentls/tools"
-	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/procs/jobs"
 	"github.com/agentls/agentls/procs/policy"
 	"github.com/agentls/agentls/procs/proc"
 	"github.com/agentls/agentls/procs/shell"
 	"github.com/agentls/agentls/procs/term"
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/approval"
 )
 
 // Options configure a Host.

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/agentls/agentls/procs/policy"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
-	"github.com/agentls/agentls/procs/policy"
 )
 
 // TurnWrites are the files an agent turn's edit tools wrote (recorded by

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/procs/policy"
+	"github.com/agentls/agentls/tools/approval"
 )
 
 // An image sent to the model is in its context as what `cat` prints is,
