@@ -87,3 +87,48 @@ func TestArchitectureNamesExist(t *testing.T) {
 		t.Errorf("only %d names checked: is the pattern still right?", checked)
 	}
 }
+
+// TestArchitectureIsShort: docs/ARCHITECTURE.md is a map a newcomer reads
+// in twenty minutes (issue 26). Detail goes into the package doc comments,
+// where it sits beside the code it describes, not here.
+func TestArchitectureIsShort(t *testing.T) {
+	const maxLines, maxWords = 300, 30
+	doc, err := os.ReadFile(filepath.Join("docs", "ARCHITECTURE.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(doc), "\n"); n > maxLines {
+		t.Errorf("ARCHITECTURE.md has %d lines, more than %d: move the detail into the package doc comments", n, maxLines)
+	}
+	// Short sentences: the old page had one of 618 words. Only prose
+	// counts: tables, lists of parts and code blocks are not sentences.
+	end := regexp.MustCompile(`[.!?;:](\s|$)`) // where a sentence ends
+	item := regexp.MustCompile(`^(- |\d+\. )`) // where a list item starts
+	inCode := false
+	var para strings.Builder
+	check := func() {
+		for _, s := range end.Split(para.String(), -1) {
+			if n := len(strings.Fields(s)); n > maxWords {
+				t.Errorf("ARCHITECTURE.md has a sentence of %d words (at most %d): %.80q…", n, maxWords, strings.TrimSpace(s))
+			}
+		}
+		para.Reset()
+	}
+	for line := range strings.Lines(string(doc)) {
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "```") {
+			inCode = !inCode
+			check()
+			continue
+		}
+		if inCode || strings.HasPrefix(trimmed, "|") || strings.HasPrefix(trimmed, "#") {
+			check()
+			continue
+		}
+		if trimmed == "" || item.MatchString(trimmed) {
+			check() // a new paragraph or list item starts a new sentence
+		}
+		para.WriteString(" " + trimmed)
+	}
+	check()
+}

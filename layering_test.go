@@ -15,7 +15,10 @@ const module = "github.com/agentls/agentls"
 
 // layers lists the module's top-level packages from the bottom up: a
 // package may depend only on packages of its own layer or lower ones.
-var layers = []string{"internal", "edits", "anchored", "procs", "tools", "agent", "settings", "lsp", "cmd"}
+// acp, the ACP front-end, is a front-end like lsp (both start turns
+// through agent); it sits just below lsp so that it cannot reach the
+// language server's internals.
+var layers = []string{"internal", "settings", "edits", "anchored", "procs", "tools", "agent", "acp", "lsp", "cmd"}
 
 // externalRules says which layers may reach an outside module.
 var externalRules = []struct {
@@ -24,6 +27,7 @@ var externalRules = []struct {
 	why      string
 }{
 	{"go.lsp.dev/", "lsp", "only lsp speaks LSP"},
+	{"github.com/coder/acp-go-sdk", "acp", "ACP is spoken by the acp front-end, nothing below it"},
 	{"github.com/sashabaranov/go-openai", "agent", "models are reached by agent only"},
 	{"github.com/creack/pty", "procs", "pty sessions are the process runtime's"},
 	{"mvdan.cc/sh/", "procs", "shell syntax is read by the process runtime and above"},

@@ -7,6 +7,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -32,7 +33,10 @@ var compactTools = []struct{ name, use string }{
 
 // PromptBudget is the most tokens (estimated: EstimateTokens) the compact
 // system prompt of a default turn may take, per format; a test holds it.
-var PromptBudget = map[tools.Format]int{tools.FormatMarkdown: 350, tools.FormatXML: 380, tools.FormatTool: 600}
+// (The tool format's native definitions of delete and move cost ~130 of
+// its 750: a small model that only writes save blocks needs them to
+// remove or rename a file.)
+var PromptBudget = map[tools.Format]int{tools.FormatMarkdown: 350, tools.FormatXML: 380, tools.FormatTool: 750}
 
 // EstimateTokens estimates the tokens of text the way the budget counts
 // them: a token is about four bytes of English or code.
@@ -160,14 +164,14 @@ func CompactMessages(reg *tools.Registry, format tools.Format, req Request) []op
 	}
 	save, canSave := reg.Get("save")
 	for _, f := range files {
-		text := unnumbered(f.Text)
+		content := unnumbered(f.Text)
 		if canSave && format != tools.FormatTool {
 			last.Content += "\nThe current content of " + f.Path + ", as a save call would write it:\n" +
-				save.RenderCall(tools.ToolUse{Tool: "save", Args: []string{f.Path}, Content: strings.TrimSuffix(text, "\n")}, format, "call_0") + "\n"
+				save.RenderCall(tools.ToolUse{Tool: "save", Args: []string{f.Path}, Content: strings.TrimSuffix(content, "\n")}, format, "call_0") + "\n"
 			continue
 		}
-		fence := tools.FenceFor(text)
-		last.Content += "\nThe current content of " + f.Path + ":\n" + fence + "\n" + text + fence + "\n"
+		fence := text.Fence(content)
+		last.Content += "\nThe current content of " + f.Path + ":\n" + fence + "\n" + content + fence + "\n"
 	}
 	return msgs
 }

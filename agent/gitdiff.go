@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/procs/policy"
 )
 
@@ -44,9 +45,9 @@ func GitDiff(ctx context.Context, root string) (string, error) {
 		}
 		return "", fmt.Errorf("git diff failed: %s", firstLine(msg))
 	}
-	text := out.String()
-	if len(text) > maxGitDiff {
-		text = clipUTF8(text, maxGitDiff) + "\n[cut: the diff is longer than a mention adds; run git diff to see it all]"
+	diff := out.String()
+	if len(diff) > maxGitDiff {
+		diff = text.Clip(diff, maxGitDiff) + "\n[cut: the diff is longer than a mention adds; run git diff to see it all]"
 	}
-	return text, nil
+	return diff, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -64,7 +65,7 @@ func (t *Turn) runHooked(ctx context.Context, use tools.ToolUse) ToolCall {
 			continue
 		}
 		if err := h.Before(ctx, use); err != nil {
-			call.Err = fmt.Errorf("refused before it ran (%s): %w", h.Name, err)
+			call.Err = tools.Unchanged(fmt.Errorf("refused before it ran (%s): %w", h.Name, err))
 			t.after(ctx, call)
 			return call
 		}
@@ -102,10 +103,6 @@ func firstLine(s string) string {
 	return line
 }
 
-// clipWords shortens s to about n bytes, at a character boundary.
-func clipWords(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return clipUTF8(s, n) + "…"
-}
+// clipWords shortens s to at most n bytes and a mark, at a character
+// boundary.
+func clipWords(s string, n int) string { return text.Shorten(s, n, "…") }

@@ -30,6 +30,15 @@ type dirWorkspace struct {
 func (w dirWorkspace) Root() string             { return w.root }
 func (w dirWorkspace) ToolOptions() ToolOptions { return w.opts }
 
+// testToolOptions are the options a test's workspace carries (a
+// dirWorkspace's), else none: what the test binds its tools with.
+func testToolOptions(ws Workspace) ToolOptions {
+	if w, ok := ws.(interface{ ToolOptions() ToolOptions }); ok {
+		return w.ToolOptions()
+	}
+	return ToolOptions{}
+}
+
 // writePNG writes a w×h PNG at root/name and returns its bytes.
 func writePNG(t *testing.T, root, name string, w, h int) []byte {
 	t.Helper()
@@ -55,7 +64,7 @@ func imageTurn(t *testing.T, srv *modeltest.Server, format tools.Format, opts To
 	data := writePNG(t, root, "a.png", 8, 6)
 	writePNG(t, root, "b.png", 4, 4)
 	ws := dirWorkspace{memWorkspace: &memWorkspace{files: map[string]string{}}, root: root, opts: opts}
-	reg := BindTools(builtin.Registry(), ws, noHost)
+	reg := BindTools(builtin.Registry(), ws, noHost, testToolOptions(ws))
 	return &Turn{Model: testModel(t, srv.URL, ModelConfig{Retries: 1}), Registry: reg, Format: format, Runner: Runner{Registry: reg}}, data
 }
 

@@ -377,7 +377,7 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 		call := &callImages{turn: images, use: *use}
 		var ran ToolCall
 		if err := t.shrinkingSave(ctx, *use, state); err != nil {
-			ran = ToolCall{Use: *use, Err: err}
+			ran = ToolCall{Use: *use, Err: tools.Unchanged(err)} // refused before it ran
 		} else {
 			ran = t.runHooked(tools.WithImageAttacher(ctx, call), *use)
 		}
@@ -393,7 +393,7 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 			result(use.CallID, fmt.Sprintf("The user stopped the turn at %s; it was not run.", DescribeUse(*use)), nil)
 			return out, fmt.Errorf("%s: %w", DescribeUse(*use), err)
 		case err != nil:
-			text = fmt.Sprintf("Error from %s: %v\nNothing was changed by this call; correct it and call again.", DescribeUse(*use), err)
+			text = failedText(*use, output, err)
 			state.editFailed = state.editFailed || edittool.IsEditTool(use.Tool)
 			switch n := state.failures.add(callKey(*use)); {
 			case n >= repeatLimit:
@@ -544,4 +544,26 @@ func (t *Turn) observe(e Event) {
 	if t.Observe != nil {
 		t.Observe(e)
 	}
+}
+
+// failedText is what the model reads of a failed call: the error, what
+// the tool printed before it failed (bounded as its output always is),
+// and what the call left behind as the tool says (tools.ChangedOf):
+// "nothing was changed" only where the tool says so.
+func failedText(use tools.ToolUse, output string, err error) string {
+	text := fmt.Sprintf("Error from %s: %v", DescribeUse(use), err)
+	out := strings.TrimSpace(output)
+	if out != "" {
+		text += "\nWhat it printed before it failed:\n" + out
+	}
+	switch change := tools.ChangedOf(err); {
+	case change == tools.ChangeNone:
+		return text + "\nNothing was changed by this call; correct it and call again."
+	case change == tools.ChangePartial:
+		return text + "\nPart of this call ran before it failed, and what it changed stays: check what it did before you call again."
+	case out != "":
+		// It printed something: it ran, and may have changed things.
+		return text + "\nSome of it may have run before it failed: check what it did before you call again."
+	}
+	return text + "\nCorrect it and call again."
 }

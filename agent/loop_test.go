@@ -99,7 +99,7 @@ func TestTurnToolErrorGoesToModel(t *testing.T) {
 	)
 	defer srv.Close()
 	runner := &recordingRunner{answer: func(tools.ToolUse) (string, error) {
-		return "", errors.New("hunk 1: ORIGINAL not found; nearest lines 3-4")
+		return "", tools.Unchanged(errors.New("hunk 1: ORIGINAL not found; nearest lines 3-4"))
 	}}
 	sum, err := newTurn(t, srv, tools.FormatMarkdown, runner).Run(context.Background(), Request{Prompt: "x"})
 	if err != nil || sum.Steps != 2 {

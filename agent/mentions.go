@@ -10,8 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/procs/policy"
-	"github.com/agentls/agentls/tools"
 )
 
 // Mentions are the references a user writes in a prompt or a chat
@@ -159,11 +159,11 @@ type Expanded struct {
 	Added string
 }
 
-// ExpandMentions returns the context the mentions in text add (to follow
-// the prompt in the user's message; "" when there are none) and what each
-// added.
-func ExpandMentions(ctx context.Context, src MentionSource, text string) (string, []Expanded) {
-	mentions := FindMentions(src.Root, text)
+// ExpandMentions returns the context the mentions in prompt add (to
+// follow the prompt in the user's message; "" when there are none) and
+// what each added.
+func ExpandMentions(ctx context.Context, src MentionSource, prompt string) (string, []Expanded) {
+	mentions := FindMentions(src.Root, prompt)
 	if len(mentions) == 0 {
 		return "", nil
 	}
@@ -176,10 +176,10 @@ func ExpandMentions(ctx context.Context, src MentionSource, text string) (string
 	section := func(title, body string) {
 		body = strings.TrimRight(body, "\n")
 		if len(body) > min(maxMentionBytes, budget) {
-			body = clipUTF8(body, min(maxMentionBytes, budget)) + "\n[cut: the rest is longer than a mention adds; read it if you need it]"
+			body = text.Clip(body, min(maxMentionBytes, budget)) + "\n[cut: the rest is longer than a mention adds; read it if you need it]"
 		}
 		budget -= len(body)
-		fence := tools.FenceFor(body)
+		fence := text.Fence(body)
 		fmt.Fprintf(&sb, "\n%s:\n%s\n%s\n%s\n", title, fence, body, fence)
 	}
 	for _, m := range mentions {

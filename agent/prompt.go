@@ -6,6 +6,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -111,7 +112,7 @@ func UserMessage(req Request) string {
 	}
 	if s := req.Selection; s != nil {
 		fmt.Fprintf(&b, "\nSelected in %s, lines %d-%d:\n", s.Path, s.StartLine, s.EndLine)
-		fence := tools.FenceFor(s.Text)
+		fence := text.Fence(s.Text)
 		fmt.Fprintf(&b, "%s%s\n", fence, s.Language)
 		b.WriteString(s.Text)
 		if !strings.HasSuffix(s.Text, "\n") {

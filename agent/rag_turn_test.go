@@ -37,7 +37,7 @@ func TestTurnRag(t *testing.T) {
 	srv := modeltest.New(modeltest.Text("```rag\nwhere is the oauth token refreshed\n```\n", 100), modeltest.Text("done", 100))
 	defer srv.Close()
 	ws := dirWorkspace{memWorkspace: &memWorkspace{files: map[string]string{}}, root: root, opts: ToolOptions{Getenv: getenv}}
-	bound := BindTools(builtin.Registry(), ws, noHost)
+	bound := BindTools(builtin.Registry(), ws, noHost, testToolOptions(ws))
 	turn := &Turn{Model: testModel(t, srv.URL, ModelConfig{Retries: 1}), Registry: bound, Format: tools.FormatMarkdown, Runner: Runner{Registry: bound}}
 	if _, err := turn.Run(context.Background(), Request{Prompt: "find the token refresh"}); err != nil {
 		t.Fatal(err)

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/procs/policy"
 )
 
@@ -117,16 +117,16 @@ func LoadRules(opts RulesOptions) Rules {
 			rf.Skipped = fmt.Sprintf("cannot be read: %v", err)
 			return
 		}
-		text := strings.TrimSpace(string(data))
+		rule := strings.TrimSpace(string(data))
 		limit := min(maxRuleBytes, budget)
-		if len(text) > limit {
-			text, rf.Clipped = clipUTF8(text, limit), true
+		if len(rule) > limit {
+			rule, rf.Clipped = text.Clip(rule, limit), true
 		}
-		if text == "" && !rf.Clipped {
+		if rule == "" && !rf.Clipped {
 			return
 		}
-		budget -= len(text)
-		rf.Text = text
+		budget -= len(rule)
+		rf.Text = rule
 	}
 	if opts.UserFile != "" {
 		add(opts.UserFile, opts.UserFile, "")
@@ -179,17 +179,6 @@ func inside(p, dir string) bool {
 	}
 	rel, err := filepath.Rel(dir, p)
 	return err == nil && filepath.IsLocal(rel) || rel == "."
-}
-
-// clipUTF8 cuts s to at most n bytes, on a character boundary.
-func clipUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // Prompt is the rules as a section of the system prompt ("" for none).

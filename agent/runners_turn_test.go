@@ -75,7 +75,7 @@ func TestTurnRunnerAfterSave(t *testing.T) {
 	}
 	goTest := tools.ToolUse{Tool: "shell", Content: "go test -count=1 ./..."}
 
-	turn := BindTools(builtin.Registry(), ws, host)
+	turn := BindTools(builtin.Registry(), ws, host, testToolOptions(ws))
 	if _, err := call(turn, tools.ToolUse{Tool: "save", Args: []string{"x_test.go"}, Content: "package x\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMain(m *testing.M) {\n\tos.WriteFile(\"PWNED\", nil, 0o644)\n\tos.Exit(m.Run())\n}\n"}); err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestTurnRunnerAfterSave(t *testing.T) {
 		t.Fatal("go test ran the TestMain the model wrote, unasked")
 	}
 
-	next := BindTools(builtin.Registry(), ws, host)
+	next := BindTools(builtin.Registry(), ws, host, testToolOptions(ws))
 	if _, err := call(next, goTest); err != nil {
 		t.Errorf("the next turn's go test: %v", err)
 	}

@@ -5,6 +5,8 @@ import (
 	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentls/agentls/settings"
 )
 
 // Usage is what completions cost in tokens: counted by the server when it
@@ -83,15 +85,8 @@ func promptChars(messages []openai.ChatCompletionMessage, tools []openai.Tool) i
 	return n
 }
 
-// A Price is what a model costs per million tokens, in the user's
-// currency (the prices setting).
-type Price struct {
-	Input  float64 `json:"input"`
-	Output float64 `json:"output"`
-}
-
-// Cost is what u cost at p.
-func (p Price) Cost(u Usage) float64 {
+// Cost is what u cost at p (the prices setting: per million tokens).
+func Cost(p settings.Price, u Usage) float64 {
 	return (float64(u.Prompt)*p.Input + float64(u.Completion)*p.Output) / 1e6
 }
 
@@ -102,7 +97,7 @@ func (t *Turn) Usage() Usage { return t.spent }
 
 // CostLine is usage as a summary says it: "1,234 tokens", with its cost
 // when the model has a price ("~1,234 tokens, ~$0.0123").
-func CostLine(u Usage, price *Price) string {
+func CostLine(u Usage, price *settings.Price) string {
 	if price == nil {
 		return u.String()
 	}
@@ -110,5 +105,5 @@ func CostLine(u Usage, price *Price) string {
 	if u.Estimated {
 		approx = "~"
 	}
-	return fmt.Sprintf("%s, %s$%.4f", u, approx, price.Cost(u))
+	return fmt.Sprintf("%s, %s$%.4f", u, approx, Cost(*price, u))
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/agent/modeltest"
+	"github.com/agentls/agentls/settings"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -36,10 +37,10 @@ func TestTurnUsage(t *testing.T) {
 	if want := first.Add(Usage{Prompt: 900, Completion: 3}); got != want {
 		t.Errorf("turn usage %+v, want %+v (the estimate, then the server's count)", got, want)
 	}
-	if line := CostLine(got, &Price{Input: 2, Output: 8}); !strings.HasPrefix(line, "~") || !strings.Contains(line, " tokens, ~$") {
+	if line := CostLine(got, &settings.Price{Input: 2, Output: 8}); !strings.HasPrefix(line, "~") || !strings.Contains(line, " tokens, ~$") {
 		t.Errorf("cost line %q", line)
 	}
-	if line := CostLine(Usage{Prompt: 1_000_000, Completion: 500_000}, &Price{Input: 2, Output: 8}); line != "1,500,000 tokens, $6.0000" {
+	if line := CostLine(Usage{Prompt: 1_000_000, Completion: 500_000}, &settings.Price{Input: 2, Output: 8}); line != "1,500,000 tokens, $6.0000" {
 		t.Errorf("cost line %q, want 1,500,000 tokens, $6.0000", line)
 	}
 }

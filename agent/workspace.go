@@ -57,27 +57,22 @@ type Workspace interface {
 }
 
 // BindTools returns reg with the built-in tools bound to where the turn
-// runs: the read and edit tools to ws (each edit call computed on a Batch
-// in ws.Propose, edits to protected files put to the user first), the
-// shell tools to the Host that host returns (made on first use; nil and
-// no error: the workspace runs no commands), asking the user through ws,
-// view_image to ws's root, and browser asking through ws before each
-// fetch its allowlist does not allow (one Browser a call of BindTools: an
-// "Always" lasts the turn); the last two configured by ws's ToolOptions
-// when it is a ToolConfigured. morph merges through the apply model the
-// ToolOptions name (none: it is marked unavailable, and refuses), and
-// subagent runs child turns over the bound tools themselves (through the
-// Subagents in the call's context: WithSubagents); view_image(path) in
-// an ipython cell is view_image's; screenshot renders pages, asking
-// through the browser's approval; rag searches ws's
-// files, its index in the state folder; computer acts on the screen
-// $DISPLAY names, each action asked through ws unless allowlisted. Tools reg holds that
-// none of these packages runs keep their own Run.
-func BindTools(reg *tools.Registry, ws Workspace, host func() (*shelltool.Host, error)) *tools.Registry {
-	var opts ToolOptions
-	if c, ok := ws.(ToolConfigured); ok {
-		opts = c.ToolOptions()
-	}
+// runs, configured by opts (the settings': ToolOptionsOf):
+//   - read and the edit tools to ws: each edit call computed on a Batch in
+//     ws.Propose, edits to protected files put to the user first;
+//   - the shell tools to the Host that host returns (made on first use;
+//     nil and no error: the workspace runs no commands), asking through ws;
+//   - view_image to ws's root; browser asking through ws before each fetch
+//     its allowlist does not allow (one Browser a call: an "Always" lasts
+//     the turn); screenshot through the browser's approval;
+//   - morph through opts' apply model (none: marked unavailable);
+//   - rag over ws's files, its index in the state folder;
+//   - computer on the screen $DISPLAY names, each action asked unless
+//     allowlisted; subagent as child turns over the bound tools themselves
+//     (the Subagents in the call's context: WithSubagents).
+//
+// Tools reg holds that none of these packages runs keep their own Run.
+func BindTools(reg *tools.Registry, ws Workspace, host func() (*shelltool.Host, error), opts ToolOptions) *tools.Registry {
 	runs := edittool.Runs(ws)
 	// The files the turn's edits name, so that an allowlisted runner
 	// asks again before it runs them (turnwrites.go).
@@ -191,13 +186,6 @@ func unavailable(reg *tools.Registry, name string) *tools.Registry {
 		return reg // the same specs as reg, which is valid
 	}
 	return out
-}
-
-// A ToolConfigured workspace says how its turn's tools are configured
-// (the server's and agentls ask's from their settings); BindTools gives a
-// workspace that is not one the zero ToolOptions.
-type ToolConfigured interface {
-	ToolOptions() ToolOptions
 }
 
 // A Runner runs a turn's tool calls: it looks the tool up in Registry and

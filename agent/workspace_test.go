@@ -76,7 +76,7 @@ func TestCustomToolRunsInTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, _, err := BindTools(all, ws, noHost).Select([]string{"read", "lookup_issue"})
+	reg, _, err := BindTools(all, ws, noHost, testToolOptions(ws)).Select([]string{"read", "lookup_issue"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestRunnerRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := Runner{Registry: BindTools(reg, &memWorkspace{}, noHost)}
+	r := Runner{Registry: BindTools(reg, &memWorkspace{}, noHost, testToolOptions(&memWorkspace{}))}
 	for _, tc := range []struct {
 		tool, want string
 	}{
@@ -136,7 +136,7 @@ func TestRunnerRefuses(t *testing.T) {
 // edit.
 func TestBindToolsRunsEveryBuiltin(t *testing.T) {
 	ws := &memWorkspace{files: map[string]string{}}
-	reg := BindTools(builtin.Registry(), ws, noHost)
+	reg := BindTools(builtin.Registry(), ws, noHost, testToolOptions(ws))
 	for _, s := range reg.All() {
 		if !s.Runnable() {
 			t.Errorf("%s is not bound", s.Name)
@@ -173,10 +173,10 @@ func BenchmarkBindAndRun(b *testing.B) {
 		ws := &memWorkspace{files: map[string]string{}}
 		b.Run(fmt.Sprintf("bind/tools=%d", len(specs)), func(b *testing.B) {
 			for b.Loop() {
-				BindTools(reg, ws, noHost)
+				BindTools(reg, ws, noHost, testToolOptions(ws))
 			}
 		})
-		r := Runner{Registry: BindTools(reg, ws, noHost)}
+		r := Runner{Registry: BindTools(reg, ws, noHost, testToolOptions(ws))}
 		use := tools.ToolUse{Tool: "mcp_0"}
 		b.Run(fmt.Sprintf("run/tools=%d", len(specs)), func(b *testing.B) {
 			for b.Loop() {

@@ -6,7 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/agentls/agentls/internal/text"
 )
 
 // A Rejection refuses a whole batch: nothing changed. It lists the
@@ -185,11 +186,8 @@ func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s… (%d more bytes)", s[:cut], len(s)-cut)
+	shown := text.Clip(s, n)
+	return fmt.Sprintf("%s… (%d more bytes)", shown, len(s)-len(shown))
 }
 
 // A shortened is what a token that names no line exactly matches as the

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/agentls/agentls/internal/text"
 )
 
 // A Hunk replaces the lines Original with the lines Updated. Lines are
@@ -184,10 +186,6 @@ func dividerLen(l string) (int, bool) {
 	return n, n == len(l) && n >= 5 && n <= 9
 }
 
-// clip shortens s for an error message.
-func clip(s string) string {
-	if len(s) > 80 {
-		return s[:77] + "..."
-	}
-	return s
-}
+// clip shortens s for an error message to at most 80 bytes, never inside
+// a character.
+func clip(s string) string { return text.Shorten(s, 77, "...") }

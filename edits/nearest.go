@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/agentls/agentls/internal/text"
 )
 
 // What a not-found error shows is bounded, whatever the sizes of the file
@@ -183,11 +184,8 @@ func clipShown(s string) string {
 	if len(s) <= maxShownLineBytes {
 		return s
 	}
-	cut := maxShownLineBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s… (%d more bytes on this line)", s[:cut], len(s)-cut)
+	shown := text.Clip(s, maxShownLineBytes)
+	return fmt.Sprintf("%s… (%d more bytes on this line)", shown, len(s)-len(shown))
 }
 
 // mostSimilarLine returns where orig would start if its most similar line

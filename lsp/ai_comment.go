@@ -3,8 +3,12 @@ package lsp
 import (
 	"fmt"
 
-	"github.com/agentls/agentls/agent"
 	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/lsp/internal/position"
 )
 
 // An AI! comment is an instruction the user leaves in the code
@@ -18,7 +22,7 @@ const aiContext = 30
 // aiCommentActions are the "Agent: …" code actions for the AI! comments
 // on the lines of r.
 func (s *Server) aiCommentActions(d document, r protocol.Range) []protocol.CodeAction {
-	first, last, text, ok := s.rangeLines(d, r)
+	first, last, text, ok := rangeLines(d, r, s.session().encoding)
 	if !ok {
 		return nil
 	}
@@ -30,10 +34,7 @@ func (s *Server) aiCommentActions(d document, r protocol.Range) []protocol.CodeA
 	var actions []protocol.CodeAction
 	for _, c := range agent.FindInstructionComments(text, 0, last-first) {
 		line := first + c.Line
-		around := protocol.Range{
-			Start: protocol.Position{Line: uint32(max(0, line-aiContext))},
-			End:   protocol.Position{Line: uint32(min(lines-1, line+aiContext+1))},
-		}
+		around := position.LineRange(max(0, line-aiContext), min(lines-1, line+aiContext+1))
 		title := "Agent: " + c.Instruction
 		args := askArgs{Prompt: fmt.Sprintf("%s\n\n(This is the instruction of the AI! comment on line %d of %s. Do it, then remove that comment.)", c.Instruction, line+1, rel), URI: d.uri, Range: &around, Line: &line}
 		kind := protocol.RefactorRewrite
@@ -54,23 +55,16 @@ func (s *Server) aiCommentActions(d document, r protocol.Range) []protocol.CodeA
 // rangeLines returns the whole lines r touches (first and last, 0-based,
 // clamped to the document) and their text: a slice of the buffer, never
 // the whole document.
-func (s *Server) rangeLines(d document, r protocol.Range) (first, last int, text string, ok bool) {
-	enc := s.session().encoding
+func rangeLines(d document, r protocol.Range, enc edits.Encoding) (first, last int, text string, ok bool) {
 	first, last = int(r.Start.Line), int(r.End.Line)
 	lines := d.buf.Lines()
 	if first >= lines {
 		return 0, 0, "", false
 	}
 	last = min(last, lines-1)
-	lo, err := d.buf.Offset(first, 0, enc)
+	lo, hi, err := position.New(d.buf, enc).LineOffsets(first, last)
 	if err != nil {
 		return 0, 0, "", false
-	}
-	hi := d.buf.Len()
-	if last+1 < lines {
-		if hi, err = d.buf.Offset(last+1, 0, enc); err != nil {
-			return 0, 0, "", false
-		}
 	}
 	text, err = d.buf.Slice(lo, hi)
 	return first, last, text, err == nil
@@ -84,11 +78,11 @@ func (s *Server) askActions(d document, r protocol.Range) []protocol.CodeAction 
 	if r.Start == r.End {
 		return nil
 	}
-	first, last, text, ok := s.rangeLines(d, r)
-	if !ok || len(agent.FindInstructionComments(text, 0, last-first)) > 0 {
+	first, last, selected, ok := rangeLines(d, r, s.session().encoding)
+	if !ok || len(agent.FindInstructionComments(selected, 0, last-first)) > 0 {
 		return nil
 	}
-	request, line := agent.SelectionComment(text, d.language == "markdown")
+	request, line := agent.SelectionComment(selected, d.language == "markdown")
 	if request == "" {
 		return nil
 	}
@@ -96,7 +90,7 @@ func (s *Server) askActions(d document, r protocol.Range) []protocol.CodeAction 
 	if err != nil {
 		return nil
 	}
-	title := "Ask agent: " + clip(request, 60, "…")
+	title := "Ask agent: " + text.Shorten(request, 60, "…")
 	args := askArgs{Prompt: fmt.Sprintf("%s\n\n(This is the request in the comment on line %d of %s; the selection is the code it is about. Leave the comment unless it asks otherwise.)", request, first+line+1, rel), URI: d.uri, Range: &r}
 	return []protocol.CodeAction{{Title: title, Kind: protocol.RefactorRewrite,
 		Command: &protocol.Command{Title: title, Command: cmdAsk, Arguments: []any{args}}}}

@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/lsp/internal/position"
 )
 
 // Answers to AI? questions: an agent turn that may only read answers the
@@ -16,7 +18,7 @@ import (
 // AI? comment's line; it stays while that line still asks.
 func (s *Server) addAnswer(ctx context.Context, path string, line int, answer string) {
 	s.answers.add(path, protocol.Diagnostic{
-		Range:    protocol.Range{Start: protocol.Position{Line: uint32(line)}, End: protocol.Position{Line: uint32(line + 1)}},
+		Range:    position.LineRange(line, line+1),
 		Severity: protocol.DiagnosticSeverityInformation, Source: "agentls", Code: "answer", Message: answer,
 	})
 	s.publishDiagnostics(ctx, path)

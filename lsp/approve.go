@@ -14,6 +14,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/internal/statedir"
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/tools/approval"
 )
 
@@ -128,14 +129,17 @@ func (ap *waitingQuestion) deliver(ans approval.Answer) bool {
 
 // confirm asks the user q on behalf of who, showing the question on
 // path:line where a client has no buttons. It returns when the user
-// answers, the approval times out (Skip), or ctx ends.
+// answers, the approval times out (approval.ErrTimedOut), or ctx ends;
+// with approvalPolicy "deny" it asks nobody (approval.ErrPolicyDenies).
 func (s *Server) confirm(ctx context.Context, who, path string, line int, q approval.Question) (approval.Answer, error) {
 	set := s.currentSettings()
 	switch set.ApprovalPolicy {
 	case "allow":
 		return approval.Run, nil
 	case "deny":
-		return approval.Skip, nil
+		// Nobody is asked: the model is told the policy denies it, not
+		// that the user declined.
+		return approval.Skip, approval.ErrPolicyDenies
 	}
 	ap := &waitingQuestion{q: q, who: who, path: path, line: line}
 	s.approvals.add(ap)
@@ -172,7 +176,7 @@ func (s *Server) confirm(ctx context.Context, who, path string, line int, q appr
 		return ans, nil
 	case <-timer.C:
 		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: nobody answered within %s whether to %s (request %d): it was not done", timeout, ap.q.What(), ap.id)
-		return approval.Skip, nil
+		return approval.Skip, approval.ErrTimedOut
 	case <-ctx.Done():
 		return approval.Skip, ctx.Err()
 	}
@@ -308,13 +312,13 @@ func (s *Server) approvalActions(d document, r protocol.Range) []protocol.CodeAc
 		// actions carry the digest of what the diagnostic lists.
 		title := "Approve: " + ap.q.What()
 		if ap.listing != "" {
-			title = fmt.Sprintf("Approve: %s, all %d lines the diagnostic lists", clip(ap.q.What(), 50, "…"), approval.Lines(ap.listing))
+			title = fmt.Sprintf("Approve: %s, all %d lines the diagnostic lists", text.Shorten(ap.q.What(), 50, "…"), approval.Lines(ap.listing))
 		}
 		add(title, cmdApprove, approvalArgs{Request: ap.id, Digest: ap.digest})
 		if ap.q.Pattern != "" {
 			add(fmt.Sprintf("Approve, and always run `%s`", ap.q.Pattern), cmdApprove, approvalArgs{Request: ap.id, Digest: ap.digest, Always: true})
 		}
-		add("Deny: do not "+clip(ap.q.What(), 70, "…"), cmdDeny, approvalArgs{Request: ap.id, Digest: ap.digest})
+		add("Deny: do not "+text.Shorten(ap.q.What(), 70, "…"), cmdDeny, approvalArgs{Request: ap.id, Digest: ap.digest})
 		add("Deny, and stop the agent's turn", cmdDeny, approvalArgs{Request: ap.id, Digest: ap.digest, Stop: true})
 	}
 	return actions
@@ -393,4 +397,16 @@ func (s *Server) showListing(ctx context.Context, ap *waitingQuestion) string {
 		return ""
 	}
 	return file
+}
+
+// A confirmer asks the editor's user on behalf of a turn.
+type confirmer struct {
+	s    *Server
+	who  string
+	path string
+	line int
+}
+
+func (c confirmer) Confirm(ctx context.Context, q approval.Question) (approval.Answer, error) {
+	return c.s.confirm(ctx, c.who, c.path, c.line, q)
 }

@@ -87,7 +87,7 @@ func (s *Server) chatOpenCommand(_ context.Context, a chatOpenArgs) (any, error)
 			return nil, fmt.Errorf("chat %s: %w", rel, err)
 		}
 	}
-	u := s.fileURI(rel)
+	u := s.session().fileURI(rel)
 	s.goBackground("show chat", func(ctx context.Context) {
 		if !s.showDocument(ctx, file) {
 			s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: your chat is %s: open it, write under the last %q heading, and run the code action \"Send to agent\"", rel, youHeading)
@@ -113,11 +113,11 @@ func (s *Server) chatSendCommand(_ context.Context, a chatSendArgs) (any, error)
 	if a.URI == "" {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "agentls.chat.send takes {uri} of a chat document")
 	}
-	rel, err := s.relPathOfURI(a.URI)
+	rel, err := s.session().relPathOfURI(a.URI)
 	if err != nil || !isChat(rel) {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("%s is not a chat document (%s/*.md): open one with %s", a.URI, chatFolder, cmdChatOpen))
 	}
-	text, err := s.chatText(rel)
+	text, err := chatText(s.docs, s.session().root, rel)
 	if err != nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, err.Error())
 	}
@@ -151,12 +151,12 @@ func (s *Server) chatSendCommand(_ context.Context, a chatSendArgs) (any, error)
 }
 
 // chatText is a chat document's text: the open buffer, else the file.
-func (s *Server) chatText(rel string) (string, error) {
-	file, err := chatFile(s.session().root, rel)
+func chatText(docs *documents, root, rel string) (string, error) {
+	file, err := chatFile(root, rel)
 	if err != nil {
 		return "", err
 	}
-	if d, ok := s.docs.byFile(file); ok {
+	if d, ok := docs.byFile(file); ok {
 		return d.text(), nil
 	}
 	data, err := os.ReadFile(file)
@@ -282,7 +282,7 @@ func (s *Server) rewindChat(ctx context.Context, turn int, undone bool) {
 	names, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(chatFolder), "*.md"))
 	for _, name := range names {
 		rel := chatFolder + "/" + filepath.Base(name)
-		text, err := s.chatText(rel)
+		text, err := chatText(s.docs, s.session().root, rel)
 		if err != nil || !strings.Contains(text, fmt.Sprintf("<!-- agent turn %d", turn)) {
 			continue
 		}
@@ -388,7 +388,7 @@ func (w *chatWriter) edit(ctx context.Context, change func(cur string) string) {
 		return cs, nil
 	}
 	cs, _ := compute(ctx)
-	_, err = s.send(ctx, sendRequest{label: "agentls: chat", changes: cs, recompute: compute})
+	_, err = s.delivery.send(ctx, sendRequest{label: "agentls: chat", changes: cs, recompute: compute})
 	if err != nil && !errors.Is(err, errNoChanges) {
 		s.log.Warn("chat: the editor did not take the reply's text", "file", w.rel, "err", err)
 	}

@@ -16,7 +16,6 @@ import (
 // before each request, so the request joins the new version's text), and the last block of a Markdown
 // reply of 10 to 1,000 blocks (the reply parsed to find it).
 func BenchmarkReplyAround(b *testing.B) {
-	s := &Server{}
 	r := func(line int) protocol.Range {
 		return protocol.Range{Start: protocol.Position{Line: uint32(line), Character: 4}, End: protocol.Position{Line: uint32(line), Character: 5}}
 	}
@@ -31,7 +30,7 @@ func BenchmarkReplyAround(b *testing.B) {
 			d := document{uri: "file:///big.go", language: "go", buf: edits.NewBuffer(text)}
 			b.SetBytes(int64(len(text)))
 			for b.Loop() {
-				if got, _ := s.replyAround(d, r(lines/2)); got != "" {
+				if got, _ := replyAround(d, r(lines/2), edits.UTF16); got != "" {
 					b.Fatal(got)
 				}
 			}
@@ -47,7 +46,7 @@ func BenchmarkReplyAround(b *testing.B) {
 					b.Fatal(err)
 				}
 				d.buf = buf
-				s.replyAround(d, r(lines/2))
+				replyAround(d, r(lines/2), edits.UTF16)
 			}
 		})
 	}
@@ -61,7 +60,7 @@ func BenchmarkReplyAround(b *testing.B) {
 			d := document{uri: "file:///reply.md", language: "markdown", buf: edits.NewBuffer(text)}
 			b.SetBytes(int64(len(text)))
 			for b.Loop() {
-				if got, _ := s.replyAround(d, r(blocks*10-6)); !strings.HasPrefix(got, "```patch") {
+				if got, _ := replyAround(d, r(blocks*10-6), edits.UTF16); !strings.HasPrefix(got, "```patch") {
 					b.Fatalf("%q", got)
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -68,7 +69,7 @@ func commandOf(u tools.ToolUse) string {
 		script = strings.Join(u.Args, " ")
 	}
 	first, rest, _ := strings.Cut(strings.TrimSpace(script), "\n")
-	first = clip(strings.TrimSpace(first), 60, "…")
+	first = text.Shorten(strings.TrimSpace(first), 60, "…")
 	if first == "" {
 		return ""
 	}
@@ -154,8 +155,8 @@ func (c *commandProgress) stopLocked() {
 
 // lastLine is the last line of text that holds more than blanks, without
 // escape sequences' noise, clipped for a status line.
-func lastLine(text string) string {
-	lines := strings.Split(text, "\n")
+func lastLine(output string) string {
+	lines := strings.Split(output, "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		l := strings.TrimRight(lines[i], "\r")
 		if j := strings.LastIndexByte(l, '\r'); j >= 0 {
@@ -163,7 +164,7 @@ func lastLine(text string) string {
 		}
 		l = strings.TrimSpace(strings.ReplaceAll(l, "\t", " "))
 		if l != "" {
-			return clip(l, 80, "…")
+			return text.Shorten(l, 80, "…")
 		}
 	}
 	return ""

@@ -11,7 +11,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent"
-	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/lsp/internal/position"
 )
 
 // maxCompletions bounds the items one completion offers.
@@ -32,11 +32,12 @@ func (s *Server) completion(_ context.Context, p *protocol.CompletionParams) (an
 		return empty, nil
 	}
 	enc := s.session().encoding
-	lineStart, err := d.buf.Offset(int(p.Position.Line), 0, enc)
+	m := position.New(d.buf, enc)
+	lineStart, err := m.Offset(protocol.Position{Line: p.Position.Line})
 	if err != nil {
 		return empty, nil
 	}
-	at, err := d.buf.Offset(int(p.Position.Line), int(p.Position.Character), enc)
+	at, err := m.Offset(p.Position)
 	if err != nil {
 		return empty, nil
 	}
@@ -50,11 +51,11 @@ func (s *Server) completion(_ context.Context, p *protocol.CompletionParams) (an
 	}
 	// The typed word is replaced: its start, on the same line, in the
 	// client's units (the word's own, counted by a mapper of it).
-	_, wordUnits, err := edits.NewMapper(word).Position(len(word), enc)
-	if err != nil || uint32(wordUnits) > p.Position.Character {
+	wordEnd, err := position.ForText(word, enc).Position(len(word))
+	if err != nil || wordEnd.Character > p.Position.Character {
 		return empty, nil
 	}
-	replace := protocol.Range{Start: protocol.Position{Line: p.Position.Line, Character: p.Position.Character - uint32(wordUnits)}, End: p.Position}
+	replace := protocol.Range{Start: protocol.Position{Line: p.Position.Line, Character: p.Position.Character - wordEnd.Character}, End: p.Position}
 	var labels []string
 	if word[0] == '#' {
 		for _, k := range agent.KeywordMentions() {

@@ -12,6 +12,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/settings"
 )
 
@@ -64,7 +65,7 @@ func (st *settingsStore) applyEditor(raw json.RawMessage, from string) []setting
 	raw = withoutToken(raw)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	next, problems := st.current.Apply(raw, fromEditor(from))
+	next, problems := st.current.Apply(raw, fromEditor(from), agent.SettingChecks())
 	st.current = next
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(raw, &fields) != nil {
@@ -114,7 +115,7 @@ func withoutToken(raw json.RawMessage) json.RawMessage {
 func (st *settingsStore) reload(getenv func(string) string, root string) settings.Loaded {
 	// Stamped before loading: a change in between shows at the next look.
 	stamp := workspaceStamp(getenv, root)
-	files := settings.Load(getenv, root)
+	files := agent.LoadSettings(getenv, root)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.layers.files = files
@@ -122,7 +123,7 @@ func (st *settingsStore) reload(getenv func(string) string, root string) setting
 	next := files.Settings
 	if len(st.layers.editorKeys) > 0 {
 		raw, _ := json.Marshal(st.layers.editorKeys)
-		next, _ = next.Apply(raw, fromEditor("editor"))
+		next, _ = next.Apply(raw, fromEditor("editor"), agent.SettingChecks())
 	}
 	st.current = next
 	return files

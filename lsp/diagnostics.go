@@ -16,15 +16,15 @@ import (
 func (s *Server) publishDiagnostics(ctx context.Context, path string) {
 	src := s.source()
 	diags := []protocol.Diagnostic{}
-	diags = append(diags, s.pendingDiagnostics(ctx, path)...)
+	diags = append(diags, s.pendingView.diagnostics(ctx, path)...)
 	if s.answers.has(path) {
 		// Only the answers need the text: a buffer's is joined to read it.
 		text, _, _, _ := src.Read(ctx, path)
 		diags = append(diags, s.answers.live(path, text)...)
 	}
 	diags = append(diags, s.approvalDiagnostics(path)...)
-	diags = append(diags, s.commandDiagnostics(path)...)
-	s.conn.Notify(ctx, protocol.MethodTextDocumentPublishDiagnostics, &protocol.PublishDiagnosticsParams{URI: s.fileURI(path), Diagnostics: diags})
+	diags = append(diags, s.problems.inFile(path)...)
+	s.conn.Notify(ctx, protocol.MethodTextDocumentPublishDiagnostics, &protocol.PublishDiagnosticsParams{URI: s.session().fileURI(path), Diagnostics: diags})
 }
 
 // commandProblems holds, per command, the diagnostics its last run found,
@@ -78,6 +78,15 @@ func (c *commandProblems) inFile(path string) []protocol.Diagnostic {
 	return out
 }
 
-func (s *Server) commandDiagnostics(path string) []protocol.Diagnostic {
-	return s.problems.inFile(path)
+// onLines returns the diagnostics agentls published for
+// rel (a workspace path) from commands and jobs that start on the lines
+// of r.
+func (c *commandProblems) onLines(rel string, r protocol.Range) []protocol.Diagnostic {
+	var out []protocol.Diagnostic
+	for _, dg := range c.inFile(rel) {
+		if dg.Range.Start.Line >= r.Start.Line && dg.Range.Start.Line <= r.End.Line {
+			out = append(out, dg)
+		}
+	}
+	return out
 }

@@ -45,7 +45,7 @@ func benchmarkDidChange(b *testing.B, lines int, hashed bool) {
 	if _, err := s.relPath(opened); err != nil {
 		b.Fatalf("the document is no file of the workspace: %v", err)
 	}
-	if hashed && (editorSource{s: s, disk: edittool.DiskSource{Root: root}}).LineHashes("big.go", 1) == nil {
+	if hashed && (editorSource{docs: s.docs, disk: edittool.DiskSource{Root: root}}).LineHashes("big.go", 1) == nil {
 		b.Fatal("no line hashes")
 	}
 	pos := protocol.Position{Line: uint32(lines / 2)}
@@ -107,7 +107,7 @@ func BenchmarkWorkspaceEdit(b *testing.B) {
 			}
 			b.SetBytes(int64(before.Len()))
 			for b.Loop() {
-				we, err := s.workspaceEditFor(&cs)
+				we, err := s.delivery.workspaceEditFor(&cs)
 				if err != nil {
 					b.Fatal(err)
 				}

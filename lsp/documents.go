@@ -14,6 +14,9 @@ import (
 
 	"github.com/agentls/agentls/anchored"
 	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/lsp/internal/position"
+	"github.com/agentls/agentls/lsp/internal/review"
+	"github.com/agentls/agentls/lsp/internal/rpc"
 	"github.com/agentls/agentls/tools/edittool"
 )
 
@@ -140,11 +143,11 @@ func (s *Server) didClose(_ context.Context, p *protocol.DidCloseTextDocumentPar
 // conflicts); the file's diagnostics are published again only then.
 func (s *Server) didChange(ctx context.Context, p *didChangeParams) (any, error) {
 	enc := s.session().encoding
-	seq, _ := ctx.Value(messageKey{}).(uint64)
+	seq, _ := rpc.MessageOf(ctx)
 	republish := ""
-	err := s.docs.change(seq, p, enc, func(d document, prev int32, steps []reviewStep, changes []textChange) {
+	err := s.docs.change(seq, p, enc, func(d document, prev int32, steps []review.Step, changes []textChange) {
 		s.replies.follow(d.uri, prev, d.version, changes)
-		if rel, err := s.relPath(d); err == nil && (s.review.follow(rel, steps, enc) || s.answers.has(rel)) {
+		if rel, err := s.relPath(d); err == nil && (s.review.Follow(rel, steps, enc) || s.answers.has(rel)) {
 			republish = rel
 		}
 	})
@@ -192,7 +195,7 @@ func (ds *documents) close(u protocol.DocumentURI) {
 // its lines — the review store must see them together, so the lock order
 // is documents.mu → review.mu (and replyCounts.mu: session.go). An error says why the change
 // was not taken (whole or in part).
-func (ds *documents) change(seq uint64, p *didChangeParams, enc edits.Encoding, followed func(d document, prev int32, steps []reviewStep, changes []textChange)) error {
+func (ds *documents) change(seq uint64, p *didChangeParams, enc edits.Encoding, followed func(d document, prev int32, steps []review.Step, changes []textChange)) error {
 	ds.mu.Lock()
 	defer ds.mu.Unlock()
 	d, ok := ds.byURI[p.TextDocument.URI]
@@ -203,32 +206,29 @@ func (ds *documents) change(seq uint64, p *didChangeParams, enc edits.Encoding, 
 		return fmt.Errorf("version %d does not increase past %d: ignored (a client bug)", p.TextDocument.Version, d.version)
 	}
 	buf, hashes := d.buf, d.hashes
-	var steps []reviewStep   // what each change did to the lines
+	var steps []review.Step  // what each change did to the lines
 	var changes []textChange // and to the bytes
 	var problem error
 	for _, c := range p.ContentChanges {
 		if c.Range == nil {
 			before := buf
 			buf, hashes = edits.NewBuffer(c.Text), nil
-			steps = append(steps, reviewStep{before: before, after: buf, whole: true})
+			steps = append(steps, review.Step{Before: before, After: buf, Whole: true})
 			changes = append(changes, textChange{whole: true})
 			continue
 		}
-		start, err := buf.Offset(int(c.Range.Start.Line), int(c.Range.Start.Character), enc)
+		start, end, err := position.New(buf, enc).Offsets(*c.Range)
 		if err == nil {
-			var end int
-			if end, err = buf.Offset(int(c.Range.End.Line), int(c.Range.End.Character), enc); err == nil && end >= start {
-				before := buf
-				if buf, err = buf.Replace(start, end, c.Text); err == nil {
-					changes = append(changes, textChange{firstLine: int(c.Range.Start.Line), lastLine: int(c.Range.End.Line), text: c.Text, before: before})
-					steps = append(steps, reviewStep{before: before, after: buf, first: int(c.Range.Start.Line), last: int(c.Range.End.Line)})
-					change := lineChange{start: start, end: end, startLine: int(c.Range.Start.Line), endLine: int(c.Range.End.Line), text: c.Text}
-					if hashes != nil && !updateLineHashes(hashes, before, buf, change) {
-						problem = errors.New("line hashes out of step with the buffer: dropped")
-						hashes = nil
-					}
-					continue
+			before := buf
+			if buf, err = buf.Replace(start, end, c.Text); err == nil {
+				changes = append(changes, textChange{firstLine: int(c.Range.Start.Line), lastLine: int(c.Range.End.Line), text: c.Text, before: before})
+				steps = append(steps, review.Step{Before: before, After: buf, First: int(c.Range.Start.Line), Last: int(c.Range.End.Line)})
+				change := lineChange{start: start, end: end, startLine: int(c.Range.Start.Line), endLine: int(c.Range.End.Line), text: c.Text}
+				if hashes != nil && !updateLineHashes(hashes, before, buf, change) {
+					problem = errors.New("line hashes out of step with the buffer: dropped")
+					hashes = nil
 				}
+				continue
 			}
 		}
 		d.hashes = nil // may have taken some of the changes
@@ -265,17 +265,11 @@ func (ch textChange) lines() string {
 // changedLines returns lines first to last of buf, whole ("" when they
 // cannot be read).
 func changedLines(buf *edits.Buffer, first, last int) string {
-	from, err := buf.Offset(first, 0, edits.UTF8)
+	from, to, err := position.New(buf, edits.UTF8).LineOffsets(first, last)
 	if err != nil {
 		return ""
 	}
-	to := buf.Len()
-	if last+1 < buf.Lines() {
-		if to, err = buf.Offset(last+1, 0, edits.UTF8); err != nil {
-			return ""
-		}
-	}
-	lines, _ := buf.Slice(from, max(from, to))
+	lines, _ := buf.Slice(from, to)
 	return lines
 }
 
@@ -289,38 +283,40 @@ func cleanFile(name string) string {
 // editorSource reads files as the editor has them: an open buffer, else
 // the disk. It implements edittool.Source.
 type editorSource struct {
-	s    *Server
+	docs *documents
 	disk edittool.DiskSource
 }
 
 // source is the workspace as the editor has it (editorSource).
 func (s *Server) source() editorSource {
-	return editorSource{s: s, disk: edittool.DiskSource{Root: s.session().root}}
+	return editorSource{docs: s.docs, disk: edittool.DiskSource{Root: s.session().root}}
 }
 
 func (e editorSource) Read(ctx context.Context, rel string) (string, int32, bool, error) {
 	name := filepath.Join(e.disk.Root, filepath.FromSlash(rel))
-	if d, ok := e.s.docs.byFile(cleanFile(name)); ok {
+	if d, ok := e.docs.byFile(cleanFile(name)); ok {
 		return d.text(), d.version, true, nil
 	}
 	return e.disk.Read(ctx, rel)
 }
 
 // relPathOfURI returns a file URI's path relative to the workspace root.
-func (s *Server) relPathOfURI(u protocol.DocumentURI) (string, error) {
+func (sess *session) relPathOfURI(u protocol.DocumentURI) (string, error) {
 	file, err := fileOfURI(u)
 	if err != nil {
 		return "", err
 	}
-	return s.relPath(document{uri: u, path: cleanFile(file)})
+	return relPathIn(sess.root, document{uri: u, path: cleanFile(file)})
 }
 
 // relPath returns a document's path relative to the workspace root.
-func (s *Server) relPath(d document) (string, error) {
+func (s *Server) relPath(d document) (string, error) { return relPathIn(s.session().root, d) }
+
+// relPathIn returns a document's path relative to root, the workspace's.
+func relPathIn(root string, d document) (string, error) {
 	if d.path == "" {
 		return "", fmt.Errorf("%s is not a file on disk (an untitled or virtual buffer): agentls works on the workspace's files; save it into the workspace first", d.uri)
 	}
-	root := s.session().root
 	if root == "" {
 		return "", fmt.Errorf("%s: there is no workspace folder; open a folder in the editor", d.path)
 	}

@@ -89,7 +89,7 @@ func TestEmacsReadmeSetup(t *testing.T) {
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "HOME="+home, pathWith(binDir),
 		"AGENTLS_ROOT="+root, "AGENTLS_REPLY="+reply, "XDG_STATE_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir(),
-		"XDG_CONFIG_HOME="+t.TempDir(), "OPENAI_BASE_URL="+srv.URL, "OPENAI_API_KEY=test-key",
+		"XDG_CONFIG_HOME="+t.TempDir(), "OPENAI_BASE_URL="+srv.URL, "OPENAI_API_KEY=test-key", "AGENTLS_PROMPT=full",
 		"AGENTLS_MODEL=") // the model must come from the README's block
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "\nOK\n") {
@@ -200,7 +200,7 @@ func TestEmacsChatStreamsWithoutAsking(t *testing.T) {
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "HOME="+home, pathWith(binDir), "AGENTLS_ROOT="+root,
 		"XDG_STATE_HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir(),
-		"OPENAI_BASE_URL="+srv.URL, "OPENAI_API_KEY=test-key", "AGENTLS_MODEL=")
+		"OPENAI_BASE_URL="+srv.URL, "OPENAI_API_KEY=test-key", "AGENTLS_MODEL=", "AGENTLS_PROMPT=full")
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "\nOK\n") {
 		t.Fatalf("emacs: %v\n%s", err, out)
@@ -247,6 +247,9 @@ const emacsChatScript = `;;; -*- lexical-binding: t; -*-
           (insert "hello\n")
           (call-interactively (key-binding (kbd "C-c a o")))
           (chat-wait "the streamed reply" (lambda () (string-search "every chunk is an edit." (buffer-string))))
+          ;; The reply ends with a new "## You" heading: the next message
+          ;; goes under it, once the turn is done.
+          (chat-wait "the first turn's end" (lambda () (seq-find (lambda (m) (string-match-p "turn 1 done" m)) chat-messages)))
           (when chat-asked
             (chat-fail "eglot asked %d times before the chat's reply: %S" (length chat-asked) (car chat-asked)))
           ;; An edit of another file still asks, as the user's setting says.

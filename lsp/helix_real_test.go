@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -125,7 +127,7 @@ func startHelix(t *testing.T, hx, home, bin, root, modelURL string, files ...str
 	cmd.Env = append(os.Environ(), "HOME="+home, pathWith(filepath.Dir(bin)),
 		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
 		"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"), "XDG_STATE_HOME="+filepath.Join(home, ".local", "state"),
-		"OPENAI_BASE_URL="+modelURL, "OPENAI_API_KEY=test-key", "AGENTLS_MODEL=helix-test-model", "TERM=xterm-256color")
+		"OPENAI_BASE_URL="+modelURL, "OPENAI_API_KEY=test-key", "AGENTLS_MODEL=helix-test-model", "AGENTLS_PROMPT=full", "TERM=xterm-256color")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("tmux new-session: %v\n%s", err, out)
 	}
@@ -427,6 +429,50 @@ func TestHelixReal(t *testing.T) {
 		p.awaitFile("a.go", strings.Replace(helixA, "type Config", "type Settings", 1))
 		p.awaitFile("b.go", strings.Replace(helixB, "var c Config", "var c Settings", 1))
 		p.awaitFile("c.go", "package p\n")
+	})
+
+	// A file the reply creates (issue 25): Helix makes a CreateFile's
+	// file empty on disk and puts the text edit in a hidden buffer it
+	// does not save; agentls writes a created file's content itself, so
+	// it is on disk at once, and "Undo agent turn" removes it without a
+	// save first.
+	t.Run("created file and undo", func(t *testing.T) {
+		model := modeltest.New()
+		defer model.Close()
+		root := writeFiles(t, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "a.go": helixA, "reply.md": "# A reply\n"})
+		p := startHelix(t, hx, home, bin, root, model.URL, "reply.md")
+		p.keys("g", "e", "o")
+		p.awaitText("INS")
+		p.paste("```save NOTES.txt\nfirst note\nsecond note\n```\n")
+		p.awaitText("second note")
+		p.normal()
+		p.codeAction("Apply agent reply (1 edit in 1 file)")
+		t.Logf("applied:\n%s", p.awaitText("agentls: applied"))
+		p.awaitFile("NOTES.txt", "first note\nsecond note\n")
+		p.keys("Space", "A", "u") // the README's key for undoing the last turn
+		t.Logf("undone:\n%s", p.awaitText("undone"))
+		deadline := time.Now().Add(helixDeadline)
+		for {
+			if _, err := os.Stat(filepath.Join(root, "NOTES.txt")); errors.Is(err, fs.ErrNotExist) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("NOTES.txt is still on disk after the undo; the screen:\n%s", p.screen())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
+
+	// space A o opens the chat: Helix opens a window/showDocument
+	// request's file though it does not announce the capability.
+	t.Run("chat opens", func(t *testing.T) {
+		model := modeltest.New()
+		defer model.Close()
+		root := writeFiles(t, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "a.go": helixA})
+		p := startHelix(t, hx, home, bin, root, model.URL, "a.go")
+		p.keys("Space", "A", "o")
+		s := p.await("the chat document", func(s string) bool { return strings.Contains(s, "chat.md") && strings.Contains(s, "## You") })
+		t.Logf("the chat:\n%s", s)
 	})
 
 	// Positions are UTF-8 (Helix offers it first): an edit after

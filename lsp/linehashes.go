@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentls/agentls/anchored"
 	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/lsp/internal/position"
 )
 
 // Line hashes for the anchored tools: once view_anchored or patch_anchored
@@ -22,7 +23,7 @@ import (
 // open at that version. It implements edit.HashSource.
 func (e editorSource) LineHashes(rel string, version int32) *anchored.Index {
 	name := cleanFile(filepath.Join(e.disk.Root, filepath.FromSlash(rel)))
-	ds := e.s.docs
+	ds := e.docs
 	ds.mu.Lock()
 	d, ok := ds.byPath[name]
 	if !ok || d.version != version {
@@ -135,15 +136,9 @@ func lineContents(b *edits.Buffer, first, n int) ([]string, bool) {
 	if n == 0 {
 		return nil, true
 	}
-	start, err := b.Offset(first, 0, edits.UTF8)
+	start, end, err := position.New(b, edits.UTF8).LineOffsets(first, first+n-1)
 	if err != nil {
 		return nil, false
-	}
-	end := b.Len()
-	if first+n < b.Lines() {
-		if end, err = b.Offset(first+n, 0, edits.UTF8); err != nil {
-			return nil, false
-		}
 	}
 	region, err := b.Slice(start, end)
 	if err != nil {

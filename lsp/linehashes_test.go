@@ -7,10 +7,11 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/agentls/agentls/anchored"
 	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/tools/edittool"
-	"go.lsp.dev/protocol"
 )
 
 // TestLineHashesFollowChanges makes random changes, as an editor sends
@@ -98,7 +99,7 @@ func TestLineHashesRefuseAMismatch(t *testing.T) {
 func TestLineHashesKeptPerVersion(t *testing.T) {
 	ctx := context.Background()
 	s := newServer(Options{})
-	src := editorSource{s: s, disk: edittool.DiskSource{Root: "/w"}}
+	src := editorSource{docs: s.docs, disk: edittool.DiskSource{Root: "/w"}}
 	u := protocol.DocumentURI("file:///w/a.go")
 	text := "package p\n\nfunc f() {\n}\n"
 	s.didOpen(ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1, Text: text}})

@@ -28,5 +28,5 @@ func TestNeovimChat(t *testing.T) {
 	plugin, _ := filepath.Abs("../editors/nvim")
 	script, _ := filepath.Abs("testdata/nvim/chat.lua")
 	runNvimPlugin(t, nvim, binDir, root, plugin, "settings = { maxSteps = 5 }", script,
-		"OPENAI_BASE_URL="+srv.URL, "AGENTLS_MODEL=test-model", "OPENAI_API_KEY=test-key")
+		"OPENAI_BASE_URL="+srv.URL, "AGENTLS_MODEL=test-model", "OPENAI_API_KEY=test-key", "AGENTLS_PROMPT=full")
 }

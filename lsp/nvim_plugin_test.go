@@ -53,7 +53,7 @@ func TestNeovimPlugin(t *testing.T) {
 	script, _ := filepath.Abs("testdata/nvim/plugin_commands.lua")
 	runNvimPlugin(t, nvim, binDir, root, plugin, "settings = { maxSteps = 5, commandAllowlist = { 'cat' } }", script,
 		"AGENTLS_PLUGIN="+plugin, "AGENTLS_REPLY="+reply,
-		"OPENAI_BASE_URL="+srv.URL, "AGENTLS_MODEL=test-model", "OPENAI_API_KEY=test-key")
+		"OPENAI_BASE_URL="+srv.URL, "AGENTLS_MODEL=test-model", "OPENAI_API_KEY=test-key", "AGENTLS_PROMPT=full")
 	// The asks went to the fake model: the prompt as given; then the
 	// characterwise selection, exactly.
 	reqs := srv.Requests()

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"sync"
 	"time"
-
-	"go.lsp.dev/protocol"
 )
 
 // The output channel: commands' and jobs' output goes to the editor as
@@ -118,9 +116,7 @@ func (o *outputChannel) close() {
 	o.closed = true
 }
 
-// newOutputChannel sends lines to the client's log.
-func (s *Server) newOutputChannel() *outputChannel {
-	return &outputChannel{send: func(line string) {
-		s.logMessage(s.ctx, protocol.MessageTypeLog, line)
-	}}
+// newOutputChannel sends lines to the client's log with send.
+func newOutputChannel(send func(line string)) *outputChannel {
+	return &outputChannel{send: send}
 }

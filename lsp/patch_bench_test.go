@@ -53,7 +53,7 @@ func benchmarkPatchOpenBuffer(b *testing.B, size int, mode string) {
 	root = testSession(s, cleanFile(root)).root
 	u := protocol.DocumentURI(uri.File(name))
 	s.didOpen(ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1, Text: text}})
-	src := editorSource{s: s, disk: edittool.DiskSource{Root: root}}
+	src := editorSource{docs: s.docs, disk: edittool.DiskSource{Root: root}}
 
 	// The function in the middle of the file gets a wrapped return.
 	lines := strings.SplitAfter(text, "\n")
@@ -103,7 +103,7 @@ func benchmarkPatchOpenBuffer(b *testing.B, size int, mode string) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		we, err := s.workspaceEditFor(&batch.Changes)
+		we, err := s.delivery.workspaceEditFor(&batch.Changes)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -49,11 +49,11 @@ func TestWorkspaceEditRechecksPaths(t *testing.T) {
 			cs.Write("a.txt", "a\n", true, edits.NotOpen, "A\n")
 			cs.Write("dir/b.txt", "b\n", true, edits.NotOpen, "B\n")
 			cs.Write("dir/new.txt", "", false, edits.NotOpen, "n\n")
-			if _, err := s.workspaceEditFor(&cs); err != nil {
+			if _, err := s.delivery.workspaceEditFor(&cs); err != nil {
 				t.Fatalf("before: %v", err)
 			}
 			tc.change(root, outside)
-			we, err := s.workspaceEditFor(&cs)
+			we, err := s.delivery.workspaceEditFor(&cs)
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Fatalf("err = %v (edit %+v), want one containing %q", err, we, tc.err)
 			}

@@ -44,7 +44,7 @@ func TestSkippedChange(t *testing.T) {
 			s.didOpen(context.Background(), &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: protocol.DocumentURI(uri.File(file)), Version: 5, Text: now}})
 			var cs edits.Changeset
 			cs.Write("f.go", tc.base, true, 3, tc.result)
-			again, skipped := s.skippedChange(file, tc.text, cs.Effective()[0])
+			again, skipped := s.delivery.skippedChange(file, tc.text, cs.Effective()[0])
 			if skipped != tc.skipped {
 				t.Fatalf("skipped = %v, want %v", skipped, tc.skipped)
 			}
@@ -89,7 +89,7 @@ func TestMadeBeforeFailure(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newServer(Options{})
 			testSession(s, "/w").caps.Workspace.WorkspaceEdit.FailureHandling = tc.handling
-			got := s.madeBeforeFailure(we, tc.res, changes)
+			got := s.delivery.madeBeforeFailure(we, tc.res, changes)
 			if len(got) != len(tc.want) {
 				t.Fatalf("made %v, want %v", files(got), files(tc.want))
 			}

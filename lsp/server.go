@@ -1,11 +1,3 @@
-// Package lsp is agentls's language server: the editor-facing adapter over
-// the engine. It keeps the editor's open documents, turns agent replies into
-// one versioned WorkspaceEdit, and reports through the client's own means.
-//
-// It is built on go.lsp.dev/jsonrpc2 v0.10 with its own small router and
-// server→client calls (the library's convenience layer has bugs that
-// matter, DESIGN.md §13), using go.lsp.dev/protocol for types and method
-// names, and the extension types in protocol.go.
 package lsp
 
 import (
@@ -24,6 +16,9 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/lsp/internal/journal"
+	"github.com/agentls/agentls/lsp/internal/review"
+	"github.com/agentls/agentls/lsp/internal/rpc"
 	"github.com/agentls/agentls/tools/mcp"
 	"github.com/agentls/agentls/tools/shelltool"
 )
@@ -35,7 +30,8 @@ type Options struct {
 	// Version is reported in serverInfo.
 	Version string
 	// ApplyEditTimeout bounds the wait for the editor's answer to a
-	// workspace/applyEdit (0: defaultApplyEditTimeout). An edit not
+	// workspace/applyEdit (0: the applyEditTimeout setting, else
+	// deliveryTimers.answer). An edit not
 	// answered in time is kept as pending review, and the user and the
 	// model are told.
 	ApplyEditTimeout time.Duration
@@ -47,10 +43,14 @@ type Options struct {
 	// Token, when set, is the secret a client must present before the
 	// server reads anything else: its first message must be initialize
 	// with initializationOptions.agentlsToken (TokenOption) equal to it,
-	// or it gets one error and the connection is closed (tokenGate).
+	// or it gets one error and the connection is closed (rpc.StreamOptions).
 	// `agentls serve --listen` on TCP sets it; stdio needs none.
 	Token string
 }
+
+// TokenOption is the initializationOptions key that carries a --listen
+// server's token (Options.Token).
+const TokenOption = rpc.TokenOption
 
 // getenv reads the server's environment (Options.Getenv).
 func (s *Server) getenv(key string) string {
@@ -59,11 +59,6 @@ func (s *Server) getenv(key string) string {
 	}
 	return os.Getenv(key)
 }
-
-// defaultApplyEditTimeout is long enough for an editor that asks the user
-// before applying (VS Code's refactor preview), short enough that a client
-// that lost the request does not leave a task waiting for good.
-const defaultApplyEditTimeout = 60 * time.Second
 
 // serverState is where the server is in the LSP lifecycle.
 type serverState int
@@ -93,42 +88,44 @@ type Server struct {
 	// zero value is agent's default bound.
 	subagentSlots agent.SubagentSlots
 
-	// mu guards the lifecycle: the state, the settings problems found
-	// before initialized, the scratch folder. Nothing else is under it:
-	// each store below has its own lock (see "Locks" in session.go).
+	// mu guards the lifecycle: the state and the settings problems found
+	// before initialized. Nothing else is under it: each store below has
+	// its own lock (see "Locks" in session.go).
 	mu    sync.Mutex
 	state serverState
 	// pendingProblems are settings problems found before initialized.
 	pendingProblems []string
-	scratch         string // files made for the user to read, removed on exit
+	scratch         scratchDir // files made for the user to read, removed on exit
 
-	settings  *settingsStore  // the settings in force (config.go)
-	replies   replyCounts     // edit calls in whole documents, by version
-	docs      *documents      // the open buffers (documents.go)
-	journal   journal         // applied edits, for undo (journal.go)
-	review    review          // pending hunks in review mode (review_store.go)
-	tasks     tasks           // running tasks (progress.go)
-	commands  commandProgress // the agent command running now, as progress (command_progress.go)
-	answers   answers         // AI? answers (ask.go)
-	approvals approvals       // questions waiting for the user (approve.go)
-	problems  commandProblems // diagnostics from commands and jobs
-	chats     chatsRunning    // chat documents being answered (chat.go)
-	output    *outputChannel  // commands' output to the client's log
-	usage     sessionUsage    // the tokens the session's turns cost (status.go)
-	hostMu    sync.Mutex      // guards host
-	host      *shelltool.Host // the tools' processes; started on first use (run.go)
-	mcp       *mcp.Manager    // the user's MCP servers, each started by the first turn that offers its tools
-	// unanswered are the workspace/applyEdit calls given up on, by id,
-	// so an answer that comes late is told to the user (client.go).
-	unanswered unansweredEdits
+	settings *settingsStore  // the settings in force (config.go)
+	replies  replyCounts     // edit calls in whole documents, by version
+	docs     *documents      // the open buffers (documents.go)
+	journal  journal.Journal // applied edits, for undo (lsp/internal/journal)
+	review   review.Store    // pending hunks in review mode (lsp/internal/review)
+	// pendingView shows them: placed on the buffers, as diagnostics,
+	// code actions and a diff (review_view.go).
+	pendingView pendingView
+	tasks       tasks           // running tasks (progress.go)
+	commands    commandProgress // the agent command running now, as progress (command_progress.go)
+	answers     answers         // AI? answers (ask.go)
+	approvals   approvals       // questions waiting for the user (approve.go)
+	problems    commandProblems // diagnostics from commands and jobs
+	chats       chatsRunning    // chat documents being answered (chat.go)
+	output      *outputChannel  // commands' output to the client's log
+	usage       sessionUsage    // the tokens the session's turns cost (status.go)
+	hostMu      sync.Mutex      // guards host
+	host        *shelltool.Host // the tools' processes; started on first use (run.go)
+	mcp         *mcp.Manager    // the user's MCP servers, each started by the first turn that offers its tools
+	// delivery sends changes to the editor and waits for their echo
+	// (delivery.go).
+	delivery *delivery
 
 	exited chan struct{}
 	once   sync.Once
 	clean  bool // exit came after shutdown
 
-	wg       sync.WaitGroup // background work, waited for on exit
-	handlers sync.WaitGroup // messages read and not yet handled
-	inbound  *inbound       // the same, in order: what an edit's echo waits for
+	wg      sync.WaitGroup // background work, waited for on exit
+	inbound *rpc.Inbound   // messages read and not yet handled, in order: what an edit's echo and the exit wait for
 }
 
 // Serve runs a server on rwc until the client sends exit, the stream
@@ -140,23 +137,23 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (clean boo
 	defer cancel()
 	s.ctx = ctx
 	// A bad frame is answered and skipped, not the session's end.
-	stream := newFrameStream(rwc, func(b *badMessage) { s.log.Warn("skipped a message that is not JSON-RPC", "why", b.Error()) })
-	stream.responses = s.lateAnswer
-	if opts.Token != "" {
-		stream.gate = tokenGate(opts.Token)
-	}
-	s.conn = sessionConn{Conn: jsonrpc2.NewConn(stream), session: ctx, answerWithin: quickCalls()}
-	s.output = s.newOutputChannel()
+	stream := rpc.NewStream(rwc, rpc.StreamOptions{
+		Skipped:   func(err error) { s.log.Warn("skipped a message that is not JSON-RPC", "why", err.Error()) },
+		Responses: s.lateAnswer,
+		Token:     opts.Token,
+	})
+	s.conn = rpc.NewSessionConn(ctx, jsonrpc2.NewConn(stream))
+	s.output = newOutputChannel(func(line string) { s.logMessage(s.ctx, protocol.MessageTypeLog, line) })
 	s.mcp = mcp.NewManager(mcp.Options{Log: s.output.write})
-	h, canceller := jsonrpc2.CancelHandler(jsonrpc2.AsyncHandler(jsonrpc2.ReplyHandler(recoverPanics(s.log, s.handle))))
-	s.conn.Go(ctx, s.track(cancelRequests(endOnReply(h), canceller)))
+	h, canceller := jsonrpc2.CancelHandler(jsonrpc2.AsyncHandler(jsonrpc2.ReplyHandler(rpc.RecoverPanics(s.log, s.handle))))
+	s.conn.Go(ctx, s.inbound.Track(rpc.CancelRequests(rpc.EndOnReply(h), canceller)))
 	select {
 	case <-ctx.Done():
 	case <-s.exited:
 	case <-s.conn.Done():
 		// The stream ended, perhaps right after shutdown and exit, whose
 		// handlers may still be queued: let them run first.
-		s.waitHandlers(2 * time.Second)
+		s.inbound.Wait(context.Background(), s.inbound.Mark(), 2*time.Second)
 	}
 	cancel()      // stop background work tied to the connection
 	s.closeHost() // every process the tools started dies with the server
@@ -164,11 +161,9 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (clean boo
 	s.conn.Close()
 	s.wg.Wait()
 	s.output.close()
+	s.scratch.remove()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.scratch != "" {
-		os.RemoveAll(s.scratch)
-	}
 	if err := s.conn.Err(); err != nil && !errors.Is(err, io.EOF) && !s.clean {
 		return false, fmt.Errorf("connection: %w", err)
 	}
@@ -180,78 +175,25 @@ func newServer(opts Options) *Server {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{opts: opts, log: log, docs: newDocuments(), inbound: newInbound(), exited: make(chan struct{})}
+	s := &Server{opts: opts, log: log, docs: newDocuments(), inbound: rpc.NewInbound(), exited: make(chan struct{})}
 	s.settings = newSettingsStore(s.getenv)
-	return s
-}
-
-// track counts the messages read but not yet handled, and numbers them
-// in the order read (inbound).
-func (s *Server) track(next jsonrpc2.Handler) jsonrpc2.Handler {
-	return func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
-		s.handlers.Add(1)
-		seq := s.inbound.read()
-		ctx = context.WithValue(ctx, messageKey{}, seq)
-		return next(ctx, func(ctx context.Context, result any, err error) error {
-			defer s.handlers.Done()
-			defer s.inbound.done(seq)
-			return reply(ctx, result, err)
-		}, req)
-	}
-}
-
-// waitHandlers waits, up to timeout, for the messages already read to be
-// handled.
-func (s *Server) waitHandlers(timeout time.Duration) {
-	done := make(chan struct{})
-	go func() { s.handlers.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(timeout):
-	}
-}
-
-// endOnReply gives each call a context of its own, cancelled once the call
-// is answered. jsonrpc2 v0.10's CancelHandler derives a context per call
-// from the session's and never cancels it, so every call the session ever
-// answered stayed registered with the session's context (128 bytes each,
-// TestSoakRequestsHoldNothing); derived from this one, it goes with it.
-// Handlers answer when done: work that outlives a call runs on s.ctx.
-func endOnReply(next jsonrpc2.Handler) jsonrpc2.Handler {
-	return func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
-		if _, isCall := req.(*jsonrpc2.Call); !isCall {
-			return next(ctx, reply, req)
-		}
-		ctx, cancel := context.WithCancel(ctx)
-		return next(ctx, func(rctx context.Context, result any, err error) error {
-			defer cancel()
-			return reply(rctx, result, err)
-		}, req)
-	}
-}
-
-// cancelRequests handles $/cancelRequest before the async queue, with
-// numeric or string ids (the library's CancelHandler ignores numeric ones).
-func cancelRequests(next jsonrpc2.Handler, cancel func(jsonrpc2.ID)) jsonrpc2.Handler {
-	return func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
-		if req.Method() != protocol.MethodCancelRequest {
-			return next(ctx, reply, req)
-		}
-		var p struct {
-			ID json.RawMessage `json:"id"`
-		}
-		if err := json.Unmarshal(req.Params(), &p); err == nil {
-			var n int32
-			var s string
-			switch {
-			case json.Unmarshal(p.ID, &n) == nil:
-				cancel(jsonrpc2.NewNumberID(n))
-			case json.Unmarshal(p.ID, &s) == nil:
-				cancel(jsonrpc2.NewStringID(s))
+	s.pendingView = pendingView{store: &s.review, docs: s.docs, session: s.session}
+	s.delivery = &delivery{
+		docs: s.docs, inbound: s.inbound, journal: &s.journal, log: log, timers: defaultDeliveryTimers(),
+		session: s.session,
+		call: func(ctx context.Context, method string, params, result any) (jsonrpc2.ID, error) {
+			return s.conn.Call(ctx, method, params, result)
+		},
+		notify: func(ctx context.Context, method string, params any) error { return s.conn.Notify(ctx, method, params) },
+		queue:  s.queue,
+		answerTimeout: func() time.Duration {
+			if s.opts.ApplyEditTimeout > 0 {
+				return s.opts.ApplyEditTimeout
 			}
-		}
-		return reply(ctx, nil, nil)
+			return time.Duration(s.currentSettings().ApplyEditTimeout) * time.Second
+		},
 	}
+	return s
 }
 
 // handle routes one message by method and lifecycle state.

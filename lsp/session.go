@@ -33,19 +33,21 @@ func (s *Server) session() *session {
 // Locks. The Server's state is split by owner, each with its own lock:
 //
 //   - the session: none (immutable once initialize made it);
-//   - Server.mu: the lifecycle only (state, problems before initialized,
-//     the scratch folder);
+//   - Server.mu: the lifecycle only (state, problems before initialized);
 //   - the stores: documents.mu (buffers and the echo watches),
-//     review.mu (pending hunks), journal.mu (edits to undo; the disk
-//     journal's counters under an flock of their own), settingsStore.mu,
-//     tasks.mu, answers.mu, approvals.mu, commandProblems, chatsRunning,
-//     outputChannel.mu, unansweredEdits.mu, inbound.mu, Server.hostMu.
+//     review.Store's (pending hunks), journal.Journal's (edits to undo;
+//     the disk journal's counters under an flock of their own),
+//     settingsStore.mu, tasks.mu, answers.mu, approvals.mu,
+//     commandProblems, chatsRunning, outputChannel.mu, scratchDir.mu,
+//     the delivery's unansweredEdits.mu, rpc.Inbound's, Server.hostMu.
 //
-// A store's methods take its lock and call no other store, with one
-// exception: didChange holds documents.mu while it tells the reply
-// counts, the review store and the answers what changed (replies.follow,
-// review.follow, answers.has), so the order is documents.mu →
-// replyCounts.mu, review.mu and answers.mu, never the reverse. No lock is held while calling the client or a
+// A store's methods take its lock and call no other store (for the
+// stores carved into lsp/internal, their imports make it the compiler's
+// rule: TestInternalPackagesStayApart), with one exception: didChange
+// holds documents.mu while it tells the reply counts, the review store
+// and the answers what changed (replies.follow, review.Store.Follow,
+// answers.has), so the order is documents.mu → replyCounts.mu, the
+// review store's and answers.mu, never the reverse. No lock is held while calling the client or a
 // tool. Server.mu is never held while taking another lock, except in
 // initialize, which attaches the journal and loads the settings before
 // any other message is handled.

@@ -102,7 +102,7 @@ func (s *Server) status() statusReport {
 	for model, u := range byModel {
 		total = total.Add(u)
 		if p, ok := set.Prices[model]; ok {
-			cost += p.Cost(u)
+			cost += agent.Cost(p, u)
 		} else {
 			priced = false
 		}
@@ -114,7 +114,7 @@ func (s *Server) status() statusReport {
 	r.Running = s.tasks.count()
 	r.Jobs = s.runningJobs()
 	r.PendingApprovals = s.approvals.count()
-	r.PendingEdits = len(s.review.files())
+	r.PendingEdits = len(s.review.Files())
 	r.Trust = s.trustState()
 	r.Rules = agent.LoadRules(agent.RulesOptions{Root: root, Extra: set.Rules, UserFile: agent.UserRulesFile(s.getenv)}).Summary()
 
@@ -146,7 +146,7 @@ func (s *Server) trustState() string {
 	if root == "" {
 		return "no workspace folder"
 	}
-	l := settings.Load(s.getenv, root)
+	l := agent.LoadSettings(s.getenv, root)
 	switch {
 	case l.Workspace == nil:
 		return "no " + settings.WorkspaceFile

@@ -70,8 +70,7 @@ func (s *Server) trustCommand(_ context.Context, a trustArgs) (any, error) {
 
 // trustActions offers, in the workspace's settings file, to trust it when
 // it sets keys that need trust and is not trusted as it is on disk.
-func (s *Server) trustActions(d document) []protocol.CodeAction {
-	root := s.session().root
+func trustActions(trust settings.Trust, root string, d document) []protocol.CodeAction {
 	if root == "" || d.path != filepath.Join(root, filepath.FromSlash(settings.WorkspaceFile)) {
 		return nil
 	}
@@ -80,7 +79,7 @@ func (s *Server) trustActions(d document) []protocol.CodeAction {
 		return nil
 	}
 	keys := settings.SecurityKeysIn(data)
-	if len(keys) == 0 || (settings.Trust{Getenv: s.getenv}).Trusted(root, data) {
+	if len(keys) == 0 || trust.Trusted(root, data) {
 		return nil
 	}
 	title := fmt.Sprintf("%s (%s)", trustTitle, strings.Join(keys, ", "))

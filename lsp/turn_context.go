@@ -3,35 +3,11 @@ package lsp
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/agentls/agentls/agent"
 )
-
-// turnContext adds to a turn's request what the project and the user
-// attached: the project's rules (AGENTS.md and the rest, from the root
-// down to the folder the request is about) and what the prompt's
-// mentions name (@a.go as the editor holds it, #diagnostics, …). Each is
-// listed in the output channel, under the turn.
-func (s *Server) turnContext(ctx context.Context, id int, ws *editorWorkspace, req *agent.Request) {
-	set := s.currentSettings()
-	from := ""
-	if req.Selection != nil {
-		from = filepath.Dir(filepath.Join(req.Root, filepath.FromSlash(req.Selection.Path)))
-	}
-	rules := agent.LoadRules(agent.RulesOptions{Root: req.Root, From: from, Extra: set.Rules, UserFile: agent.UserRulesFile(s.getenv)})
-	req.Rules = rules.Prompt()
-	if len(rules) > 0 {
-		s.output.write(fmt.Sprintf("turn %d", id), []byte("rules: "+rules.Summary()+"\n"))
-	}
-	added, accounts := agent.ExpandMentions(ctx, s.mentionSource(ws, req), req.Prompt)
-	req.Attached = added
-	for _, a := range accounts {
-		s.output.write(fmt.Sprintf("turn %d", id), []byte(fmt.Sprintf("mention %s: %s\n", a.Text, a.Added)))
-	}
-}
 
 // mentionSource is what mentions read in the editor: its buffers over the
 // disk, the open files, the diagnostics agentls and the request know of,

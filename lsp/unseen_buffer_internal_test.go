@@ -34,7 +34,7 @@ func TestUnseenFileEdit(t *testing.T) {
 			if _, err := batch.Patch(context.Background(), "f.go", conflictPatch("const B = 2\n", "const B = 3\n")); err != nil {
 				t.Fatal(err)
 			}
-			we, err := s.workspaceEditFor(&batch.Changes)
+			we, err := s.delivery.workspaceEditFor(&batch.Changes)
 			if err != nil {
 				t.Fatal(err)
 			}

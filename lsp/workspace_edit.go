@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/lsp/internal/position"
 )
 
 // workspaceEditFor turns a changeset into one WorkspaceEdit: every text
@@ -23,14 +24,14 @@ import (
 // get the plain "changes" map, which cannot create or delete files. Neovim
 // 0.7 applies documentChanges without announcing them, but announces
 // resource operations: either one means documentChanges work.
-func (s *Server) workspaceEditFor(cs *edits.Changeset) (workspaceEdit, error) {
-	sess := s.session()
+func (d *delivery) workspaceEditFor(cs *edits.Changeset) (workspaceEdit, error) {
+	sess := d.session()
 	caps, enc, root := sess.caps, sess.encoding, sess.root
 
 	useDocumentChanges := caps.Workspace.WorkspaceEdit.DocumentChanges || len(caps.Workspace.WorkspaceEdit.ResourceOperations) > 0
 	var we workspaceEdit
 	for _, c := range cs.Effective() {
-		u, doc, open, err := s.sendableURI(root, c)
+		u, doc, open, err := d.sendableURI(root, c)
 		if err != nil {
 			return workspaceEdit{}, err
 		}
@@ -67,7 +68,7 @@ func (s *Server) workspaceEditFor(cs *edits.Changeset) (workspaceEdit, error) {
 		switch c.Action {
 		case edits.Create:
 			if sess.quirks.createdFileToLine1 {
-				textEdits = []protocol.TextEdit{{Range: protocol.Range{End: protocol.Position{Line: 1}}, NewText: c.Result()}}
+				textEdits = []protocol.TextEdit{{Range: position.LineRange(0, 1), NewText: c.Result()}}
 			}
 			we.DocumentChanges = append(we.DocumentChanges,
 				createFile{Kind: "create", URI: u},
@@ -94,7 +95,7 @@ func (s *Server) workspaceEditFor(cs *edits.Changeset) (workspaceEdit, error) {
 // named by the URI of its buffer (which the editor may have opened through
 // a symlink), the buffer the change was computed on, which is returned
 // too (open says whether there is one).
-func (s *Server) sendableURI(root string, c *edits.FileChange) (u protocol.DocumentURI, doc document, open bool, err error) {
+func (d *delivery) sendableURI(root string, c *edits.FileChange) (u protocol.DocumentURI, doc document, open bool, err error) {
 	if root == "" {
 		return "", document{}, false, fmt.Errorf("%s: no workspace folder to edit it in", c.Path)
 	}
@@ -110,8 +111,8 @@ func (s *Server) sendableURI(root string, c *edits.FileChange) (u protocol.Docum
 			return "", document{}, false, err
 		}
 	}
-	if d, open := s.docs.byFile(abs); open && d.uri != "" {
-		return d.uri, d, true, nil
+	if doc, open := d.docs.byFile(abs); open && doc.uri != "" {
+		return doc.uri, doc, true, nil
 	}
 	return protocol.DocumentURI(uri.File(abs)), document{}, false, nil
 }
@@ -133,27 +134,18 @@ func lspEdits(c *edits.FileChange, doc document, open bool, enc edits.Encoding) 
 	for _, e := range es {
 		offsets = append(offsets, e.Start, e.End)
 	}
-	var pos []edits.Position
-	var err error
+	m := position.ForText(c.Base, enc)
 	if open && doc.version == c.Version && c.Version != edits.NotOpen && doc.buf.Len() == len(c.Base) && doc.text() == c.Base {
 		// The buffer's text was joined when the change read it: the
 		// comparison is of a string with itself.
-		pos, err = doc.buf.Positions(offsets, enc)
-	} else {
-		pos, err = edits.TextPositions(c.Base, offsets, enc)
+		m = position.New(doc.buf, enc)
 	}
+	pos, err := m.Positions(offsets...)
 	if err != nil {
 		return nil, err
 	}
 	for k, e := range es {
-		start, end := pos[2*k], pos[2*k+1]
-		out = append(out, protocol.TextEdit{
-			Range: protocol.Range{
-				Start: protocol.Position{Line: uint32(start.Line), Character: uint32(start.Character)},
-				End:   protocol.Position{Line: uint32(end.Line), Character: uint32(end.Character)},
-			},
-			NewText: e.New,
-		})
+		out = append(out, protocol.TextEdit{Range: protocol.Range{Start: pos[2*k], End: pos[2*k+1]}, NewText: e.New})
 	}
 	return out, nil
 }

@@ -247,14 +247,14 @@ func serverWithFile(t *testing.T, text string, enc edits.Encoding, open bool) (*
 	if open {
 		s.didOpen(context.Background(), &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: protocol.DocumentURI(uri.File(name)), Version: 3, Text: text}})
 	}
-	return s, editorSource{s: s, disk: edittool.DiskSource{Root: s.session().root}}
+	return s, editorSource{docs: s.docs, disk: edittool.DiskSource{Root: s.session().root}}
 }
 
 // sentEdits builds the WorkspaceEdit of a changeset of one file and
 // returns that document's edits.
 func sentEdits(t *testing.T, s *Server, cs *edits.Changeset) []protocol.TextEdit {
 	t.Helper()
-	we, err := s.workspaceEditFor(cs)
+	we, err := s.delivery.workspaceEditFor(cs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/agentls/agentls/internal/text"
 )
 
 // A Source is where raw settings come from, and so how far they are
@@ -43,7 +45,10 @@ func (p Problem) String() string {
 // result and what was not taken: values that are not valid (the previous
 // value stays), unknown keys, and security-relevant keys from an
 // untrusted source. {"agentls": {...}} is read as the section itself.
-func (s Settings) Apply(raw json.RawMessage, src Source) (Settings, []Problem) {
+//
+// checks are the checks of the keys whose meaning another package owns
+// (Checks); the zero Checks accepts any well-typed value for them.
+func (s Settings) Apply(raw json.RawMessage, src Source, checks Checks) (Settings, []Problem) {
 	fields, problem := object(raw)
 	if problem != "" {
 		return s, []Problem{{Source: src.Name, Message: problem}}
@@ -87,7 +92,7 @@ func (s Settings) Apply(raw json.RawMessage, src Source) (Settings, []Problem) {
 			continue
 		}
 		tried := next
-		if err := k.set(&tried, v); err != nil {
+		if err := k.set(&tried, v, checks); err != nil {
 			problems = append(problems, Problem{Source: src.Name, Key: name, Message: err.Error() + "; keeping the previous one"})
 			continue
 		}
@@ -117,20 +122,34 @@ func object(raw json.RawMessage) (map[string]json.RawMessage, string) {
 
 // field returns the set function of a key stored at get(s), checked by
 // check (nil: any value of the type).
-func field[T any](get func(*Settings) *T, check func(T) error) func(*Settings, []byte) error {
-	return func(s *Settings, v []byte) error {
-		var val T
-		if err := json.Unmarshal(v, &val); err != nil {
-			return fmt.Errorf("%s is not a valid value (%v)", clipValue(v), err)
-		}
-		if check != nil {
-			if err := check(val); err != nil {
-				return err
-			}
-		}
-		*get(s) = val
-		return nil
+func field[T any](get func(*Settings) *T, check func(T) error) func(*Settings, []byte, Checks) error {
+	return func(s *Settings, v []byte, _ Checks) error {
+		return decode(get(s), v, check)
 	}
+}
+
+// owned returns the set function of a key stored at get(s) whose meaning
+// another package owns: checked by the check pick finds in the Checks
+// given (nil: any value of the type).
+func owned[T any](get func(*Settings) *T, pick func(Checks) func(T) error) func(*Settings, []byte, Checks) error {
+	return func(s *Settings, v []byte, c Checks) error {
+		return decode(get(s), v, pick(c))
+	}
+}
+
+// decode stores v, decoded and checked by check (nil: none), at dst.
+func decode[T any](dst *T, v []byte, check func(T) error) error {
+	var val T
+	if err := json.Unmarshal(v, &val); err != nil {
+		return fmt.Errorf("%s is not a valid value (%v)", clipValue(v), err)
+	}
+	if check != nil {
+		if err := check(val); err != nil {
+			return err
+		}
+	}
+	*dst = val
+	return nil
 }
 
 // clipValue shows a bad value in a message, shortened; a value that looks
@@ -140,10 +159,7 @@ func clipValue(v []byte) string {
 	if strings.Contains(s, "sk-") {
 		return "the value"
 	}
-	if len(s) > 60 {
-		s = s[:60] + "…"
-	}
-	return s
+	return text.Shorten(s, 60, "…")
 }
 
 // Keys set in raw (after unwrapping a section), sorted; for telling the

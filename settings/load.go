@@ -47,9 +47,10 @@ type Loaded struct {
 
 // Load reads the settings files of the user and of the workspace at root
 // ("" for none) over the defaults: defaults, then the user's file, then
-// the workspace's (its security-relevant keys only if trusted). The
-// editor's settings go on top (Settings.Apply with a trusted Source).
-func Load(getenv func(string) string, root string) Loaded {
+// the workspace's (its security-relevant keys only if trusted), each key
+// checked with checks. The editor's settings go on top (Settings.Apply
+// with a trusted Source).
+func Load(getenv func(string) string, root string, checks Checks) Loaded {
 	l := Loaded{Settings: Defaults(getenv)}
 	if name := UserFile(getenv); name != "" {
 		data, err := readObject(name)
@@ -57,7 +58,7 @@ func Load(getenv func(string) string, root string) Loaded {
 			l.Problems = append(l.Problems, Problem{Source: name, Message: err.Error()})
 		} else if data != nil {
 			var ps []Problem
-			l.Settings, ps = l.Settings.Apply(data, Source{Name: name, Trusted: true})
+			l.Settings, ps = l.Settings.Apply(data, Source{Name: name, Trusted: true}, checks)
 			l.Problems = append(l.Problems, ps...)
 		}
 	}
@@ -77,7 +78,7 @@ func Load(getenv func(string) string, root string) Loaded {
 	src := Source{Name: WorkspaceFile, Trusted: l.WorkspaceTrusted,
 		Untrusted: "the workspace's settings file is not trusted; if you wrote it or checked it, trust it with `agentls trust " + root + "` (or the editor's \"Trust workspace settings\" code action on the file)"}
 	var ps []Problem
-	l.Settings, ps = l.Settings.Apply(data, src)
+	l.Settings, ps = l.Settings.Apply(data, src, checks)
 	for _, p := range ps {
 		if p.Ignored {
 			l.Ignored = append(l.Ignored, p.Key)

@@ -1,16 +1,3 @@
-// Package settings is agentls's configuration: one type for the keys of
-// the "agentls" section, wherever they come from — the editor
-// (initializationOptions, workspace/didChangeConfiguration,
-// workspace/configuration), the user's settings file, or the workspace's
-// .agentls/settings.json — with their defaults, environment fallbacks,
-// validation and unknown-key reports.
-//
-// It also holds the trust rule for settings (DESIGN §8a): a key that
-// widens what runs or where data goes ("security-relevant") is taken only
-// from a source the user controls — the editor, the user's file, or a
-// workspace file whose exact content the user trusted (trust.go). A cloned
-// repository, or an agent that writes .agentls/settings.json, cannot grant
-// itself anything.
 package settings
 
 import (
@@ -19,19 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
-
-	"github.com/agentls/agentls/agent"
-	"github.com/agentls/agentls/procs/policy"
-	"github.com/agentls/agentls/procs/shell"
-	"github.com/agentls/agentls/tools"
-	"github.com/agentls/agentls/tools/browser"
-	"github.com/agentls/agentls/tools/builtin"
-	"github.com/agentls/agentls/tools/computer"
-	"github.com/agentls/agentls/tools/edittool"
-	"github.com/agentls/agentls/tools/mcp"
-	"github.com/agentls/agentls/tools/shelltool"
-	"github.com/agentls/agentls/tools/vision"
 )
 
 // Settings are the server's and the CLI's options (section "agentls").
@@ -72,7 +46,7 @@ type Settings struct {
 	Thinking string `json:"thinking"`
 	// MCPServers are the user's MCP servers, by name: each a command run
 	// over stdio or a streamable HTTP URL (tools/mcp).
-	MCPServers map[string]mcp.ServerConfig `json:"mcpServers"`
+	MCPServers map[string]MCPServer `json:"mcpServers"`
 	// ToolAllowlist are globs on <server>.<tool>: MCP tools that run
 	// without asking.
 	ToolAllowlist []string `json:"toolAllowlist"`
@@ -112,11 +86,41 @@ type Settings struct {
 	// Rules are more files of project rules, relative to the workspace,
 	// sent to the model beside AGENTS.md (agent.LoadRules).
 	Rules []string `json:"rules"`
+	// Prompt is the system prompt's style: "full", "compact" (short, for
+	// small local models) or "auto" (compact when the API is on this
+	// machine).
+	Prompt string `json:"prompt"`
 	// Prices are what models cost per million tokens, by model name
 	// ({"gpt-4.1": {"input": 2, "output": 8}}): with one for the model,
 	// token counts show a cost too.
-	Prices map[string]agent.Price `json:"prices"`
+	Prices map[string]Price `json:"prices"`
 }
+
+// MCPServer is one entry of the mcpServers setting: a program run over
+// stdio (Command, Args, Env) or a streamable HTTP server (URL, Headers).
+// What makes an entry valid is tools/mcp's to say (Checks.MCPServers).
+type MCPServer struct {
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+}
+
+// A Price is what a model costs per million tokens, in the user's
+// currency (the prices setting).
+type Price struct {
+	Input  float64 `json:"input"`
+	Output float64 `json:"output"`
+}
+
+// The defaults of the settings whose unit the tools own: the tools'
+// own defaults are these (a test in agent keeps them equal).
+const (
+	DefaultMCPTimeout     = 60   // seconds an MCP call may take
+	DefaultImageMaxSide   = 1568 // pixels of an image's longer side
+	DefaultBrowserTimeout = 30   // seconds a page fetch may take
+)
 
 // ApplyModel is the applyModel setting: any OpenAI-compatible endpoint
 // (Morph's, or a general model prompted the same way). BaseURL and
@@ -125,25 +129,6 @@ type ApplyModel struct {
 	Model     string `json:"model"`
 	BaseURL   string `json:"baseUrl,omitempty"`
 	APIKeyEnv string `json:"apiKeyEnv,omitempty"`
-}
-
-// ApplyModelConfig returns the apply model as agent reaches it, nil when
-// none is configured.
-func (s Settings) ApplyModelConfig() *agent.ModelConfig { return s.modelConfig(s.ApplyModel) }
-
-// EmbeddingsConfig returns the embeddings model as agent reaches it, nil
-// when none is configured.
-func (s Settings) EmbeddingsConfig() *agent.ModelConfig { return s.modelConfig(s.Embeddings) }
-
-// modelConfig returns a second model (apply, embeddings) as agent reaches
-// it, nil when m is: its baseUrl and apiKeyEnv default to the main
-// model's.
-func (s Settings) modelConfig(m *ApplyModel) *agent.ModelConfig {
-	if m == nil {
-		return nil
-	}
-	cfg := agent.ModelConfig{Model: m.Model, BaseURL: cmp.Or(m.BaseURL, s.BaseURL), APIKeyEnv: cmp.Or(m.APIKeyEnv, s.APIKeyEnv)}
-	return &cfg
 }
 
 // checkEmbeddings checks an embeddings value as the user wrote it.
@@ -171,27 +156,6 @@ func checkApplyModel(m *ApplyModel) error {
 	return nil
 }
 
-// MCP returns what the settings say about MCP servers, as tools/mcp
-// takes it.
-func (s Settings) MCP() mcp.Config {
-	return mcp.Config{Servers: s.MCPServers, Allowlist: s.ToolAllowlist, ReadOnly: s.MCPReadOnly, Timeout: time.Duration(s.MCPTimeout) * time.Second,
-		Images: vision.Options{Mode: vision.Mode(s.Vision), MaxSide: s.ImageMaxSide}}
-}
-
-// TurnTools is the allowlist an agent turn selects its tools with: the
-// tools setting, or, without one, the edit tools (read included) and the
-// shell's.
-func (s Settings) TurnTools() []string {
-	if len(s.Tools) > 0 {
-		return s.Tools
-	}
-	out := append(edittool.TurnTools(), shelltool.TurnTools()...)
-	if s.ApplyModel != nil {
-		out = append(out, "morph") // configured, so offered
-	}
-	return out
-}
-
 // TaggedThinking reports whether calls may run as soon as they are
 // complete (Thinking "tagged").
 func (s Settings) TaggedThinking() bool { return s.Thinking == "tagged" }
@@ -204,24 +168,15 @@ type OutputLimits struct {
 	StderrTail int `json:"stderrTail"`
 }
 
-// Shell returns the limits as the shell takes them.
-func (l OutputLimits) Shell() shell.Limits {
-	return shell.Limits{StdoutHead: l.StdoutHead, StdoutTail: l.StdoutTail, StderrHead: l.StderrHead, StderrTail: l.StderrTail}
-}
-
-// Policy returns the command patterns as the policy takes them.
-func (s Settings) Policy() policy.Config {
-	return policy.Config{Allow: s.CommandAllowlist, Deny: s.CommandDenylist}
-}
-
 // Defaults are the settings before any source says anything; getenv gives
-// the environment fallbacks (AGENTLS_MODEL, OPENAI_BASE_URL).
+// the environment fallbacks (AGENTLS_MODEL, OPENAI_BASE_URL,
+// AGENTLS_PROMPT).
 func Defaults(getenv func(string) string) Settings {
 	return Settings{
 		Model:            getenv("AGENTLS_MODEL"),
 		BaseURL:          getenv("OPENAI_BASE_URL"),
 		APIKeyEnv:        "OPENAI_API_KEY",
-		ToolFormat:       string(tools.FormatMarkdown),
+		ToolFormat:       "markdown",
 		ApplyMode:        "apply",
 		ShellTimeout:     1200,
 		ApprovalPolicy:   "ask",
@@ -229,24 +184,11 @@ func Defaults(getenv func(string) string) Settings {
 		ApplyEditTimeout: 60,
 		MaxSteps:         30,
 		Thinking:         "auto",
-		MCPTimeout:       int(mcp.DefaultTimeout / time.Second),
-		Vision:           string(vision.ModeAuto),
-		ImageMaxSide:     vision.DefaultMaxSide,
-		BrowserTimeout:   int(browser.DefaultTimeout / time.Second),
-	}
-}
-
-// ToolOptions are the settings of the tools a turn binds
-// (agent.BindTools): view_image's and the browser's.
-func (s Settings) ToolOptions() agent.ToolOptions {
-	return agent.ToolOptions{
-		Vision: vision.Options{Mode: vision.Mode(s.Vision), MaxSide: s.ImageMaxSide},
-		Browser: browser.Options{Allowlist: s.BrowserAllowlist, SearchURL: s.SearchURL,
-			Timeout: time.Duration(s.BrowserTimeout) * time.Second},
-		ApplyModel:         s.ApplyModelConfig(),
-		ApplyModelFallback: s.ApplyModelFallback,
-		Embeddings:         s.EmbeddingsConfig(),
-		ComputerAllowlist:  s.ComputerAllowlist,
+		Prompt:           cmp.Or(getenv("AGENTLS_PROMPT"), "auto"),
+		MCPTimeout:       DefaultMCPTimeout,
+		Vision:           "auto",
+		ImageMaxSide:     DefaultImageMaxSide,
+		BrowserTimeout:   DefaultBrowserTimeout,
 	}
 }
 
@@ -257,9 +199,10 @@ type key struct {
 	// risk says what the key can do that a repository must not decide
 	// ("" for a harmless key, which any source may set).
 	risk string
-	// set decodes v into s and checks it; on error s may be changed and
-	// is thrown away by the caller.
-	set func(s *Settings, v []byte) error
+	// set decodes v into s and checks it, with the owners' checks where
+	// its meaning is another package's; on error s may be changed and is
+	// thrown away by the caller.
+	set func(s *Settings, v []byte, c Checks) error
 }
 
 // keys are every setting, in the order they are documented.
@@ -276,28 +219,13 @@ var keys = []key{
 		})},
 	{name: "toolFormat", set: field(func(s *Settings) *string { return &s.ToolFormat }, oneOf("markdown", "xml", "tool"))},
 	{name: "tools", risk: "it says which tools the agent may use",
-		set: field(func(s *Settings) *[]string { return &s.Tools }, func(v []string) error {
-			// <server>.<tool> entries name MCP tools, known once their
-			// server runs (mcp.Manager.SelectTurn checks them).
-			builtins := slices.DeleteFunc(slices.Clone(v), func(e string) bool { _, ok := mcp.EntryServer(e); return ok })
-			if len(builtins) == 0 {
-				return nil
-			}
-			_, _, err := builtin.Registry().Select(builtins)
-			return err
-		})},
+		set: owned(func(s *Settings) *[]string { return &s.Tools }, func(c Checks) func([]string) error { return c.Tools })},
 	{name: "applyMode", set: field(func(s *Settings) *string { return &s.ApplyMode }, oneOf("apply", "review"))},
 	{name: "shellTimeout", set: field(func(s *Settings) *int { return &s.ShellTimeout }, positive("seconds"))},
 	{name: "commandAllowlist", risk: "it lets commands run without asking you",
-		set: field(func(s *Settings) *[]string { return &s.CommandAllowlist }, func(v []string) error {
-			_, err := policy.New(policy.Config{Allow: v})
-			return err
-		})},
+		set: owned(func(s *Settings) *[]string { return &s.CommandAllowlist }, func(c Checks) func([]string) error { return c.CommandAllowlist })},
 	// A denylist only narrows what runs: any source may add to it.
-	{name: "commandDenylist", set: field(func(s *Settings) *[]string { return &s.CommandDenylist }, func(v []string) error {
-		_, err := policy.New(policy.Config{Deny: v})
-		return err
-	})},
+	{name: "commandDenylist", set: owned(func(s *Settings) *[]string { return &s.CommandDenylist }, func(c Checks) func([]string) error { return c.CommandDenylist })},
 	{name: "approvalPolicy", risk: "it can let every command run without asking you",
 		set: field(func(s *Settings) *string { return &s.ApprovalPolicy }, oneOf("ask", "deny", "allow"))},
 	{name: "approvalTimeout", set: field(func(s *Settings) *int { return &s.ApprovalTimeout }, positive("seconds"))},
@@ -314,36 +242,29 @@ var keys = []key{
 	{name: "thinking", risk: "it can let a call drafted inside the model's thinking run",
 		set: field(func(s *Settings) *string { return &s.Thinking }, oneOf("auto", "tagged"))},
 	{name: "mcpServers", risk: "it starts the programs it names, and connects to the servers it names, with their tools offered to the agent",
-		set: field(func(s *Settings) *map[string]mcp.ServerConfig { return &s.MCPServers }, mcp.CheckServers)},
+		set: owned(func(s *Settings) *map[string]MCPServer { return &s.MCPServers }, func(c Checks) func(map[string]MCPServer) error { return c.MCPServers })},
 	{name: "toolAllowlist", risk: "it lets MCP tools run without asking you",
-		set: field(func(s *Settings) *[]string { return &s.ToolAllowlist }, mcp.CheckAllowlist)},
+		set: owned(func(s *Settings) *[]string { return &s.ToolAllowlist }, func(c Checks) func([]string) error { return c.ToolAllowlist })},
 	{name: "mcpTimeout", risk: "it says how long an MCP tool may run",
 		set: field(func(s *Settings) *int { return &s.MCPTimeout }, positive("seconds"))},
 	{name: "mcpReadOnly", risk: "it lets the MCP tools a server calls read-only run without asking you",
-		set: field(func(s *Settings) *[]string { return &s.MCPReadOnly }, func(v []string) error {
-			for _, name := range v {
-				if err := mcp.CheckServerName(name); err != nil {
-					return err
-				}
-			}
-			return nil
-		})},
+		set: owned(func(s *Settings) *[]string { return &s.MCPReadOnly }, func(c Checks) func([]string) error { return c.MCPReadOnly })},
 	// Images go to the model, which reads the workspace anyway: vision
 	// and its bound widen nothing.
-	{name: "vision", set: field(func(s *Settings) *string { return &s.Vision }, oneOf(vision.Modes()...))},
+	{name: "vision", set: field(func(s *Settings) *string { return &s.Vision }, oneOf("auto", "on", "off"))},
 	{name: "imageMaxSide", set: field(func(s *Settings) *int { return &s.ImageMaxSide }, func(v int) error {
 		if v < 64 || v > 8192 {
-			return fmt.Errorf("it must be a number of pixels from 64 to 8192 (the default is %d)", vision.DefaultMaxSide)
+			return fmt.Errorf("it must be a number of pixels from 64 to 8192 (the default is %d)", DefaultImageMaxSide)
 		}
 		return nil
 	})},
 	{name: "browserAllowlist", risk: "it lets the agent send requests to these hosts without asking you",
-		set: field(func(s *Settings) *[]string { return &s.BrowserAllowlist }, browser.CheckAllowlist)},
+		set: owned(func(s *Settings) *[]string { return &s.BrowserAllowlist }, func(c Checks) func([]string) error { return c.BrowserAllowlist })},
 	{name: "searchUrl", risk: "it says where the agent's searches are sent",
-		set: field(func(s *Settings) *string { return &s.SearchURL }, browser.CheckSearchURL)},
+		set: owned(func(s *Settings) *string { return &s.SearchURL }, func(c Checks) func(string) error { return c.SearchURL })},
 	{name: "browserTimeout", set: field(func(s *Settings) *int { return &s.BrowserTimeout }, positive("seconds"))},
 	{name: "computerAllowlist", risk: "it lets the agent press keys, type and click on your screen, or look at it, without asking you",
-		set: field(func(s *Settings) *[]string { return &s.ComputerAllowlist }, computer.CheckAllowlist)},
+		set: owned(func(s *Settings) *[]string { return &s.ComputerAllowlist }, func(c Checks) func([]string) error { return c.ComputerAllowlist })},
 	{name: "applyModel", risk: "it says where the morph tool sends your files and edits, and which of your environment's secrets goes with them",
 		set: field(func(s *Settings) **ApplyModel { return &s.ApplyModel }, checkApplyModel)},
 	{name: "applyModelFallback", risk: "it sends a file and a patch to the apply model whenever the patch cannot be placed",
@@ -361,7 +282,8 @@ var keys = []key{
 		}
 		return nil
 	})},
-	{name: "prices", set: field(func(s *Settings) *map[string]agent.Price { return &s.Prices }, func(v map[string]agent.Price) error {
+	{name: "prompt", set: field(func(s *Settings) *string { return &s.Prompt }, oneOf("full", "compact", "auto"))},
+	{name: "prices", set: field(func(s *Settings) *map[string]Price { return &s.Prices }, func(v map[string]Price) error {
 		for model, p := range v {
 			if p.Input < 0 || p.Output < 0 {
 				return fmt.Errorf("%s: a price is a number of your currency per million tokens, not negative", model)

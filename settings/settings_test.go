@@ -1,6 +1,7 @@
 package settings
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,26 @@ import (
 )
 
 func noEnv(string) string { return "" }
+
+// ownerChecks stand in for the tools' checks of the keys they own
+// (agent.SettingChecks, tested there): a key's owner may refuse a value,
+// and the previous value stays.
+var ownerChecks = Checks{
+	Tools: func(v []string) error {
+		for _, name := range v {
+			if name == "shel" {
+				return fmt.Errorf("%q matches no tool", name)
+			}
+		}
+		return nil
+	},
+	CommandAllowlist: func(v []string) error {
+		if slices.Contains(v, "a && b") {
+			return fmt.Errorf("a pattern is one command")
+		}
+		return nil
+	},
+}
 
 func TestApply(t *testing.T) {
 	trusted := Source{Name: "editor", Trusted: true}
@@ -39,7 +60,7 @@ func TestApply(t *testing.T) {
 		{"thinking unknown", `{"thinking": "never"}`, func(s Settings) bool { return s.Thinking == "auto" && !s.TaggedThinking() }, []string{"\"never\" is not one of auto, tagged"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, problems := Defaults(noEnv).Apply([]byte(tc.raw), trusted)
+			got, problems := Defaults(noEnv).Apply([]byte(tc.raw), trusted, ownerChecks)
 			if !tc.check(got) {
 				t.Errorf("settings = %+v", got)
 			}
@@ -138,7 +159,7 @@ func write(t *testing.T, name, content string) {
 func TestHostileWorkspaceFileGrantsNothing(t *testing.T) {
 	e := newEnv(t)
 	root := workspace(t, hostile)
-	l := Load(e.getenv, root)
+	l := Load(e.getenv, root, ownerChecks)
 	want := Defaults(e.getenv)
 	s := l.Settings
 	if len(s.CommandAllowlist) != 0 || s.ApprovalPolicy != "ask" || s.BaseURL != want.BaseURL || s.APIKeyEnv != "OPENAI_API_KEY" || s.Tools != nil || s.TaggedThinking() {
@@ -172,7 +193,7 @@ func TestTrustedWorkspaceFileApplies(t *testing.T) {
 	if err := (Trust{Getenv: e.getenv}).Grant(root, []byte(hostile)); err != nil {
 		t.Fatal(err)
 	}
-	l := Load(e.getenv, root)
+	l := Load(e.getenv, root, ownerChecks)
 	if !l.WorkspaceTrusted || len(l.Ignored) != 0 || len(l.Problems) != 0 {
 		t.Fatalf("trusted %v, ignored %q, problems %v", l.WorkspaceTrusted, l.Ignored, l.Problems)
 	}
@@ -191,17 +212,17 @@ func TestChangedFileIsUntrustedAgain(t *testing.T) {
 	if err := (Trust{Getenv: e.getenv}).Grant(root, []byte(trusted)); err != nil {
 		t.Fatal(err)
 	}
-	if l := Load(e.getenv, root); !slices.Equal(l.Settings.CommandAllowlist, []string{"go test"}) {
+	if l := Load(e.getenv, root, ownerChecks); !slices.Equal(l.Settings.CommandAllowlist, []string{"go test"}) {
 		t.Fatalf("the trusted file did not apply: %+v", l.Settings)
 	}
 	write(t, filepath.Join(root, WorkspaceFile), `{"commandAllowlist": ["go test", "curl"], "approvalPolicy": "allow"}`)
-	l := Load(e.getenv, root)
+	l := Load(e.getenv, root, ownerChecks)
 	if l.WorkspaceTrusted || len(l.Settings.CommandAllowlist) != 0 || l.Settings.ApprovalPolicy != "ask" {
 		t.Errorf("a changed file kept its trust: %+v", l.Settings)
 	}
 	// One byte is enough.
 	write(t, filepath.Join(root, WorkspaceFile), trusted+" ")
-	if l := Load(e.getenv, root); l.WorkspaceTrusted {
+	if l := Load(e.getenv, root, ownerChecks); l.WorkspaceTrusted {
 		t.Error("a file changed by one byte kept its trust")
 	}
 }
@@ -233,7 +254,7 @@ func TestUserFile(t *testing.T) {
 	e := newEnv(t)
 	write(t, filepath.Join(e.config, "agentls", "settings.json"), `{"model": "mine", "commandAllowlist": ["make"], "approvalTimeout": 9}`)
 	root := workspace(t, `{"model": "project"}`)
-	l := Load(e.getenv, root)
+	l := Load(e.getenv, root, ownerChecks)
 	if l.Settings.Model != "project" || !slices.Equal(l.Settings.CommandAllowlist, []string{"make"}) || l.Settings.ApprovalTimeout != 9 {
 		t.Errorf("settings = %+v", l.Settings)
 	}
@@ -249,7 +270,7 @@ func TestBrokenFiles(t *testing.T) {
 	e := newEnv(t)
 	write(t, filepath.Join(e.config, "agentls", "settings.json"), `{`)
 	root := workspace(t, `[]`)
-	l := Load(e.getenv, root)
+	l := Load(e.getenv, root, ownerChecks)
 	if len(l.Problems) != 2 || !strings.Contains(l.Problems[0].String(), "not a JSON object") || !strings.Contains(l.Problems[1].String(), WorkspaceFile+": not a JSON object") {
 		t.Errorf("problems = %v", l.Problems)
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"html"
 	"strings"
+
+	"github.com/agentls/agentls/internal/text"
 )
 
 // RenderCall writes a tool use as the model should write it in format, so
@@ -27,30 +29,16 @@ func (s *ToolSpec) RenderCall(use ToolUse, format Format, callID string) string 
 	}
 }
 
-// FenceFor returns a fence that content cannot end early: backticks, at
-// least three and more than any run that starts a line of content.
-func FenceFor(content string) string {
-	return strings.Repeat("`", max(3, longestLineTicks(content)+1))
-}
-
 // renderMarkdown writes a fenced block, with a fence longer than any run of
-// backticks that starts a line of the content (gptme always writes three,
-// which a block holding a fenced example ends early).
+// backticks in the content (gptme always writes three, which a block
+// holding a fenced example ends early).
 func (s *ToolSpec) renderMarkdown(use ToolUse) string {
-	fence := FenceFor(use.Content)
+	fence := text.Fence(use.Content)
 	header := s.blockType()
 	if len(use.Args) > 0 {
 		header += " " + strings.Join(use.Args, " ")
 	}
 	return fence + header + "\n" + use.Content + "\n" + fence
-}
-
-func longestLineTicks(content string) int {
-	n := 0
-	for line := range strings.Lines(content) {
-		n = max(n, len(line)-len(strings.TrimLeft(line, "`")))
-	}
-	return n
 }
 
 // renderXML writes gptme's <tool-use> form, positional arguments as

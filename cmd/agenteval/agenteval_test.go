@@ -137,10 +137,27 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--base-url", "http://x/v1", "--model", "m", "--runs", "0"}, "must be positive"},
 		{[]string{"--base-url", "http://x/v1", "--model", "m", "--tasks", "no-such-*"}, "none in"},
 		{[]string{"--base-url", "http://x/v1", "--model", "m", "stray"}, `unexpected argument "stray"`},
+		{[]string{"--base-url", "http://x/v1", "--model", "m", "--tools", "agentls,cursor"}, `"cursor": want agentls, aider or gptme`},
+		{[]string{"--base-url", "http://x/v1", "--model", "m", "--tools", "aider,aider"}, `"aider" twice`},
+		{[]string{"--base-url", "not a url", "--model", "m"}, "not an http(s) URL"},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := run(t.Context(), tc.args, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), tc.want) {
 			t.Errorf("run(%q) = %d, stderr %q; want 2 and %q", tc.args, code, stderr.String(), tc.want)
 		}
+	}
+}
+
+func TestSpreadTasks(t *testing.T) {
+	var tasks []Task
+	for _, n := range []string{"go-a", "go-b", "go-c", "md-a", "py-a", "py-b"} {
+		tasks = append(tasks, Task{Name: n})
+	}
+	var got []string
+	for _, t := range spreadTasks(tasks) {
+		got = append(got, t.Name)
+	}
+	if want := "go-a md-a py-a go-b py-b go-c"; strings.Join(got, " ") != want {
+		t.Errorf("spreadTasks = %q, want %q", got, want)
 	}
 }

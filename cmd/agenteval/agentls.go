@@ -1,22 +1,19 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // A Driver runs one tool on one task in a workspace already holding the
 // task's files, and says what the tool did; the runner checks the
-// workspace afterwards. agentlsDriver is the only one for now; a peer
-// (aider, gptme) gets its own, filling the Result fields it can.
+// workspace afterwards and adds what the adapter counted (steps, tokens).
+// Each driver (agentls, aider, gptme) fills the Result fields its tool's
+// output and logs tell, and times its process with runProcess.
 type Driver interface {
 	Name() string
 	Run(ctx context.Context, task Task, ws, scratch string) Result
@@ -44,37 +41,25 @@ func (d agentlsDriver) Run(ctx context.Context, task Task, ws, scratch string) R
 			return r
 		}
 	}
-	cmd := exec.CommandContext(ctx, d.bin, "ask", "-C", ws, "--model", d.model, "--base-url", d.baseURL,
-		"--format", d.format, "--max-steps", strconv.Itoa(d.maxSteps), task.Prompt)
-	cmd.Dir = ws
-	env := append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(scratch, "state"), "XDG_CONFIG_HOME="+filepath.Join(scratch, "config"))
+	env := []string{"XDG_STATE_HOME=" + filepath.Join(scratch, "state"), "XDG_CONFIG_HOME=" + filepath.Join(scratch, "config")}
 	if os.Getenv("OPENAI_API_KEY") == "" {
 		// A local server takes any key; without one a hosted default
 		// would be refused before anything is sent.
 		env = append(env, "OPENAI_API_KEY=agenteval")
 	}
-	cmd.Env = env
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.WaitDelay = 5 * time.Second
-	start := time.Now()
-	err := cmd.Run()
-	r.Wall = time.Since(start)
-	var exit *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		r.Exit = -1
-	case errors.As(err, &exit):
-		r.Exit = exit.ExitCode()
-	case err != nil:
-		r.Error = fmt.Sprintf("agentls ask: %v", err)
+	p := runProcess(ctx, ws, env, d.bin, "ask", "-C", ws, "--model", d.model, "--base-url", d.baseURL,
+		"--format", d.format, "--max-steps", strconv.Itoa(d.maxSteps), task.Prompt)
+	saveOutput(scratch, p)
+	r.Wall, r.Exit = p.wall, p.exit
+	if p.err != nil {
+		r.Error = fmt.Sprintf("agentls ask: %v", p.err)
 		return r
 	}
-	logPath, steps, tokens := readStderr(stderr.String())
+	logPath, steps, tokens := readStderr(p.stderr)
 	r.Steps, r.Tokens, r.Log = steps, tokens, logPath
 	if logPath == "" {
 		if r.Exit == 2 {
-			r.Error = "agentls ask: usage: " + lastLine(stderr.String())
+			r.Error = "agentls ask: usage: " + lastLine(p.stderr)
 		}
 		return r
 	}

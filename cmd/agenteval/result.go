@@ -27,10 +27,24 @@ type Result struct {
 	// called tools (the issue's failure: 30 identical failing calls).
 	MaxRepeat int `json:"max_repeat"`
 
-	Steps  int           `json:"steps"`  // model calls, as the tool reports them
-	Tokens int           `json:"tokens"` // as the tool reports them (0: not reported)
-	Wall   time.Duration `json:"wall_ns"`
-	Exit   int           `json:"exit"` // the tool's exit code (-1: killed at the timeout)
+	// Steps and the tokens are counted by the adapter, the same way for
+	// every tool: model calls, and the tokens of each as the server's
+	// reply gives them (TokensEstimated: some replies gave none, see
+	// Usage).
+	Steps            int  `json:"steps"`
+	Tokens           int  `json:"tokens"` // sent and received
+	PromptTokens     int  `json:"prompt_tokens"`
+	CompletionTokens int  `json:"completion_tokens"`
+	TokensEstimated  bool `json:"tokens_estimated,omitempty"`
+	// HTTPErrors are model calls the endpoint answered with an error;
+	// Flattened the calls whose list contents the adapter flattened.
+	HTTPErrors int `json:"http_errors,omitempty"`
+	Flattened  int `json:"flattened,omitempty"`
+	// Sampling is what the tool's requests asked for (see Usage).
+	Sampling string `json:"sampling,omitempty"`
+	// Wall is from the tool's process start to its exit, for every tool.
+	Wall time.Duration `json:"wall_ns"`
+	Exit int           `json:"exit"` // the tool's exit code (-1: killed at the timeout)
 
 	// Error is why the run could not be measured (a runner failure, not
 	// the model's): the result counts as unsolved.

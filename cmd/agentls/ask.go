@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -10,15 +9,11 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/edits"
-	"github.com/agentls/agentls/internal/statedir"
 	"github.com/agentls/agentls/settings"
-	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
-	"github.com/agentls/agentls/tools/builtin"
 	"github.com/agentls/agentls/tools/edittool"
 	"github.com/agentls/agentls/tools/mcp"
 	"github.com/agentls/agentls/tools/shelltool"
@@ -32,7 +27,7 @@ func runAsk(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	keyEnv := fs.String("api-key-env", "", "the `name` of the environment variable holding the key (default: the settings' apiKeyEnv, else OPENAI_API_KEY)")
 	format := fs.String("format", "", "tool-call `syntax`: markdown, xml or tool (default: the settings' toolFormat, else markdown)")
 	maxSteps := fs.Int("max-steps", 0, "at most `n` model calls (default: the settings' maxSteps, else 30)")
-	promptStyle := fs.String("prompt", "auto", "the system prompt `style`: full, compact (short, for small local models), or auto (compact when the API is on this machine)")
+	promptStyle := fs.String("prompt", "", "the system prompt `style`: full, compact (short, for small local models), or auto (compact when the API is on this machine) (default: the settings' prompt, else auto)")
 	if code, ok := parseFlags(fs, args, "usage: agentls ask [-C DIR] [--model M] [--base-url URL] [--api-key-env NAME] [--format F] [--max-steps N] [--prompt full|compact|auto] PROMPT...\n\n"+
 		"Runs one agent turn from the terminal against the files under DIR: the model's\n"+
 		"text streams to stdout; each of its edit calls is applied to disk atomically\n"+
@@ -71,10 +66,12 @@ func runAsk(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			flagKeys["toolFormat"] = *format
 		case "max-steps":
 			flagKeys["maxSteps"] = *maxSteps
+		case "prompt":
+			flagKeys["prompt"] = *promptStyle
 		}
 	})
 	raw, _ := json.Marshal(flagKeys)
-	set, problems := loaded.Settings.Apply(raw, settings.Source{Name: "flags", Trusted: true})
+	set, problems := loaded.Settings.Apply(raw, settings.Source{Name: "flags", Trusted: true}, agent.SettingChecks())
 	if len(problems) > 0 {
 		for _, p := range problems {
 			fmt.Fprintf(stderr, "agentls ask: %s\n", p)
@@ -82,51 +79,65 @@ func runAsk(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fs.Usage()
 		return exitUsage
 	}
-	// The base URL as the model will use it: the settings', else the
-	// environment's (agent.NewModel).
-	apiURL := cmp.Or(set.BaseURL, os.Getenv("OPENAI_BASE_URL"))
-	compact, err := compactPrompt(*promptStyle, apiURL)
-	if err != nil {
-		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
-		fs.Usage()
-		return exitUsage
-	}
-	f, _ := tools.ParseFormat(set.ToolFormat) // checked by Apply
-	m, err := agent.NewModel(agent.ModelConfig{Model: set.Model, BaseURL: set.BaseURL, APIKeyEnv: set.APIKeyEnv, TaggedThinking: set.TaggedThinking(), ChunkTimeout: chunkTimeout(apiURL)}, os.Getenv)
-	if err != nil {
-		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
-		return exitUsage
-	}
-	host, err := newShellHost(root, runLogDir(root), statedir.KeptApprovals(os.Getenv, root), set.Policy(), stderr)
+	host, err := newShellHost(set, root, runLogDir(root), stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
 		return exitUsage
 	}
 	defer host.Close()
-	ws := diskWorkspace{root: root, host: host, out: stderr, tools: set.ToolOptions()}
-	switch {
-	case set.ApprovalPolicy == "allow":
-		ws.confirm = answerAll(approval.Run)
-	case set.ApprovalPolicy == "deny":
-		ws.confirm = nil
-	case isTerminal(stdin):
-		ws.confirm = &terminalConfirmer{in: bufio.NewReader(stdin), out: stderr}
+	ws := diskWorkspace{root: root, host: host, out: stderr}
+	var ask approval.Confirmer // nil: nobody can be asked here
+	if isTerminal(stdin) {
+		ask = &terminalConfirmer{in: bufio.NewReader(stdin), out: stderr}
 	}
+	ws.confirm = agent.ConfirmerOf(set, ask)
 	// The user's MCP servers start for this turn (those its tools offer)
 	// and stop with it.
 	servers := mcp.NewManager(mcp.Options{Dir: root, Version: version(), Log: func(stream string, p []byte) { fmt.Fprintf(stderr, "[agentls] %s: %s", stream, p) }})
 	defer servers.Close()
-	reg, warnings, err := servers.SelectTurn(ctx, set.MCP(), builtin.Registry(), set.TurnTools(), len(set.Tools) > 0, ws)
+	// The turn is made by agent.Prepare from the settings, as the
+	// server's is: the terminal adds only the disk, its questions and
+	// what it prints.
+	turn, err := agent.Prepare(agent.Setup{
+		Settings:  set,
+		Getenv:    os.Getenv,
+		Workspace: ws,
+		Host:      func() (*shelltool.Host, error) { return host, nil },
+		MCP:       servers,
+		ID:        1,
+		Observe:   askObserver(stdout, stderr),
+		ObserveSubagent: func(n int, e agent.Event) {
+			if e.Kind == agent.EventToolStart {
+				fmt.Fprintf(stderr, "\n[agentls] subagent %d: step %d: %s\n", n, e.Step, agent.DescribeUse(*e.Use))
+			}
+		},
+		Notify: func(n agent.Notice) {
+			if n.Kind == agent.NoticeLog && n.Path != "" {
+				fmt.Fprintf(stderr, "[agentls] conversation log: %s\n", n.Path)
+				return
+			}
+			fmt.Fprintf(stderr, "[agentls] %s\n", n.Text)
+		},
+	})
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls ask: %v\n", err)
+		return exitUsage
+	}
+	sum, err := turn.Run(ctx, agent.Request{Prompt: prompt, Root: root})
+	fmt.Fprintln(stdout)
+	cost := turn.CostLine()
+	if err != nil {
+		fmt.Fprintf(stderr, "agentls ask: the turn stopped after %d steps (%s): %v\n", sum.Steps, cost, err)
 		return exitFailed
 	}
-	for _, w := range warnings {
-		fmt.Fprintf(stderr, "[agentls] %s\n", w)
-	}
-	reg = ws.bind(reg)
-	turn := &agent.Turn{Model: m, Registry: reg, Format: f, Runner: agent.Runner{Registry: reg}, Limits: agent.Limits{MaxSteps: set.MaxSteps}, Compact: compact}
-	turn.Observe = func(e agent.Event) {
+	fmt.Fprintf(stderr, "[agentls] done: %d steps, %d tool calls, %s\n", sum.Steps, sum.ToolUses, cost)
+	return exitOK
+}
+
+// askObserver prints a terminal turn as it goes: the model's text on
+// stdout, each tool call's outcome on stderr.
+func askObserver(stdout, stderr io.Writer) func(agent.Event) {
+	return func(e agent.Event) {
 		switch e.Kind {
 		case agent.EventText:
 			io.WriteString(stdout, e.Text)
@@ -147,56 +158,6 @@ func runAsk(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			}
 		}
 	}
-	if f, err := agent.OpenLog(os.Getenv, root, 1, time.Now()); err != nil {
-		fmt.Fprintf(stderr, "[agentls] the turn is not logged: %v\n", err)
-	} else {
-		defer f.Close()
-		turn.Log = f
-		fmt.Fprintf(stderr, "[agentls] conversation log: %s\n", f.Name())
-	}
-	// Subagents (when the tools setting offers them) are child turns of
-	// this one over its tools; their calls show on stderr numbered.
-	sub := &agent.Subagents{Model: m, Format: f, Registry: reg, Limits: turn.Limits, Hooks: turn.Hooks, Root: root,
-		OpenLog: func(n int) (io.WriteCloser, error) { return agent.OpenSubagentLog(os.Getenv, root, 1, n, time.Now()) },
-		Observe: func(n int, e agent.Event) {
-			if e.Kind == agent.EventToolStart {
-				fmt.Fprintf(stderr, "\n[agentls] subagent %d: step %d: %s\n", n, e.Step, agent.DescribeUse(*e.Use))
-			}
-		}}
-	req := agent.Request{Prompt: prompt, Root: root}
-	// The project's rules and what the prompt's mentions name (@a.go,
-	// @src/, #git-diff), read from disk: the terminal has no buffers.
-	rules := agent.LoadRules(agent.RulesOptions{Root: root, Extra: set.Rules, UserFile: agent.UserRulesFile(os.Getenv)})
-	req.Rules = rules.Prompt()
-	if len(rules) > 0 {
-		fmt.Fprintf(stderr, "[agentls] rules: %s\n", rules.Summary())
-	}
-	added, accounts := agent.ExpandMentions(ctx, agent.MentionSource{Root: root, GitDiff: func(ctx context.Context) (string, error) { return agent.GitDiff(ctx, root) }}, prompt)
-	req.Attached = added
-	for _, a := range accounts {
-		fmt.Fprintf(stderr, "[agentls] mention %s: %s\n", a.Text, a.Added)
-	}
-	sum, err := turn.Run(agent.WithSubagents(ctx, sub), req)
-	fmt.Fprintln(stdout)
-	var price *agent.Price
-	if p, ok := set.Prices[m.Name()]; ok {
-		price = &p
-	}
-	cost := agent.CostLine(turn.Usage(), price)
-	if err != nil {
-		fmt.Fprintf(stderr, "agentls ask: the turn stopped after %d steps (%s): %v\n", sum.Steps, cost, err)
-		return exitFailed
-	}
-	fmt.Fprintf(stderr, "[agentls] done: %d steps, %d tool calls, %s\n", sum.Steps, sum.ToolUses, cost)
-	return exitOK
-}
-
-// answerAll answers every question the same way: the user's
-// approvalPolicy "allow".
-type answerAll approval.Answer
-
-func (a answerAll) Confirm(context.Context, approval.Question) (approval.Answer, error) {
-	return approval.Answer(a), nil
 }
 
 // diskWorkspace is a terminal turn's agent.Workspace: the turn reads the
@@ -208,16 +169,6 @@ type diskWorkspace struct {
 	host    *shelltool.Host
 	confirm approval.Confirmer
 	out     io.Writer
-	tools   agent.ToolOptions // view_image's and the browser's settings
-}
-
-// ToolOptions makes diskWorkspace an agent.ToolConfigured.
-func (w diskWorkspace) ToolOptions() agent.ToolOptions { return w.tools }
-
-// bind returns reg with the built-in tools bound to run in w: the one
-// registry a terminal turn runs, and the one agentls tools describes.
-func (w diskWorkspace) bind(reg *tools.Registry) *tools.Registry {
-	return agent.BindTools(reg, w, func() (*shelltool.Host, error) { return w.host, nil })
 }
 
 func (w diskWorkspace) Root() string          { return w.root }

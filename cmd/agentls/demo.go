@@ -25,11 +25,9 @@ import (
 	"github.com/agentls/agentls/agent/modeltest"
 	"github.com/agentls/agentls/anchored"
 	"github.com/agentls/agentls/internal/statedir"
-	"github.com/agentls/agentls/procs/policy"
 	"github.com/agentls/agentls/settings"
-	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
-	"github.com/agentls/agentls/tools/builtin"
+	"github.com/agentls/agentls/tools/shelltool"
 )
 
 // demoWorkspace returns the demo's files, before the turn.
@@ -132,39 +130,47 @@ func demo(ctx context.Context, stdout io.Writer, keep bool, getenv func(string) 
 
 	fmt.Fprintf(out, "== a fake model at %s; the workspace is a Go module: config.go, main.go and app_test.go\n", srv.URL)
 	out.block()
-	m, err := agent.NewModel(agent.ModelConfig{Model: "demo", BaseURL: srv.URL, APIKeyEnv: "AGENTLS_DEMO_NO_KEY", TaggedThinking: true}, func(string) string { return "" })
-	if err != nil {
-		return err
+	// The demo's settings, as a user's would say them: the workspace
+	// allows `go test`, as a project would in its .agentls/settings.json;
+	// the job's problems print as diagnostics.
+	noEnv := func(string) string { return "" } // no key, no logs, no user rules: the demo leaves nothing behind
+	set, problems := settings.Defaults(noEnv).Apply([]byte(`{"model": "demo", "baseUrl": "`+srv.URL+`", "apiKeyEnv": "AGENTLS_DEMO_NO_KEY",
+		"thinking": "tagged", "prompt": "full", "commandAllowlist": ["go test"],
+		"tools": ["read", "patch_many", "patch", "view_anchored", "patch_anchored", "shell"]}`), settings.Source{Name: "demo", Trusted: true}, agent.SettingChecks())
+	if len(problems) > 0 {
+		return fmt.Errorf("the demo's settings: %v", problems)
 	}
-	reg, _, err := builtin.Registry().Select([]string{"read", "patch_many", "patch", "view_anchored", "patch_anchored", "shell"})
-	if err != nil {
-		return err
-	}
-	// The demo's workspace allows `go test`, as a project would in its
-	// .agentls/settings.json; the job's problems print as diagnostics.
-	host, err := newShellHost(root, logDir, "", policy.Config{Allow: []string{"go test"}}, out)
+	host, err := newShellHost(set, root, logDir, out)
 	if err != nil {
 		return err
 	}
 	defer host.Close()
-	reg = diskWorkspace{root: root, host: host, confirm: demoConfirmer{out}}.bind(reg)
-	turn := &agent.Turn{Model: m, Registry: reg, Format: tools.FormatMarkdown, Runner: agent.Runner{Registry: reg}}
-	turn.Observe = func(e agent.Event) {
-		switch e.Kind {
-		case agent.EventText:
-			io.WriteString(out, e.Text)
-		case agent.EventToolStart:
-			out.block()
-			fmt.Fprintf(out, "== agentls runs %s\n", e.Use.Tool)
-		case agent.EventToolDone:
-			if e.Err != nil {
-				fmt.Fprintf(out, "error: %v\n", e.Err)
-			} else {
-				fmt.Fprintf(out, "%s\n", strings.TrimSpace(e.Text))
+	turn, err := agent.Prepare(agent.Setup{
+		Settings:  set,
+		Getenv:    noEnv,
+		Workspace: diskWorkspace{root: root, host: host, confirm: demoConfirmer{out}},
+		Host:      func() (*shelltool.Host, error) { return host, nil },
+		ID:        1,
+		Observe: func(e agent.Event) {
+			switch e.Kind {
+			case agent.EventText:
+				io.WriteString(out, e.Text)
+			case agent.EventToolStart:
+				out.block()
+				fmt.Fprintf(out, "== agentls runs %s\n", e.Use.Tool)
+			case agent.EventToolDone:
+				if e.Err != nil {
+					fmt.Fprintf(out, "error: %v\n", e.Err)
+				} else {
+					fmt.Fprintf(out, "%s\n", strings.TrimSpace(e.Text))
+				}
+				out.block()
+				fmt.Fprintf(out, "== the model continues\n")
 			}
-			out.block()
-			fmt.Fprintf(out, "== the model continues\n")
-		}
+		},
+	})
+	if err != nil {
+		return err
 	}
 	sum, err := turn.Run(ctx, agent.Request{Prompt: "Rename Config to Settings and document Load.", Root: root})
 	if err != nil {
@@ -355,7 +361,10 @@ func demoEditor(ctx context.Context, opts demoEditorOptions, stdout io.Writer, g
 		Model     string `json:"model"`
 		BaseURL   string `json:"baseUrl"`
 		APIKeyEnv string `json:"apiKeyEnv"`
-	}{"demo", srv.URL, demoKeyEnv})
+		// The demo model is a script written for the full prompt; on
+		// this machine, "auto" would send the compact one.
+		Prompt string `json:"prompt"`
+	}{"demo", srv.URL, demoKeyEnv, "full"})
 	if err != nil {
 		return err
 	}

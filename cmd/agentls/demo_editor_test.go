@@ -132,7 +132,7 @@ func TestDemoEditorPrints(t *testing.T) {
 	if err != nil || strings.TrimSpace(string(data)) != p.settings {
 		t.Errorf("the settings file is %q (%v), the demo printed %q", data, err, p.settings)
 	}
-	l := settings.Load(getenv, p.root)
+	l := agent.LoadSettings(getenv, p.root)
 	if !l.WorkspaceTrusted || l.Settings.BaseURL != p.url || l.Settings.Model != "demo" || l.Settings.APIKeyEnv != demoKeyEnv || len(l.Problems) > 0 {
 		t.Errorf("agentls reads the demo workspace's settings as %+v (trusted %v, problems %v)", l.Settings, l.WorkspaceTrusted, l.Problems)
 	}
@@ -156,7 +156,7 @@ func TestDemoEditorPrints(t *testing.T) {
 	if err != nil || !strings.Contains(after, "The workspace stays in "+p.root) {
 		t.Errorf("stopped: %v, printed %q", err, after)
 	}
-	if settings.Load(getenv, p.root).WorkspaceTrusted {
+	if agent.LoadSettings(getenv, p.root).WorkspaceTrusted {
 		t.Errorf("the demo's settings are still trusted once its model is gone")
 	}
 }
@@ -529,12 +529,12 @@ func TestDemoEditorKilled(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "demo")
 	cmd, stdout := agentlsProcess(t, processEnv(getenv), "demo", "--editor", "--dir", dir)
 	p := readDemo(t, stdout)
-	if !settings.Load(getenv, p.root).WorkspaceTrusted {
+	if !agent.LoadSettings(getenv, p.root).WorkspaceTrusted {
 		t.Fatal("the running demo's workspace is not trusted")
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
-	if l := settings.Load(getenv, p.root); l.WorkspaceTrusted || l.Settings.BaseURL == p.url {
+	if l := agent.LoadSettings(getenv, p.root); l.WorkspaceTrusted || l.Settings.BaseURL == p.url {
 		t.Errorf("after SIGKILL the demo workspace is still trusted (baseUrl %q)", l.Settings.BaseURL)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/agent/modeltest"
-	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/internal/text"
 )
 
 // The model of `agentls demo --editor`: a script, not a model, that
@@ -210,7 +210,7 @@ func demoPatch(path string, lines []string, change func(lines []string, i int) [
 		replaced = append(replaced, updated[i]...)
 	}
 	body := "<<<<<<< ORIGINAL\n" + strings.Join(original, "\n") + "\n=======\n" + strings.Join(replaced, "\n") + "\n>>>>>>> UPDATED\n"
-	fence := tools.FenceFor(body)
+	fence := text.Fence(body)
 	return fence + "patch " + path + "\n" + body + fence + "\n", true
 }
 

@@ -1,21 +1,3 @@
-// Command agentls is a language server that brings a coding agent's tools
-// into any editor, and the same engine on the command line.
-//
-// Usage:
-//
-//	agentls [serve] [--listen ADDR] [--log FILE]
-//	agentls anchors view FILE [--lines A:B] [--json]
-//	agentls anchors apply FILE < ops.json
-//	agentls apply [-C DIR] [--format markdown|xml|tool] [--dry-run] [--json] < reply.md
-//	agentls parse [--format markdown|xml|tool] [--streaming] [--blocks] < reply.md
-//	agentls policy [-C DIR] 'COMMAND LINE'
-//	agentls ask [-C DIR] PROMPT
-//	agentls trust [--revoke] [DIR]
-//	agentls demo
-//	agentls version (or agentls --version)
-//
-// See the README for every subcommand. Exit codes: 0 done, 1 refused or
-// failed with nothing changed, 2 usage.
 package main
 
 import (
@@ -35,7 +17,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	args := os.Args[1:]
 	stdout := io.Writer(os.Stdout)
-	if len(args) == 0 || args[0] == "serve" {
+	if len(args) == 0 || args[0] == "serve" || args[0] == "acp" {
 		// The server's stdout carries only the protocol: anything else that
 		// prints goes to stderr.
 		stdout = os.Stdout
@@ -62,6 +44,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
+		{"acp", "run as an ACP agent on stdio, for editors' agent panels (Zed, JetBrains, Neovim, Emacs)", runAcp},
 		{"anchors", "view a file with line anchors, or apply anchored operations to it", runAnchors},
 		{"apply", "apply the edits in a model reply read from stdin to the files, all or nothing", runApply},
 		{"ask", "run one agent turn from the terminal against the files (needs a model)", runAsk},

@@ -8,6 +8,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/tools/mcp"
 )
 
@@ -46,7 +47,7 @@ func runMCP(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		return usageError(flags, stderr, "-C %s: %v", *dir, err)
 	}
 	loaded, _ := loadSettings(root, "mcp", stderr)
-	cfg := loaded.Settings.MCP()
+	cfg := agent.MCPConfigOf(loaded.Settings)
 	servers := mcp.NewManager(mcp.Options{Dir: root, Version: version()})
 	defer servers.Close()
 	_, warnings := servers.AllTools(ctx, cfg, nil)

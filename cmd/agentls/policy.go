@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/procs/policy"
 	"github.com/agentls/agentls/settings"
 )
@@ -82,7 +83,7 @@ func policyConfig(dir, command string, stderr io.Writer) (policy.Config, error) 
 	if bad {
 		return policy.Config{}, fmt.Errorf("fix the settings above")
 	}
-	cfg := l.Settings.Policy()
+	cfg := agent.PolicyOf(l.Settings)
 	cfg.Root = root
 	return cfg, nil
 }

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentls/agentls/settings"
+	"github.com/agentls/agentls/agent"
 )
 
 // A redactingWriter writes what it is given with every secret replaced by
@@ -26,7 +26,7 @@ const minSecretLen = 8
 // like secrets (…KEY…, …TOKEN…, …SECRET…, …PASSWORD…, …CREDENTIAL…) and
 // of the variable the user's settings name as the API key.
 func newRedactingWriter(w io.Writer, environ []string, getenv func(string) string) *redactingWriter {
-	keyEnv := settings.Load(getenv, "").Settings.APIKeyEnv
+	keyEnv := agent.LoadSettings(getenv, "").Settings.APIKeyEnv
 	r := &redactingWriter{w: w}
 	for _, kv := range environ {
 		name, value, ok := strings.Cut(kv, "=")

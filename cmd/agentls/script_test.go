@@ -10,8 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentls/agentls/agent/modeltest"
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/agentls/agentls/agent/modeltest"
 )
 
 // TestMain lets the test binary be agentls itself: a script's `exec

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/settings"
 )
 
@@ -39,7 +40,7 @@ var errNoFolder = errors.New("no such folder")
 // trusts the file. It reports whether there was a problem other than an
 // untrusted key.
 func loadSettings(root, command string, stderr io.Writer) (settings.Loaded, bool) {
-	l := settings.Load(os.Getenv, root)
+	l := agent.LoadSettings(os.Getenv, root)
 	bad := false
 	for _, p := range l.Problems {
 		if !p.Ignored {

@@ -11,9 +11,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/internal/statedir"
 	"github.com/agentls/agentls/procs/diagnose"
-	"github.com/agentls/agentls/procs/policy"
+	"github.com/agentls/agentls/settings"
 	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/tools/shelltool"
 )
@@ -28,36 +29,35 @@ func runLogDir(root string) string {
 	return filepath.Join(dir, fmt.Sprintf("%s-%d", time.Now().UTC().Format("20060102T150405Z"), os.Getpid()))
 }
 
-// newShellHost gives a terminal turn the shell tools: commands run under
-// root with the workspace's policy, their output kept in logDir, "Always"
-// answers in always; when one ends, the problems its output names are
-// printed (the terminal's diagnostics).
-func newShellHost(root, logDir, always string, cfg policy.Config, stderr io.Writer) (*shelltool.Host, error) {
+// newShellHost gives a terminal turn the shell tools as set says, the
+// same options as the server's (agent.ShellOptionsOf): commands run under
+// root with the workspace's policy, timeout and output limits, their
+// output kept in logDir; when one ends, the problems its output names
+// (the errorFormats setting's included) are printed, the terminal's
+// diagnostics.
+func newShellHost(set settings.Settings, root, logDir string, stderr io.Writer) (*shelltool.Host, error) {
 	var mu sync.Mutex
-	return shelltool.New(shelltool.Options{
-		Root:       root,
-		LogDir:     logDir,
-		Policy:     cfg,
-		AlwaysFile: always,
-		Finished: func(f shelltool.Finished) {
-			diags, _ := diagnose.Parse(f.Command, f.Output, diagnose.Options{Dir: f.Dir, Root: root})
-			if len(diags) == 0 && len(diagnose.Presets(f.Command)) == 0 {
-				return
+	opts := agent.ShellOptionsOf(set, os.Getenv, root)
+	opts.LogDir = logDir
+	opts.Finished = func(f shelltool.Finished) {
+		diags, _ := diagnose.Parse(f.Command, f.Output, agent.DiagnoseOptionsOf(set, f.Dir, root))
+		if len(diags) == 0 && len(diagnose.Presets(f.Command)) == 0 {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(stderr, "[agentls] %s\n", diagnose.Summary(f.Command, diags, f.ExitCode))
+		for _, d := range diags {
+			rel, _ := filepath.Rel(root, d.Path)
+			first, _, _ := strings.Cut(d.Message, "\n")
+			at := fmt.Sprintf("%s:%d", rel, d.Line)
+			if d.Col > 0 {
+				at += fmt.Sprintf(":%d", d.Col)
 			}
-			mu.Lock()
-			defer mu.Unlock()
-			fmt.Fprintf(stderr, "[agentls] %s\n", diagnose.Summary(f.Command, diags, f.ExitCode))
-			for _, d := range diags {
-				rel, _ := filepath.Rel(root, d.Path)
-				first, _, _ := strings.Cut(d.Message, "\n")
-				at := fmt.Sprintf("%s:%d", rel, d.Line)
-				if d.Col > 0 {
-					at += fmt.Sprintf(":%d", d.Col)
-				}
-				fmt.Fprintf(stderr, "[agentls]   %s: %s: %s\n", at, d.Severity, first)
-			}
-		},
-	})
+			fmt.Fprintf(stderr, "[agentls]   %s: %s: %s\n", at, d.Severity, first)
+		}
+	}
+	return shelltool.New(opts)
 }
 
 // terminalConfirmer asks on the terminal: the question on stderr, the

@@ -6,10 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/builtin"
 	"github.com/agentls/agentls/tools/mcp"
@@ -54,19 +56,21 @@ func runTools(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err != nil {
 		return usageError(flags, stderr, "%v", err)
 	}
-	// The tools as a turn here binds them (agentls ask's workspace), so
-	// that what is listed as offered is what would run.
-	// The MCP servers are started to list their tools, and stopped.
+	// The tools as a turn here offers and binds them (agent.OfferedTools,
+	// agentls ask's workspace and settings), so that what is listed as
+	// offered is what would run. The MCP servers are started to list
+	// their tools, and stopped.
 	servers := mcp.NewManager(mcp.Options{Dir: root, Version: version()})
 	defer servers.Close()
-	mcpTools, warnings := servers.AllTools(ctx, set.MCP(), nil)
+	setup := agent.Setup{Settings: set, Getenv: os.Getenv, Workspace: diskWorkspace{root: root}, MCP: servers}
+	mcpTools, warnings := servers.AllTools(ctx, agent.MCPConfigOf(set), nil)
 	known, err := tools.NewRegistry(append(builtin.Registry().All(), mcpTools...)...)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls tools: %v\n", err)
 		return exitFailed
 	}
-	known = diskWorkspace{root: root}.bind(known)
-	offered, more, err := servers.SelectTurn(ctx, set.MCP(), builtin.Registry(), set.TurnTools(), len(set.Tools) > 0, nil)
+	known = agent.BindTools(known, setup.Workspace, nil, agent.BoundToolOptions(setup))
+	offered, more, err := agent.OfferedTools(ctx, setup)
 	warnings = append(warnings, more...)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls tools: the tools setting: %v\n", err)

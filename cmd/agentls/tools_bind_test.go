@@ -3,6 +3,7 @@ package main
 import (
 	"testing"
 
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/builtin"
 )
@@ -18,7 +19,7 @@ func TestToolRowsTellWhatRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	known = diskWorkspace{root: t.TempDir()}.bind(known)
+	known = agent.BindTools(known, diskWorkspace{root: t.TempDir()}, nil, agent.ToolOptions{})
 	offered, _, err := known.Select([]string{"weather", "read", "shell"})
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/settings"
 )
 
@@ -71,7 +72,7 @@ func runTrust(_ context.Context, args []string, _ io.Reader, stdout, stderr io.W
 		fmt.Fprintf(stderr, "agentls trust: %s is not a JSON object (%v): nothing was trusted\n", settings.WorkspaceFile, err)
 		return exitFailed
 	}
-	_, problems := settings.Defaults(os.Getenv).Apply(data, settings.Source{Name: settings.WorkspaceFile, Trusted: true})
+	_, problems := settings.Defaults(os.Getenv).Apply(data, settings.Source{Name: settings.WorkspaceFile, Trusted: true}, agent.SettingChecks())
 	for _, p := range problems {
 		fmt.Fprintf(stderr, "agentls trust: %s\n", p)
 	}

@@ -13,7 +13,17 @@
 // With -out, each report replaces only its own section of the file.
 //
 // peers (peers.go) times agentls beside gptme and aider installed from
-// PyPI; it needs Python and the network, so no test runs it.
+// PyPI; it needs Python and the network, so no test runs it. Each
+// implementation runs each operation in its own process (agentls's is
+// `editbench peer-worker`, the others small Python drivers calling the
+// peers' own functions); rounds alternate which goes first; a small case
+// goes round 16 inputs of its size, since one input timed over and over is
+// a loop the branch predictor learns. The report gives medians over the
+// rounds, same-run ratios, each edit's outcome and the machine's ceiling.
+//
+// The smoke profile runs in the tests (TestSmoke) and fails on any wrong
+// apply, collateral damage or partial write; TestPeerInputs checks what
+// peers feeds the implementations.
 package main
 
 import (

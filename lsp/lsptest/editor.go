@@ -1,21 +1,3 @@
-// Package lsptest is an in-process fake editor for testing the language
-// server end to end, in the spirit of gopls's fake editor: a real JSON-RPC
-// client over a pipe that keeps versioned buffers, applies WorkspaceEdits
-// the way editors do (version checks, the negotiated position encoding,
-// resource operations), tells the server about its own changes, answers
-// server requests, and records what the server shows.
-//
-// A test reads top to bottom: Start with the editor's options (profile.go
-// has the editors, options.go how it answers), act (editor.go), then
-// Await expectations (expect.go) on what it saw, never sleep:
-//
-//	e := lsptest.Start(t, root, lsptest.VSCode(), lsptest.RefuseEdits("apply reply"))
-//	e.ExecuteCommand("agentls.applyReply", map[string]any{"text": reply})
-//	e.Await(lsptest.ShownMessage("refused", "pending review"),
-//		lsptest.Diagnostics(lsptest.ForFile("a.go"), lsptest.WithCode("pending-edit")))
-//
-// client.go is the connection and the server's requests to the editor;
-// edits.go applies WorkspaceEdits to the buffers and the disk.
 package lsptest
 
 import (

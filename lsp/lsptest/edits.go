@@ -15,6 +15,7 @@ import (
 type applyResult struct {
 	Applied       bool   `json:"applied"`
 	FailureReason string `json:"failureReason,omitempty"`
+	FailedChange  *int   `json:"failedChange,omitempty"`
 }
 
 // applyWorkspaceEdit applies an edit all or nothing, as editors that
@@ -31,9 +32,12 @@ func (e *Editor) applyWorkspaceEdit(label string, raw json.RawMessage) applyResu
 	defer e.mu.Unlock()
 	defer e.signal()
 	var res applyResult
-	if e.cfg.refuse != nil && e.cfg.refuse(label) {
+	switch {
+	case e.cfg.refuse != nil && e.cfg.refuse(label):
 		res = applyResult{FailureReason: "the user declined"}
-	} else {
+	case e.cfg.failChange != nil && e.cfg.failChange(label):
+		res = e.applyUntilLocked(raw, e.cfg.failAt)
+	default:
 		res = e.applyLocked(raw)
 	}
 	if res.Applied {
@@ -42,6 +46,26 @@ func (e *Editor) applyWorkspaceEdit(label string, raw json.RawMessage) applyResu
 		e.seen.refused = append(e.seen.refused, refusedEdit{label: label, reason: res.FailureReason})
 	}
 	return res
+}
+
+// applyUntilLocked applies the documentChanges of a WorkspaceEdit
+// before the one at index and answers that this one failed (FailChange),
+// with e.mu held.
+func (e *Editor) applyUntilLocked(raw json.RawMessage, index int) applyResult {
+	var we map[string]json.RawMessage
+	var dcs []json.RawMessage
+	if err := json.Unmarshal(raw, &we); err != nil {
+		return applyResult{FailureReason: err.Error()}
+	}
+	if err := json.Unmarshal(we["documentChanges"], &dcs); err != nil || index >= len(dcs) {
+		return e.applyLocked(raw)
+	}
+	we["documentChanges"], _ = json.Marshal(dcs[:index])
+	before, _ := json.Marshal(we)
+	if res := e.applyLocked(before); !res.Applied {
+		return res
+	}
+	return applyResult{FailureReason: fmt.Sprintf("change %d failed", index), FailedChange: &index}
 }
 
 // applyLocked applies a WorkspaceEdit, with e.mu held.

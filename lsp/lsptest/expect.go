@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/internal/text"
 )
 
 // seen is what the editor has been sent and has done for the server, in
@@ -204,7 +206,7 @@ func sortedKeys[V any](m map[string]V) []string {
 func clip(s string) string {
 	const max = 300
 	if len(s) > max {
-		s = s[:max] + fmt.Sprintf("… (%d bytes)", len(s))
+		s = text.Clip(s, max) + fmt.Sprintf("… (%d bytes)", len(s))
 	}
 	return strings.ReplaceAll(s, "\n", `\n`)
 }
@@ -223,7 +225,7 @@ func containsAll(s string, words []string) bool {
 func clipEnd(s string) string {
 	const max = 300
 	if len(s) > max {
-		s = fmt.Sprintf("(%d bytes) …", len(s)) + s[len(s)-max:]
+		s = fmt.Sprintf("(%d bytes) …", len(s)) + text.ClipTail(s, max)
 	}
 	return strings.ReplaceAll(s, "\n", `\n`)
 }

@@ -29,6 +29,8 @@ type config struct {
 	answer         func(protocol.ShowMessageRequestParams) string
 	refuse         func(label string) bool
 	hold           func(label string) bool
+	failChange     func(label string) bool
+	failAt         int
 	beforeApply    func(e *Editor, label string)
 	savesDocuments bool
 	hooks          map[string]func(e *Editor, params json.RawMessage)
@@ -78,6 +80,15 @@ func Press(titles ...string) Option {
 // not touch.
 func RefuseEdits(labels ...string) Option {
 	return func(c *config) { c.refuse = labelMatcher(labels) }
+}
+
+// FailChange makes the editor fail the documentChanges entry at index
+// of every workspace/applyEdit whose label contains one of labels (all,
+// when none is given), after applying the entries before it, and answer
+// applied: false with failedChange: index, as Helix (failureHandling
+// "abort") does when one change of an edit fails.
+func FailChange(index int, labels ...string) Option {
+	return func(c *config) { c.failChange, c.failAt = labelMatcher(labels), index }
 }
 
 // HoldEdits makes the editor leave every workspace/applyEdit whose label
@@ -152,6 +163,11 @@ func (c *config) serverEnv(dir string) func(string) string {
 		vars["XDG_STATE_HOME"] = filepath.Join(dir, "state")
 		vars["XDG_CONFIG_HOME"] = filepath.Join(dir, "config")
 		vars["XDG_CACHE_HOME"] = filepath.Join(dir, "cache")
+		// The fake models run on this machine, where the prompt setting's
+		// "auto" sends the compact prompt of small local models: the
+		// scripted replies are a capable model's. A test of the compact
+		// prompt sets Env AGENTLS_PROMPT, or the prompt setting.
+		vars["AGENTLS_PROMPT"] = "full"
 	}
 	for k, v := range c.env {
 		vars[k] = v

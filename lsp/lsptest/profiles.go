@@ -12,6 +12,10 @@ type Profile struct {
 	// OpenVersion is the version a buffer is opened at: Neovim and Helix
 	// start at 0, VS Code at 1.
 	OpenVersion int32
+	// ShowsDocumentsUnannounced: the editor opens a window/showDocument
+	// request's file although its capabilities do not say it can (Helix
+	// 25.07.1's handle_show_document).
+	ShowsDocumentsUnannounced bool
 }
 
 // Profiles of real editors, from what they sent in initialize (the team's
@@ -46,7 +50,7 @@ func VSCode() Profile {
 // with MethodNotFound) nor showDocument, and applies a WorkspaceEdit with
 // failureHandling "abort": the changes before a failing one stay applied.
 func Helix() Profile {
-	return Profile{Name: "helix", ClientInfo: map[string]string{"name": "helix", "version": "25.07.1"}, Capabilities: map[string]any{
+	return Profile{Name: "helix", ClientInfo: map[string]string{"name": "helix", "version": "25.07.1"}, ShowsDocumentsUnannounced: true, Capabilities: map[string]any{
 		"general": map[string]any{"positionEncodings": []string{"utf-8", "utf-32", "utf-16"}},
 		"workspace": map[string]any{
 			"applyEdit":              true,
@@ -100,11 +104,12 @@ func Emacs() Profile {
 	}}
 }
 
-// showsDocuments reports whether the profile announces window/showDocument.
+// showsDocuments reports whether the profile opens a window/showDocument
+// request's file: announced, or (Helix) not.
 func (p Profile) showsDocuments() bool {
 	w, _ := p.Capabilities["window"].(map[string]any)
 	sd, _ := w["showDocument"].(map[string]any)
-	return sd["support"] == true
+	return sd["support"] == true || p.ShowsDocumentsUnannounced
 }
 
 // hasButtons reports whether the profile answers window/showMessageRequest.

@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/agentls/agentls/procs/termtext"
+	"github.com/agentls/agentls/internal/text"
 )
 
 // maxLineLen bounds a line handed to the parsers. errorformat reads with a
@@ -89,7 +89,7 @@ func cleanLine(line string) string {
 		line = line[i+1:]
 	}
 	if strings.IndexByte(line, 0x1b) >= 0 {
-		line = termtext.StripEscapes(line)
+		line = text.StripEscapes(line)
 	}
 	if len(line) > maxLineLen {
 		line = line[:maxLineLen]

@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
-	"github.com/agentls/agentls/procs/termtext"
+	"github.com/agentls/agentls/internal/text"
 )
 
 // What the model is shown of a job's output by default (gptme's sizes):
@@ -26,7 +25,7 @@ const BgUsage = "Usage: `bg <command>` runs the command as a background job.\n" 
 // Line is the job's line in the answer to `jobs`, such as
 // "- **#3** [Running] (12.3s): `go test ./...`".
 func (i Info) Line() string {
-	return fmt.Sprintf("- **#%d** [%s] (%s): %s", i.ID, i.state(), formatDuration(i.Duration), inlineCode(shortCommand(i.Command)))
+	return fmt.Sprintf("- **#%d** [%s] (%s): %s", i.ID, i.state(), formatDuration(i.Duration), text.InlineCode(shortCommand(i.Command)))
 }
 
 // state is the job's state in brackets: Running, Exit 2, Killed (SIGTERM).
@@ -76,7 +75,7 @@ func FormatList(infos []Info) string {
 // StartedMessage answers `bg CMD` once the job is started.
 func StartedMessage(i Info) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Started background job **#%d**: %s\n", i.ID, inlineCode(firstLine(i.Command)))
+	fmt.Fprintf(&b, "Started background job **#%d**: %s\n", i.ID, text.InlineCode(firstLine(i.Command)))
 	if i.LogPath != "" {
 		fmt.Fprintf(&b, "Full output: %s\n", i.LogPath)
 	}
@@ -86,7 +85,7 @@ func StartedMessage(i Info) string {
 
 // KilledMessage answers `kill N` with what Manager.Kill returned.
 func KilledMessage(i Info) string {
-	cmd := inlineCode(firstLine(i.Command))
+	cmd := text.InlineCode(firstLine(i.Command))
 	switch {
 	case i.Running:
 		return fmt.Sprintf("Job **#%d** is being killed: %s", i.ID, cmd)
@@ -100,7 +99,7 @@ func KilledMessage(i Info) string {
 // UnknownJobMessage answers `output N` or `kill N` when arg names no job.
 func UnknownJobMessage(arg string) string {
 	if _, ok := ParseID(arg); !ok {
-		return fmt.Sprintf("Invalid job ID: %s. Use `jobs` to list jobs.", inlineCode(arg))
+		return fmt.Sprintf("Invalid job ID: %s. Use `jobs` to list jobs.", text.InlineCode(arg))
 	}
 	return fmt.Sprintf("No job with ID #%s. Use `jobs` to list jobs.", arg)
 }
@@ -116,7 +115,7 @@ func FormatOutput(i Info, out Output) string {
 	if strings.Contains(i.Command, "\n") {
 		b.WriteString("Command:\n" + fence("bash", i.Command))
 	} else {
-		b.WriteString("Command: " + inlineCode(i.Command) + "\n")
+		b.WriteString("Command: " + text.InlineCode(i.Command) + "\n")
 	}
 	stdout, stderr := cleanOutput(out.Stdout), cleanOutput(out.Stderr)
 	if stdout == "" && stderr == "" && out.StdoutDropped == 0 && out.StderrDropped == 0 {
@@ -137,11 +136,11 @@ func FormatOutput(i Info, out Output) string {
 		if s.text == "" && s.dropped == 0 {
 			continue
 		}
-		text := s.text
+		body := s.text
 		if s.dropped > 0 {
-			text = droppedNote(s.dropped, i.LogPath) + "\n" + text
+			body = droppedNote(s.dropped, i.LogPath) + "\n" + body
 		}
-		fmt.Fprintf(&b, "\n%s:\n%s", s.name, fence(s.lang, text))
+		fmt.Fprintf(&b, "\n%s:\n%s", s.name, fence(s.lang, body))
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
@@ -168,12 +167,7 @@ func formatDuration(d time.Duration) string {
 
 // shortCommand is the first line of cmd, cut to listCommandRunes.
 func shortCommand(cmd string) string {
-	s := firstLine(cmd)
-	if utf8.RuneCountInString(s) <= listCommandRunes {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:listCommandRunes]) + "..."
+	return text.ShortenRunes(firstLine(cmd), listCommandRunes, "...")
 }
 
 // firstLine is cmd's first line, with "..." if there are more.
@@ -185,34 +179,11 @@ func firstLine(cmd string) string {
 	return cmd
 }
 
-// inlineCode quotes s as Markdown inline code, with a run of backticks
-// longer than any inside s.
-func inlineCode(s string) string {
-	ticks := strings.Repeat("`", longestRun(s, '`')+1)
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		s = " " + s + " "
-	}
-	return ticks + s + ticks
-}
-
-// fence puts text in a fenced code block whose fence is longer than any
-// backtick run in text, so output cannot close it early.
-func fence(lang, text string) string {
-	ticks := strings.Repeat("`", max(3, longestRun(text, '`')+1))
-	return ticks + lang + "\n" + strings.TrimSuffix(text, "\n") + "\n" + ticks + "\n"
-}
-
-func longestRun(s string, c byte) int {
-	longest, run := 0, 0
-	for k := 0; k < len(s); k++ {
-		if s[k] == c {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	return longest
+// fence puts body in a fenced code block (text.Fence), so output cannot
+// close it early.
+func fence(lang, body string) string {
+	ticks := text.Fence(body)
+	return ticks + lang + "\n" + strings.TrimSuffix(body, "\n") + "\n" + ticks + "\n"
 }
 
 // cleanOutput makes terminal output readable as text: escape sequences
@@ -222,7 +193,7 @@ func cleanOutput(s string) string {
 	if s == "" {
 		return ""
 	}
-	s = termtext.StripEscapes(s)
+	s = text.StripEscapes(s)
 	if strings.Contains(s, "\r") {
 		lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
 		for k, line := range lines {
@@ -233,5 +204,5 @@ func cleanOutput(s string) string {
 		}
 		s = strings.Join(lines, "\n")
 	}
-	return termtext.TrimBlankLines(s, true, true)
+	return text.TrimBlankLines(s, true, true)
 }

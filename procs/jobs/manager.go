@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/procs/proc"
 	"github.com/agentls/agentls/procs/shell"
 )
@@ -83,7 +84,7 @@ func (e *ForgottenError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "job #%d", i.ID)
 	if i.Command != "" {
-		fmt.Fprintf(&b, " (%s)", inlineCode(shortCommand(i.Command)))
+		fmt.Fprintf(&b, " (%s)", text.InlineCode(shortCommand(i.Command)))
 	}
 	if i.Started.IsZero() {
 		b.WriteString(" ended and was forgotten")

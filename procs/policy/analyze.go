@@ -5,9 +5,10 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/agentls/agentls/internal/text"
 )
 
 // maxDepth bounds how deeply scripts inside scripts (`bash -c "eval '…'"`)
@@ -209,21 +210,15 @@ func (sc *scope) snippet(n syntax.Node) string {
 	return shorten(sc.src[start:end])
 }
 
+// shorten is a command as a reason quotes it: its first line (without a
+// continuation backslash), at most 80 bytes, " …" marking either cut.
 func shorten(s string) string {
-	const max = 80
-	cut := false
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s, cut = strings.TrimRight(s[:i], " \t\\"), true
+	first, _, multi := strings.Cut(s, "\n")
+	if multi {
+		first = strings.TrimRight(first, " \t\\")
 	}
-	if len(s) > max {
-		i := max
-		for i > 0 && !utf8.RuneStart(s[i]) {
-			i--
-		}
-		s, cut = s[:i], true
-	}
-	if cut {
-		s += " …"
+	if clipped := text.Clip(first, 80); multi || clipped != first {
+		return clipped + " …"
 	}
 	return s
 }

@@ -56,4 +56,13 @@
 // run a program (gitconfig.go). Secret names are compared as Windows and
 // case-insensitive file systems read them (`.GIT/config`, `.git./config`
 // and `GIT~1/config` are .git/config).
+//
+// What an allowance allows: a commandAllowlist pattern, or an "Always"
+// answer (Patterns gives what it remembers), lets that command run unasked
+// with any arguments, on the code as it is then; deny groups still win,
+// and a test or build runner asks again once the turn changed a file it
+// runs (runners.go: WrittenRunBy). Configured patterns skip the
+// workspace checks but not the secret and /dev/tcp ones. Reads that would
+// put secrets into the model's context are judged by one rule for every
+// tool (SecretRule), the rule `cat .env` is judged by.
 package policy

@@ -30,4 +30,14 @@
 //   - Output streams live to a callback and in full to a log file per
 //     command, while a Result keeps only a bounded head and tail of each
 //     stream, so a command printing gigabytes holds memory flat.
+//
+// Each command is written as one short line calling two functions the
+// session defines at start (bash reads a script from a pipe a byte per
+// syscall), so a round trip costs about 0.4 ms. Some git keys are left
+// unpinned on purpose: core.hooksPath (status, diff and log run no hook,
+// and commands that do are asked about), diff.external (an empty value
+// makes git diff fail rather than unset it), textconv and filter drivers
+// (named by attributes, so no fixed key reaches them) and pagers (none
+// starts without a terminal); for those the policy's check is all there
+// is. Split cuts a script into top-level statements with the same parser.
 package shell

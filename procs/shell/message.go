@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
-	"github.com/agentls/agentls/procs/termtext"
+	"github.com/agentls/agentls/internal/text"
 )
 
 // Result is what a Run did.
@@ -139,13 +138,13 @@ func (c *Command) message(l Limits) string {
 
 // render is one stream as the model sees it: cut to head and tail bytes,
 // escape sequences and blank edge lines removed.
-func (c *Command) render(text string, gap Gap, head, tail int) string {
-	h, t, cut := excerpt(text, gap, head, tail)
+func (c *Command) render(stream string, gap Gap, head, tail int) string {
+	h, t, cut := excerpt(stream, gap, head, tail)
 	if cut == 0 {
-		return termtext.TrimBlankLines(stripANSI(h), true, true)
+		return text.TrimBlankLines(text.StripEscapes(h), true, true)
 	}
-	h = termtext.TrimBlankLines(stripANSI(h), true, false)
-	t = termtext.TrimBlankLines(stripANSI(t), false, true)
+	h = text.TrimBlankLines(text.StripEscapes(h), true, false)
+	t = text.TrimBlankLines(text.StripEscapes(t), false, true)
 	var note string
 	switch {
 	case c.LogError != nil:
@@ -177,37 +176,26 @@ func excerpt(s string, gap Gap, head, tail int) (h, t string, cut int64) {
 	if gap.Bytes > 0 { // the kept text stops being contiguous at gap.At
 		headEnd, tailStart = min(headEnd, gap.At), max(tailStart, gap.At)
 	}
-	h = s[:headEnd]
+	h = text.Clip(s, headEnd)
 	if i := strings.LastIndexByte(h, '\n'); i >= 0 && i >= len(h)/2 {
 		h = h[:i+1]
 	}
-	for len(h) > 0 && len(h) < len(s) && !utf8.RuneStart(s[len(h)]) {
-		h = h[:len(h)-1]
-	}
-	t = s[max(tailStart, len(h)):]
+	t = text.ClipTail(s, len(s)-max(tailStart, len(h)))
 	if i := strings.IndexByte(t, '\n'); i >= 0 && i < len(t)/2 {
 		t = t[i+1:]
-	}
-	for len(t) > 0 && !utf8.RuneStart(t[0]) {
-		t = t[1:]
 	}
 	return h, t, total - int64(len(h)) - int64(len(t))
 }
 
 // displayCommand shortens a long command the way gptme shows it: the
 // model wrote it and needs no copy.
-func displayCommand(text string) string {
-	lines := strings.Count(text, "\n") + 1
-	if len(text) <= 100 && lines <= 3 {
-		return text
+func displayCommand(cmd string) string {
+	lines := strings.Count(cmd, "\n") + 1
+	if len(cmd) <= 100 && lines <= 3 {
+		return cmd
 	}
-	first, _, _ := strings.Cut(text, "\n")
-	if len(first) > 80 {
-		first = first[:80]
-		for len(first) > 0 && !utf8.ValidString(first) {
-			first = first[:len(first)-1]
-		}
-	}
+	first, _, _ := strings.Cut(cmd, "\n")
+	first = text.Clip(first, 80)
 	unit := "lines"
 	if lines == 1 {
 		unit = "line"
@@ -233,47 +221,9 @@ func outputBlock(stream, text string) string {
 	return fenced(text, stream)
 }
 
-// fenced wraps text in a code fence longer than any run of backticks in
-// it, so output that prints a fence cannot close ours.
-func fenced(text, lang string) string {
-	longest, run := 0, 0
-	for i := 0; i < len(text); i++ {
-		if text[i] == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", max(3, longest+1))
-	return fence + lang + "\n" + text + "\n" + fence
-}
-
-// stripANSI removes ANSI CSI sequences (colours, cursor movement): ESC [,
-// parameter bytes 0x30–0x3F, intermediate bytes 0x20–0x2F, a final byte
-// 0x40–0x7E.
-func stripANSI(s string) string {
-	i := strings.Index(s, "\x1b[")
-	if i < 0 {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for i >= 0 {
-		b.WriteString(s[:i])
-		j := i + 2
-		for j < len(s) && s[j] >= 0x30 && s[j] <= 0x3f {
-			j++
-		}
-		for j < len(s) && s[j] >= 0x20 && s[j] <= 0x2f {
-			j++
-		}
-		if j < len(s) && s[j] >= 0x40 && s[j] <= 0x7e {
-			j++
-		}
-		s = s[j:]
-		i = strings.Index(s, "\x1b[")
-	}
-	b.WriteString(s)
-	return b.String()
+// fenced wraps body in a code fence (text.Fence), so output that prints a
+// fence cannot close ours.
+func fenced(body, lang string) string {
+	fence := text.Fence(body)
+	return fence + lang + "\n" + body + "\n" + fence
 }

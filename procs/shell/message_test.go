@@ -144,18 +144,3 @@ func TestExcerpt(t *testing.T) {
 		}
 	}
 }
-
-func TestStripANSI(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain":                           "plain",
-		"\x1b[31mred\x1b[0m":              "red",
-		"a\x1b[2Kb\x1b[1;1Hc":             "abc",
-		"\x1b[?25lhidden cursor\x1b[?25h": "hidden cursor",
-		"unfinished \x1b[":                "unfinished ",
-		"\x1b]0;title\x07kept":            "\x1b]0;title\x07kept", // OSC is not CSI
-	} {
-		if got := stripANSI(in); got != want {
-			t.Errorf("stripANSI(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

@@ -17,4 +17,15 @@
 // a zombie until then, so its id (the group's and the session's) is never
 // someone else's while it is signalled. Sessions start through procs/proc:
 // if the server dies without Close, Pdeathsig and the watchdog kill them.
+//
+// The Python REPL is IPython where it is installed, else plain python3.
+// A cell runs from a temporary file through a helper, its output cut
+// between OSC markers rather than prompts. Every way IPython starts a
+// shell command (!cmd, %system, aliases, %%bash, …) first asks agentls
+// over a Unix socket in the cells' private folder, with the command as
+// IPython expanded it, then runs exactly that; the answer comes from the
+// CellHooks of the call running the cell (REPL.RunWith), so the command
+// goes through the policy and the approval as a shell block does. This
+// checks the model's commands; it is no sandbox: the cell's Python,
+// approved as Python, can still call os.system.
 package term

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/agentls/agentls/internal/text"
 )
 
 // Capture truncation, as gptme: past maxCaptureLines, keep the head and
@@ -213,8 +215,8 @@ func cutSpace(s string) (word, rest string) {
 
 func firstLine(s string, limit int) string {
 	line, _, more := strings.Cut(s, "\n")
-	if r := []rune(line); len(r) > limit {
-		return string(r[:limit]) + "..."
+	if short := text.ShortenRunes(line, limit, "..."); short != line {
+		return short
 	}
 	if more {
 		return line + " ..."
@@ -224,13 +226,10 @@ func firstLine(s string, limit int) string {
 
 // outputBlock fences captured text as gptme's ```output block, with a
 // longer fence when the text itself holds one.
-func outputBlock(text string) string {
-	text = truncateCapture(text)
-	fence := "```"
-	for strings.Contains(text, fence) {
-		fence += "`"
-	}
-	return fence + "output\n" + text + "\n" + fence
+func outputBlock(capture string) string {
+	capture = truncateCapture(capture)
+	fence := text.Fence(capture)
+	return fence + "output\n" + capture + "\n" + fence
 }
 
 // truncateCapture keeps the first 50 and last 150 lines of a capture longer

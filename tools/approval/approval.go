@@ -1,5 +1,3 @@
-// Package approval holds what a tool asks the user before it acts (a
-// Question), the user's Answer, and the Confirmer that asks.
 package approval
 
 import (
@@ -62,9 +60,11 @@ func (a Answer) String() string {
 	return "skip"
 }
 
-// A Confirmer asks the user. An unanswered question must end (as Skip)
-// within a bounded time; Confirm returns an error only when ctx ends, or
-// ErrNobodyToAsk where nobody can be asked.
+// A Confirmer asks the user. An unanswered question must end within a
+// bounded time (as Skip, or ErrTimedOut); Confirm returns an error only
+// when ctx ends, or to say why nobody was asked: ErrNobodyToAsk,
+// ErrPolicyDenies. Tools ask through a Gate, which makes the answers a
+// Refusal.
 type Confirmer interface {
 	Confirm(ctx context.Context, q Question) (Answer, error)
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/agentls/agentls/internal/text"
 )
 
 // What is approved is what runs (DESIGN §8a): a question shows every
@@ -34,19 +36,11 @@ func Command(text, reason, pattern string) Question {
 	return q
 }
 
-// Summary is text's first line, its hidden characters escaped, cut to
+// Summary is action's first line, its hidden characters escaped, cut to
 // SummaryBytes, saying how many lines follow.
-func Summary(text string) string {
-	text = strings.TrimSpace(text)
-	first, rest, multi := strings.Cut(text, "\n")
-	first = Escape(first)
-	if len(first) > SummaryBytes {
-		n := SummaryBytes
-		for n > 0 && !utf8.RuneStart(first[n]) {
-			n--
-		}
-		first = first[:n] + "…"
-	}
+func Summary(action string) string {
+	first, rest, multi := strings.Cut(strings.TrimSpace(action), "\n")
+	first = text.Shorten(Escape(first), SummaryBytes, "…")
 	if multi {
 		first += fmt.Sprintf(" … (+%d lines)", strings.Count(rest, "\n")+1)
 	}

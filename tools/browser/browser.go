@@ -1,18 +1,3 @@
-// Package browser is the browser tool: read a web page as text, or search
-// through the search engine the user configured.
-//
-// Trust (DESIGN §8a): a fetch *sends*: its URL (and whatever the model put
-// in it) leaves the machine, and the page reaches the model's context from
-// outside the workspace. So every fetch is put to the user through the
-// turn's approval.Confirmer, with the full URL, as a command is, unless
-// the URL's host matches the browserAllowlist setting (a risky key: only
-// the user's own settings, or a workspace file they trusted, set it). A
-// redirect is a new fetch: it is checked again (scheme, and host against
-// the allowlist and what the user approved), so an allowed host cannot
-// forward the request elsewhere unasked. Only http and https are read;
-// what is read is bounded (redirects, bytes, time). Nothing is run: the
-// page's scripts are never executed, so pages that need JavaScript show
-// little (out of scope for now).
 package browser
 
 import (
@@ -24,9 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/net/html/charset"
@@ -96,9 +79,7 @@ func CheckSearchURL(t string) error {
 type Browser struct {
 	opts    Options
 	confirm approval.Confirmer
-
-	mu      sync.Mutex
-	allowed []string // hosts the user allowed for the rest of the turn
+	kept    approval.Kept // hosts the user allowed for the rest of the turn
 }
 
 // New returns a Browser that asks c before fetching from a host opts do
@@ -212,32 +193,19 @@ func (b *Browser) approve(ctx context.Context, u *url.URL, after string) error {
 	if after != "" {
 		reason = after + " redirects to another host: " + reason
 	}
-	if b.confirm == nil {
-		return b.nobody(u)
-	}
-	ans, err := b.confirm.Confirm(ctx, approval.Question{Action: "fetch " + u.String(), Reason: reason, Pattern: host, Detail: u.String()})
-	switch {
-	case errors.Is(err, approval.ErrNobodyToAsk):
-		return b.nobody(u)
-	case err != nil:
-		return err
-	}
-	switch ans {
-	case approval.Run:
-		return nil
-	case approval.Always:
-		b.mu.Lock()
-		b.allowed = append(b.allowed, host)
-		b.mu.Unlock()
-		return nil
-	case approval.StopTurn:
-		return approval.ErrStopTurn
-	}
-	return fmt.Errorf("the user declined to fetch %s: nothing was sent; do without it, or ask the user", u.String())
-}
-
-func (b *Browser) nobody(u *url.URL) error {
-	return fmt.Errorf("fetching %s needs the user's approval, and nobody can be asked here: nothing was sent; the user can allow %s in agentls.browserAllowlist", u.String(), u.Hostname())
+	q := approval.Question{Action: "fetch " + u.String(), Reason: reason, Pattern: host, Detail: u.String()}
+	err := approval.Gate{Confirmer: b.confirm, Memory: &b.kept}.Ask(ctx, q)
+	return approval.Say(err, func(r *approval.Refusal) string {
+		switch r.Reason {
+		case approval.NobodyToAsk:
+			return fmt.Sprintf("fetching %s needs the user's approval, and nobody can be asked here: nothing was sent; the user can allow %s in agentls.browserAllowlist", u, u.Hostname())
+		case approval.PolicyDenies:
+			return fmt.Sprintf("fetching %s needs the user's approval, and the approval policy denies that without asking anyone (approvalPolicy: deny): nothing was sent; the user can allow %s in agentls.browserAllowlist", u, u.Hostname())
+		case approval.TimedOut:
+			return fmt.Sprintf("nobody answered in time whether to fetch %s: nothing was sent; do without it, or ask the user", u)
+		}
+		return fmt.Sprintf("the user declined to fetch %s: nothing was sent; do without it, or ask the user", u)
+	})
 }
 
 // allows reports whether host is allowlisted or was allowed this turn.
@@ -247,9 +215,7 @@ func (b *Browser) allows(host string) bool {
 			return true
 		}
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return slices.Contains(b.allowed, host)
+	return b.kept.Allows(host)
 }
 
 // errRedirectRefused wraps the error that stopped a redirect, so that

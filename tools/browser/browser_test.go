@@ -144,6 +144,8 @@ func TestPromptInjectedFetchAsks(t *testing.T) {
 	}{
 		{"declined", &asker{answer: approval.Skip}, "the user declined to fetch " + exfil + ": nothing was sent"},
 		{"nobody to ask", &asker{err: approval.ErrNobodyToAsk}, "nobody can be asked here: nothing was sent"},
+		{"approvalPolicy deny", &asker{err: approval.ErrPolicyDenies}, "the approval policy denies that without asking anyone (approvalPolicy: deny): nothing was sent"},
+		{"timed out", &asker{err: approval.ErrTimedOut}, "nobody answered in time whether to fetch " + exfil + ": nothing was sent"},
 		{"stop turn", &asker{answer: approval.StopTurn}, approval.ErrStopTurn.Error()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"unicode/utf8"
 
 	readability "codeberg.org/readeck/go-readability/v2"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/agentls/agentls/internal/text"
 )
 
 // A page is what a fetch read.
@@ -54,20 +55,18 @@ func (p *page) render() string {
 	return b.String()
 }
 
-// clipText cuts text to at most n bytes, on a line or rune boundary,
-// saying how much was left out.
-func clipText(text string, n int) string {
-	if len(text) <= n {
-		return text
+// clipText cuts a page's text to at most n bytes, at a line break in the
+// second half or else at a character boundary, saying how much was left
+// out.
+func clipText(page string, n int) string {
+	if len(page) <= n {
+		return page
 	}
-	cut := strings.LastIndexByte(text[:n], '\n')
-	if cut < n/2 {
-		cut = n
-		for cut > 0 && !utf8.RuneStart(text[cut]) {
-			cut--
-		}
+	shown := text.Clip(page, n)
+	if cut := strings.LastIndexByte(shown, '\n'); cut >= n/2 {
+		shown = shown[:cut]
 	}
-	return text[:cut] + fmt.Sprintf("\n\n(the text goes on for %d KB more: not shown)", (len(text)-cut)>>10)
+	return shown + fmt.Sprintf("\n\n(the text goes on for %d KB more: not shown)", (len(page)-len(shown))>>10)
 }
 
 // extract returns an HTML page's title, its main text and the links in

@@ -27,7 +27,7 @@ func Registry() *tools.Registry {
 // Specs returns fresh specs of every built-in tool, in no particular order.
 func Specs() []*tools.ToolSpec {
 	return []*tools.ToolSpec{
-		shell(), ipython(), save(), appendSpec(), patch(), patchMany(), applyPatch(),
+		shell(), ipython(), save(), appendSpec(), patch(), patchMany(), applyPatch(), deleteSpec(), move(),
 		viewAnchored(), patchAnchored(), read(), tmux(), viewImage(), browser(),
 		morphSpec(), subagent(), rag(), screenshot(), computer(),
 	}
@@ -281,6 +281,49 @@ func patchAnchored() *tools.ToolSpec {
 				user("use log instead of fmt on the greeting line"),
 				assistant("", call("patch_anchored", `[{"anchor": "k3x9ab", "op": "replace", "text": "\tlog.Print(greeting)", "expected": "\tfmt.Println(greeting)"}]`, "main.go")),
 				system("Anchored patch applied to main.go (1 operation)"),
+			}},
+		},
+	}
+}
+
+// deleteSpec and move are apply_patch's "*** Delete File" and "*** Move
+// to" as calls of their own: a small model that writes only save blocks
+// can still remove or rename a file, as one undoable edit (in the editor a
+// DeleteFile or RenameFile of the WorkspaceEdit), never with a shell
+// command that asks.
+func deleteSpec() *tools.ToolSpec {
+	return &tools.ToolSpec{
+		Name:         "delete",
+		BlockTypes:   []string{"delete"},
+		PathArg:      true,
+		Description:  "Delete a file.",
+		Instructions: `Give the file after the block type; the block stays empty. It is undone like any edit.`,
+		Parameters:   []tools.Parameter{pathParam("file to delete")},
+		Examples: []tools.Example{
+			{Steps: []tools.ExampleStep{
+				user("old.py is not used any more: remove it"),
+				assistant("", call("delete", "", "old.py")),
+				system("Deleted old.py"),
+			}},
+		},
+	}
+}
+
+func move() *tools.ToolSpec {
+	return &tools.ToolSpec{
+		Name:         "move",
+		BlockTypes:   []string{"move"},
+		Description:  "Move or rename a file.",
+		Instructions: `Give the file and its new path after the block type; the block stays empty. Missing folders are made; a file already at the new path is not replaced. References to the file are not updated: patch them.`,
+		Parameters: []tools.Parameter{
+			pathParam("file to move"),
+			{Name: "to", Type: "string", Required: true, Description: "The file's new path, relative to the workspace root."},
+		},
+		Examples: []tools.Example{
+			{Steps: []tools.ExampleStep{
+				user("rename util.go to strings.go"),
+				assistant("", call("move", "", "util.go", "strings.go")),
+				system("Moved util.go to strings.go"),
 			}},
 		},
 	}

@@ -21,7 +21,7 @@ func TestSpecsAreValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"append", "apply_patch", "browser", "ipython", "patch", "patch_anchored", "patch_many", "read", "save", "shell", "tmux", "view_anchored", "view_image", "morph", "subagent", "rag", "screenshot", "computer"}
+	want := []string{"append", "apply_patch", "browser", "delete", "move", "ipython", "patch", "patch_anchored", "patch_many", "read", "save", "shell", "tmux", "view_anchored", "view_image", "morph", "subagent", "rag", "screenshot", "computer"}
 	var got []string
 	for _, s := range r.All() {
 		got = append(got, s.Name)

@@ -34,7 +34,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -106,9 +105,7 @@ func CheckAllowlist(globs []string) error {
 type Computer struct {
 	opts    Options
 	confirm approval.Confirmer
-
-	mu      sync.Mutex
-	allowed []string // action names the user allowed this turn
+	kept    approval.Kept // action names the user allowed this turn
 }
 
 // New returns a Computer asking c.
@@ -322,36 +319,22 @@ func (c *Computer) approve(ctx context.Context, a Action) error {
 	if c.allows(a.Name) {
 		return nil
 	}
-	if c.confirm == nil {
-		return nobody(a)
-	}
-	ans, err := c.confirm.Confirm(ctx, approval.Question{
+	err := approval.Gate{Confirmer: c.confirm, Memory: &c.kept}.Ask(ctx, approval.Question{
 		Action:  a.String(),
 		Reason:  "it acts on your screen: keys, text and clicks go to whichever window has the focus (a terminal runs what is typed), and a screenshot shows the model all that is on the screen; actions in agentls.computerAllowlist run without asking",
 		Pattern: a.Name,
 	})
-	switch {
-	case errors.Is(err, approval.ErrNobodyToAsk):
-		return nobody(a)
-	case err != nil:
-		return err
-	}
-	switch ans {
-	case approval.Run:
-		return nil
-	case approval.Always:
-		c.mu.Lock()
-		c.allowed = append(c.allowed, a.Name)
-		c.mu.Unlock()
-		return nil
-	case approval.StopTurn:
-		return approval.ErrStopTurn
-	}
-	return fmt.Errorf("the user declined %s: nothing was done on the screen; do without it, or ask the user", a)
-}
-
-func nobody(a Action) error {
-	return fmt.Errorf("%s needs the user's approval, and nobody can be asked here: nothing was done on the screen; the user can allow %q in agentls.computerAllowlist", a, a.Name)
+	return approval.Say(err, func(r *approval.Refusal) string {
+		switch r.Reason {
+		case approval.NobodyToAsk:
+			return fmt.Sprintf("%s needs the user's approval, and nobody can be asked here: nothing was done on the screen; the user can allow %q in agentls.computerAllowlist", a, a.Name)
+		case approval.PolicyDenies:
+			return fmt.Sprintf("%s needs the user's approval, and the approval policy denies that without asking anyone (approvalPolicy: deny): nothing was done on the screen; the user can allow %q in agentls.computerAllowlist", a, a.Name)
+		case approval.TimedOut:
+			return fmt.Sprintf("nobody answered in time whether to do %s: nothing was done on the screen; do without it, or ask the user", a)
+		}
+		return fmt.Sprintf("the user declined %s: nothing was done on the screen; do without it, or ask the user", a)
+	})
 }
 
 // allows reports whether the action is allowlisted or was allowed this
@@ -362,9 +345,7 @@ func (c *Computer) allows(name string) bool {
 			return true
 		}
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return slices.Contains(c.allowed, name)
+	return c.kept.Allows(name)
 }
 
 // do carries out an approved action.

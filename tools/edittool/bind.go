@@ -39,7 +39,7 @@ type batchTool struct {
 // batchToolNames are the tools this package runs, each known to
 // batchTool.
 func batchToolNames() []string {
-	return []string{"save", "append", "patch", "patch_many", "apply_patch", "patch_anchored", "read", "view_anchored"}
+	return []string{"save", "append", "patch", "patch_many", "apply_patch", "patch_anchored", "delete", "move", "read", "view_anchored"}
 }
 
 // lookupBatchTool returns the tool of that name this package runs. It is a
@@ -59,6 +59,10 @@ func lookupBatchTool(name string) (batchTool, bool) {
 		return batchTool{edits: true, run: (*Batch).runApplyPatch}, true
 	case "patch_anchored":
 		return batchTool{edits: true, run: (*Batch).runPatchAnchored}, true
+	case "delete":
+		return batchTool{edits: true, run: (*Batch).runDelete}, true
+	case "move":
+		return batchTool{edits: true, run: (*Batch).runMove}, true
 	case "read":
 		return batchTool{run: (*Batch).runRead}, true
 	case "view_anchored":
@@ -95,14 +99,16 @@ func proposeEdit(ctx context.Context, ws Workspace, t batchTool, use tools.ToolU
 	var out string
 	approved := false
 	msg, err := ws.Propose(ctx, func(ctx context.Context, b *Batch) error {
+		// An edit is computed whole before anything is written: an
+		// error here changed nothing (tools.Unchanged).
 		var err error
 		if out, err = t.run(b, ctx, use); err != nil || approved {
-			return err
+			return tools.Unchanged(err)
 		}
 		// Asked once: a second computation (the first was refused) edits
 		// the same files.
 		if err := b.ConfirmProtected(ctx, ws, ws.PrivateDirs()...); err != nil {
-			return err
+			return tools.Unchanged(err)
 		}
 		approved = true
 		return nil
@@ -145,6 +151,14 @@ func (b *Batch) runPatchAnchored(ctx context.Context, use tools.ToolUse) (string
 		ops = jsonText(v) // ops given as a list rather than a string
 	}
 	return b.PatchAnchored(ctx, arg(use, 0, "path"), ops)
+}
+
+func (b *Batch) runDelete(ctx context.Context, use tools.ToolUse) (string, error) {
+	return b.Delete(ctx, arg(use, 0, "path"), use.Content)
+}
+
+func (b *Batch) runMove(ctx context.Context, use tools.ToolUse) (string, error) {
+	return b.Move(ctx, arg(use, 0, "path"), arg(use, 1, "to"), use.Content)
 }
 
 func (b *Batch) runRead(ctx context.Context, use tools.ToolUse) (string, error) {

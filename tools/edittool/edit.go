@@ -1,11 +1,3 @@
-// Package edittool runs the file tools — save, append, patch, patch_many,
-// apply_patch and patch_anchored, and read and view_anchored, which read
-// through the same view — against a Batch: the edits of one request,
-// gathered into one edits.Changeset that is applied all together (by the
-// language server as one WorkspaceEdit, by the CLI to disk) or not at all.
-// Tools read files through the batch, so a later edit sees the earlier
-// ones. Runs binds the tools' specs to a Workspace, where each call of a
-// turn is its own Batch, proposed before the next call reads.
 package edittool
 
 import (
@@ -69,7 +61,7 @@ func IsReadTool(name string) bool {
 // those a Batch runs, read included (the prompt asks the model to read
 // before it edits). Shell and jobs come with their own package.
 func TurnTools() []string {
-	return []string{"read", "save", "append", "patch", "patch_many", "apply_patch"}
+	return []string{"read", "save", "append", "patch", "patch_many", "apply_patch", "delete", "move"}
 }
 
 // Run runs one call of a tool this package runs against the batch itself

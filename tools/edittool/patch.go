@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -264,13 +265,9 @@ func splitHunks(body string) ([]string, error) {
 	return out, nil
 }
 
-// clip shortens s for an error message.
-func clip(s string) string {
-	if len(s) > 80 {
-		return s[:77] + "..."
-	}
-	return s
-}
+// clip shortens s for an error message to at most 80 bytes, never inside
+// a character.
+func clip(s string) string { return text.Shorten(s, 77, "...") }
 
 // parsePatchList reads [{"path": …, "patch": …}], given as a value or as
 // a JSON string.

@@ -157,20 +157,23 @@ func (b *Batch) ConfirmProtected(ctx context.Context, confirm approval.Confirmer
 	}
 	what := strings.Join(names, ", ")
 	q := approval.Question{Action: what, Reason: strings.Join(reasons, "; "), Edit: true, Detail: diff.String()}
-	var ans approval.Answer
-	err := approval.ErrNobodyToAsk
-	if confirm != nil {
-		ans, err = confirm.Confirm(ctx, q)
-	}
-	switch {
-	case errors.Is(err, approval.ErrNobodyToAsk):
-		return fmt.Errorf("editing %s needs the user's approval (%s), and nobody can be asked here; nothing was applied. Do without it, or ask the user to make the change", what, q.Reason)
-	case err != nil:
-		return fmt.Errorf("editing %s: %w", what, err)
-	case ans == approval.StopTurn:
+	err := approval.Gate{Confirmer: confirm}.Ask(ctx, q)
+	if errors.Is(err, approval.ErrStopTurn) {
 		return fmt.Errorf("editing %s: %w", what, approval.ErrStopTurn)
-	case ans != approval.Run && ans != approval.Always:
-		return fmt.Errorf("the user did not approve editing %s (%s); nothing was applied. Do without it, or ask the user", what, q.Reason)
 	}
-	return nil
+	var r *approval.Refusal
+	if err != nil && !errors.As(err, &r) {
+		return fmt.Errorf("editing %s: %w", what, err)
+	}
+	return approval.Say(err, func(r *approval.Refusal) string {
+		switch r.Reason {
+		case approval.NobodyToAsk:
+			return fmt.Sprintf("editing %s needs the user's approval (%s), and nobody can be asked here; nothing was applied. Do without it, or ask the user to make the change", what, q.Reason)
+		case approval.PolicyDenies:
+			return fmt.Sprintf("editing %s needs the user's approval (%s), and the approval policy denies that without asking anyone (approvalPolicy: deny); nothing was applied. Do without it, or ask the user to make the change", what, q.Reason)
+		case approval.TimedOut:
+			return fmt.Sprintf("nobody answered in time whether to edit %s (%s); nothing was applied. Do without it, or ask the user", what, q.Reason)
+		}
+		return fmt.Sprintf("the user did not approve editing %s (%s); nothing was applied. Do without it, or ask the user", what, q.Reason)
+	})
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
 )
@@ -116,7 +117,7 @@ func (b *Batch) readOne(ctx context.Context, p string, from, to int) (string, er
 	}
 	width := len(fmt.Sprint(last))
 	body := strings.Join(lines[first-1:last], "")
-	fence := tools.FenceFor(body)
+	fence := text.Fence(body)
 	if len(fence) < 4 {
 		fence = "````"
 	}

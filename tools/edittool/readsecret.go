@@ -28,19 +28,23 @@ func (b *Batch) allowSecret(ctx context.Context, tool, clean string) error {
 		return nil
 	}
 	reason := fmt.Sprintf("`%s` %s: what %s shows goes to the model", clean, why, tool)
-	ans, err := approval.Skip, approval.ErrNobodyToAsk
-	if b.Confirm != nil {
-		ans, err = b.Confirm.Confirm(ctx, approval.Question{Action: tool + " " + clean, Reason: reason})
-	}
-	switch {
-	case errors.Is(err, approval.ErrNobodyToAsk):
-		return fmt.Errorf("%s %s: skipped: %s, and nobody can be asked here; do without it, or ask the user", tool, clean, reason)
-	case err != nil:
-		return fmt.Errorf("%s %s: %w", tool, clean, err)
-	case ans == approval.StopTurn:
+	err := approval.Gate{Confirmer: b.Confirm}.Ask(ctx, approval.Question{Action: tool + " " + clean, Reason: reason})
+	if errors.Is(err, approval.ErrStopTurn) {
 		return fmt.Errorf("%s %s: %w", tool, clean, approval.ErrStopTurn)
-	case ans != approval.Run && ans != approval.Always:
-		return fmt.Errorf("%s %s: the user declined to show it to you (%s); do without it, or ask the user", tool, clean, reason)
 	}
-	return nil
+	var r *approval.Refusal
+	if err != nil && !errors.As(err, &r) {
+		return fmt.Errorf("%s %s: %w", tool, clean, err)
+	}
+	return approval.Say(err, func(r *approval.Refusal) string {
+		switch r.Reason {
+		case approval.NobodyToAsk:
+			return fmt.Sprintf("%s %s: skipped: %s, and nobody can be asked here; do without it, or ask the user", tool, clean, reason)
+		case approval.PolicyDenies:
+			return fmt.Sprintf("%s %s: skipped: %s, and the approval policy denies that without asking anyone (approvalPolicy: deny); do without it, or ask the user", tool, clean, reason)
+		case approval.TimedOut:
+			return fmt.Sprintf("%s %s: skipped: nobody answered in time whether to show it to you (%s); do without it, or ask the user", tool, clean, reason)
+		}
+		return fmt.Sprintf("%s %s: the user declined to show it to you (%s); do without it, or ask the user", tool, clean, reason)
+	})
 }

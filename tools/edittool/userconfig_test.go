@@ -208,6 +208,8 @@ func TestUserConfigEveryEditTool(t *testing.T) {
 		{Tool: "apply_patch", Content: "*** Begin Patch\n*** Delete File: .bashrc\n*** End Patch\n"},
 		{Tool: "apply_patch", Content: "*** Begin Patch\n*** Update File: notes.txt\n*** Move to: .config/nvim/init.lua\n@@\n-x\n+vim.cmd('!touch PWNED')\n*** End Patch\n"},
 		{Tool: "save", Args: []string{".config/git/config"}, Content: "[core]\n\tpager = sh -c 'touch PWNED'\n"},
+		{Tool: "delete", Args: []string{".bashrc"}},
+		{Tool: "move", Args: []string{"notes.txt", ".config/nvim/init.lua"}},
 	} {
 		_, err := Runs(&diskWorkspace{root: home})[use.Tool](context.Background(), use)
 		if err == nil || !strings.Contains(err.Error(), "nobody can be asked") {

@@ -9,11 +9,11 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/tools/vision"
@@ -115,26 +115,38 @@ func (m *Manager) approve(ctx context.Context, turn Turn, server string, t *sdk.
 	// Every argument is shown: a long call's summary comes with all of
 	// it (approval.Command), not cut at some length.
 	q := approval.Command(name+" "+string(shown), "MCP server "+server+"'s tools can do whatever the server can; toolAllowlist lets a tool run without asking", name)
-	ans, err := approval.Skip, approval.ErrNobodyToAsk
+	var c approval.Confirmer
 	if turn != nil {
-		ans, err = turn.Confirm(ctx, q)
+		c = turn
 	}
-	switch {
-	case errors.Is(err, approval.ErrNobodyToAsk):
-		return fmt.Errorf("%s needs the user's approval, and nobody can be asked here; the user can add it to toolAllowlist; do without it", name)
-	case err != nil:
-		return err
-	}
-	switch ans {
-	case approval.Skip:
-		return fmt.Errorf("the user declined to run %s; do without it, or ask the user", name)
-	case approval.StopTurn:
-		return fmt.Errorf("%s: %w", name, approval.ErrStopTurn)
-	case approval.Always:
-		m.mu.Lock()
-		m.always[name] = true
-		m.mu.Unlock()
-	}
+	err := approval.Gate{Confirmer: c, Memory: keptTools{m}}.Ask(ctx, q)
+	return approval.Say(err, func(r *approval.Refusal) string {
+		switch r.Reason {
+		case approval.NobodyToAsk:
+			return fmt.Sprintf("%s needs the user's approval, and nobody can be asked here; the user can add it to toolAllowlist; do without it", name)
+		case approval.PolicyDenies:
+			return fmt.Sprintf("%s needs the user's approval, and the approval policy denies that without asking anyone (approvalPolicy: deny); the user can add it to toolAllowlist; do without it", name)
+		case approval.TimedOut:
+			return fmt.Sprintf("nobody answered in time whether to run %s: it was not run; do without it, or ask the user", name)
+		}
+		return fmt.Sprintf("the user declined to run %s; do without it, or ask the user", name)
+	})
+}
+
+// keptTools are the tools the user answered "Always" for (Manager.always),
+// as the approval.Gate keeps them.
+type keptTools struct{ m *Manager }
+
+func (k keptTools) Allows(name string) bool {
+	k.m.mu.Lock()
+	defer k.m.mu.Unlock()
+	return k.m.always[name]
+}
+
+func (k keptTools) Keep(name string) error {
+	k.m.mu.Lock()
+	defer k.m.mu.Unlock()
+	k.m.always[name] = true
 	return nil
 }
 
@@ -271,22 +283,11 @@ func clipResult(s string) string {
 	if len(s) <= MaxResultBytes {
 		return s
 	}
-	cut := MaxResultBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("\n[agentls: the result was %d bytes; only the first %d KB are shown]", len(s), MaxResultBytes>>10)
+	return text.Clip(s, MaxResultBytes) + fmt.Sprintf("\n[agentls: the result was %d bytes; only the first %d KB are shown]", len(s), MaxResultBytes>>10)
 }
 
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
+// clip shortens s to at most n bytes and a mark, at a character boundary.
+func clip(s string, n int) string { return text.Shorten(s, n, "…") }
 
 // sendImage sends an image part of a result to the model and returns its
 // description, or a placeholder saying why it was not sent.

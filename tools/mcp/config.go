@@ -10,23 +10,19 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentls/agentls/settings"
 	"github.com/agentls/agentls/tools/vision"
 )
 
 // A ServerConfig is one entry of the mcpServers setting, in the shape
 // other MCP hosts use: Command (with Args and Env) for a server spoken to
 // over its stdin and stdout, or URL (with Headers) for a streamable HTTP
-// server.
-type ServerConfig struct {
-	Command string            `json:"command,omitempty"`
-	Args    []string          `json:"args,omitempty"`
-	Env     map[string]string `json:"env,omitempty"`
-	URL     string            `json:"url,omitempty"`
-	Headers map[string]string `json:"headers,omitempty"`
-}
+// server. Settings holds it; what makes it valid is said here
+// (checkServer, CheckServers).
+type ServerConfig = settings.MCPServer
 
-// Check reports what is wrong with the entry, and how to write it.
-func (c ServerConfig) Check() error {
+// checkServer reports what is wrong with the entry, and how to write it.
+func checkServer(c ServerConfig) error {
 	switch {
 	case c.Command == "" && c.URL == "":
 		return fmt.Errorf(`give "command" (a program run over stdio) or "url" (a streamable HTTP server)`)
@@ -47,7 +43,7 @@ func (c ServerConfig) Check() error {
 }
 
 // equal reports whether two entries start the same server.
-func (c ServerConfig) equal(o ServerConfig) bool {
+func sameServer(c, o ServerConfig) bool {
 	return c.Command == o.Command && c.URL == o.URL && slices.Equal(c.Args, o.Args) && maps.Equal(c.Env, o.Env) && maps.Equal(c.Headers, o.Headers)
 }
 
@@ -70,7 +66,7 @@ func CheckServers(servers map[string]ServerConfig) error {
 		if err := CheckServerName(name); err != nil {
 			return err
 		}
-		if err := c.Check(); err != nil {
+		if err := checkServer(c); err != nil {
 			return fmt.Errorf("server %s: %w", name, err)
 		}
 	}

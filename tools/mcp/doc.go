@@ -24,5 +24,14 @@
 // Files: config.go (the settings' shapes and checks), manager.go (servers'
 // lifecycle), stdio.go (a stdio server's process), spec.go (tools as
 // specs, names), call.go (a call: approval, timeout, result), turn.go
-// (which servers a turn offers).
+// (which servers a turn offers), progresstap.go (a call's progress
+// notifications counted on their way in, so its result waits until they
+// were shown: the SDK could deliver the result first).
+//
+// A server whose session ends by itself is marked failed and restarted by
+// the next call after a backoff (1 s doubling to 30 s). A server's tools
+// are replaced whole when it sends tools/list_changed. A result is text
+// only, clipped to MaxResultBytes; images go through vision.Send. The
+// language server holds one Manager for its life; agentls ask makes one
+// per turn, and agentls tools and agentls mcp list one per listing.
 package mcp

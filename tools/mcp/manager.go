@@ -141,7 +141,7 @@ func (m *Manager) configure(cfg Config) {
 		return
 	}
 	for name, s := range m.servers {
-		if c, ok := cfg.Servers[name]; !ok || !c.equal(s.cfg) {
+		if c, ok := cfg.Servers[name]; !ok || !sameServer(c, s.cfg) {
 			delete(m.servers, name)
 			m.stopLocked(s)
 		}

@@ -10,6 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -65,10 +66,7 @@ func toolSpec(server string, t *sdk.Tool) *tools.ToolSpec {
 		instructions = append(instructions, rest)
 	}
 	instructions = append(instructions, fmt.Sprintf("From the MCP server %s; each call asks the user unless they allowed it.", server))
-	shown := string(schema)
-	if len(shown) > maxSchemaPrompt {
-		shown = shown[:maxSchemaPrompt] + "…"
-	}
+	shown := text.Shorten(string(schema), maxSchemaPrompt, "…")
 	spec := &tools.ToolSpec{
 		Name:         name,
 		NativeName:   nativeName(server, t.Name, ""),

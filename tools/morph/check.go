@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/agentls/agentls/internal/text"
 )
 
 // maxAlignCells bounds the table the check of one changed region aligns
@@ -541,10 +543,6 @@ func unplacedGap(r []string, gap [2]int, o []string, from, to int) error {
 	return &Refusal{fmt.Sprintf("the merged file's lines %d-%d are not in the original in that order: the apply model moved code", gap[0]+1, gap[1])}
 }
 
-func clipLine(s string) string {
-	s = strings.TrimSpace(s)
-	if len(s) > 80 {
-		return s[:77] + "..."
-	}
-	return s
-}
+// clipLine is a line as a refusal quotes it: trimmed, at most 80 bytes,
+// never cut inside a character.
+func clipLine(s string) string { return text.Shorten(strings.TrimSpace(s), 77, "...") }

@@ -1,18 +1,3 @@
-// Package morph runs the morph tool (gptme's): the agent writes a lazy
-// edit — the code it changes, with "// ... existing code ..." markers for
-// the rest — and a fast apply model (Morph's, or any OpenAI-compatible
-// model prompted the same way) merges it into the file. The merged file
-// is not trusted: before anything lands it is checked against the
-// original (the file unchanged since the merge read it, every line the
-// edit does not name kept in order, the change confined to what the edit
-// names: Check), and it goes through the workspace's normal send path
-// (Workspace.Propose: one edit, journalled with the turn, protected files
-// asked about). A refused merge changes nothing and shows the agent its
-// diff.
-//
-// Trust: morph *sends* (the file and the edit go to the apply model's
-// endpoint), so the applyModel setting that names it is a risky key; it
-// writes nothing outside the turn's edit flow and runs nothing.
 package morph
 
 import (
@@ -70,7 +55,16 @@ func Merge(ctx context.Context, ws edittool.Workspace, opts Options, path, edit,
 
 // merge is Merge, the check also taking the deletion of lines named
 // (checkNamed).
-func merge(ctx context.Context, ws edittool.Workspace, opts Options, path, edit, instruction string, named map[string]bool) (string, error) {
+func merge(ctx context.Context, ws edittool.Workspace, opts Options, path, edit, instruction string, named map[string]bool) (_ string, err error) {
+	// An error before the merge is proposed, or while it is computed,
+	// comes before anything is written: it changed nothing. What the
+	// workspace does with it says for itself.
+	proposed := false
+	defer func() {
+		if err != nil && !proposed {
+			err = tools.Unchanged(err)
+		}
+	}()
 	switch {
 	case opts.Complete == nil:
 		return "", errors.New("morph: no apply model is configured (the applyModel setting): use patch instead")
@@ -120,7 +114,9 @@ func merge(ctx context.Context, ws edittool.Workspace, opts Options, path, edit,
 		return "", fmt.Errorf("morph %s: the apply model's merge was refused: %w. Nothing was changed.\nIts merge, as a diff:\n%s\nCall morph again with pieces that show the lines around each change, or use patch", clean, err, clipDiff(udiff.Unified("a/"+clean, "b/"+clean, original, merged)))
 	}
 	approved := false
-	msg, err := ws.Propose(ctx, func(ctx context.Context, b *edittool.Batch) error {
+	proposed = true
+	msg, err := ws.Propose(ctx, func(ctx context.Context, b *edittool.Batch) (err error) {
+		defer func() { err = tools.Unchanged(err) }()
 		// The optimistic lock: the merge is of the text read above, so
 		// it lands only on that text.
 		now, version, exists, err := b.Source.Read(ctx, clean)

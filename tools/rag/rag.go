@@ -1,21 +1,3 @@
-// Package rag is the rag tool: the workspace's files and passages most
-// relevant to a question, found by BM25 over an index of the workspace
-// kept in the state folder.
-//
-// The index is its own (index.go), not bleve: what rag needs is one
-// field, one analyzer (words split at identifier boundaries) and BM25
-// over a few hundred thousand files, with an incremental update keyed by
-// mtime and size. Bleve brings dozens of packages (its own storage
-// engine, analyzers for many languages, a query language) to do that,
-// and an index format we would have to migrate; ours is 400 lines, saved
-// as one gob file that is only a cache (a version mismatch rebuilds it).
-//
-// Trust (DESIGN §8a): rag reads the workspace's files as read does and
-// tells the model what they say; it sends nothing anywhere and writes only
-// its index, in the user's state folder. It runs git ls-files (honouring
-// .gitignore), with core.fsmonitor off on the command line, so that a
-// hostile repository's config cannot make listing run a program; symlinks
-// are not followed, so nothing outside the workspace is indexed.
 package rag
 
 import (

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/agentls/agentls/internal/text"
 )
 
 // A passage is a file found and the window of its lines that best
@@ -48,7 +50,7 @@ func render(query string, ps []passage, indexed int, how, note string) string {
 			for i := p.first; i < p.last; i++ {
 				line := p.lines[i]
 				if len(line) > maxLineBytes {
-					line = truncateUTF8(line, maxLineBytes) + "…"
+					line = text.Clip(line, maxLineBytes) + "…"
 				}
 				fmt.Fprintf(&section, "%5d  %s\n", i+1, line)
 			}
@@ -132,12 +134,4 @@ func bestWindow(lines []string, weights map[string]float64, size int) (first, la
 		bestStart--
 	}
 	return bestStart, min(bestStart+size, len(lines))
-}
-
-// truncateUTF8 cuts s to at most n bytes, at a character boundary.
-func truncateUTF8(s string, n int) string {
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
 }

@@ -71,21 +71,9 @@ func (h *Host) approveCommand(ctx context.Context, c approval.Confirmer, dir, co
 	}
 	switch v.Decision {
 	case policy.Deny:
-		return fmt.Errorf("command denied: %s", v.Reason)
+		return denied(command, v.Reason)
 	case policy.Ask:
-		pats := policy.Patterns(command)
-		ans, err := ask(ctx, c, approval.Command(command, v.Reason+" (from a Python cell)", strings.Join(pats, "; ")))
-		if err != nil {
-			return err
-		}
-		if ans == approval.Always {
-			for _, p := range pats {
-				if err := h.Remember(p); err != nil {
-					return fmt.Errorf("remember %q: %w", p, err)
-				}
-				_ = h.keepAlways(p) // not keeping it for next time is no reason to refuse it now
-			}
-		}
+		return ask(ctx, c, policyMemory{h}, approval.Command(command, v.Reason+" (from a Python cell)", strings.Join(policy.Patterns(command), patternSep)))
 	}
 	return nil
 }

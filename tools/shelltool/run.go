@@ -59,22 +59,11 @@ func (h *Host) runShell(ctx context.Context, script string, c approval.Confirmer
 	}
 	switch v.Decision {
 	case policy.Deny:
-		return "", fmt.Errorf("command denied: %s", v.Reason)
+		return "", denied(checked, v.Reason)
 	case policy.Ask:
-		pats := policy.Patterns(checked)
-		ans, err := ask(ctx, c, approval.Command(checked, v.Reason, strings.Join(pats, "; ")))
-		if err != nil {
+		q := approval.Command(checked, v.Reason, strings.Join(policy.Patterns(checked), patternSep))
+		if err := ask(ctx, c, policyMemory{h}, q); err != nil {
 			return "", err
-		}
-		if ans == approval.Always {
-			for _, p := range pats {
-				if err := h.Remember(p); err != nil {
-					return "", fmt.Errorf("remember %q: %w", p, err)
-				}
-				// Not keeping it for next time is no reason to refuse
-				// the command the user allowed.
-				_ = h.keepAlways(p)
-			}
 		}
 	}
 	var out []string
@@ -91,7 +80,7 @@ func (h *Host) runShell(ctx context.Context, script string, c approval.Confirmer
 			}
 			info, err := h.jobs.Start(ctx, s.script, dir)
 			if err != nil {
-				return strings.Join(out, "\n\n"), fmt.Errorf("start job `%s`: %w", s.script, err)
+				return strings.Join(out, "\n\n"), ranBefore(i, fmt.Errorf("start job `%s`: %w", s.script, err))
 			}
 			if h.opts.JobStarted != nil {
 				h.opts.JobStarted(info)
@@ -101,7 +90,11 @@ func (h *Host) runShell(ctx context.Context, script string, c approval.Confirmer
 		}
 		msg, failed, err := h.runCommands(ctx, s.script)
 		if err != nil {
-			return strings.Join(out, "\n\n"), err
+			// What ran before the error is the model's to read.
+			if msg != "" {
+				out = append(out, msg)
+			}
+			return strings.Join(out, "\n\n"), ranBefore(i, err)
 		}
 		out = append(out, msg)
 		if failed {
@@ -155,7 +148,20 @@ func (h *Host) runCommands(ctx context.Context, script string) (msg string, fail
 	h.mu.Lock()
 	limits := h.limits
 	h.mu.Unlock()
+	if err != nil && len(res.Commands) > 0 {
+		err = tools.PartlyChanged(err) // its first commands ran
+	}
 	return res.Message(limits), failed || len(res.Skipped) > 0, err
+}
+
+// ranBefore marks the error of a block's step i as a failure after part
+// of the block ran when a step before it did (each step ran whole, or
+// the block stopped there).
+func ranBefore(i int, err error) error {
+	if i > 0 {
+		return tools.PartlyChanged(err)
+	}
+	return err
 }
 
 // splitSteps cuts a block into shell steps and `bg` jobs, statement by

@@ -1,13 +1,3 @@
-// Package shelltool runs the agent's shell, ipython and tmux tools for one
-// workspace. A model's shell block is split with a real shell parser,
-// checked against the command policy, put to the user where the policy
-// says so, and run in the workspace's persistent shell, or as background
-// jobs for its `bg` lines; `jobs`, `output N`, `kill N` and `wait N` manage
-// the jobs. Python code and tmux verbs run in pseudo-terminal sessions.
-// Results come back as the gptme-shaped text the model reads. Runs binds
-// the tools' specs to a Host.
-//
-// It owns every process the tools start: Close kills them all.
 package shelltool
 
 import (
@@ -20,8 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/procs/jobs"
 	"github.com/agentls/agentls/procs/policy"
 	"github.com/agentls/agentls/procs/proc"
@@ -92,9 +82,9 @@ type Host struct {
 	remembered []string
 	shell      *shell.Session // started on first use
 	closed     bool
-	// always holds what the user chose "Always" for outside the command
+	// kept holds what the user chose "Always" for outside the command
 	// policy: "ipython", "tmux".
-	always map[string]bool
+	kept approval.Kept
 }
 
 // New returns a Host; no process starts until a tool needs one.
@@ -103,7 +93,7 @@ func New(opts Options) (*Host, error) {
 	if err != nil {
 		return nil, fmt.Errorf("command policy: %w", err)
 	}
-	h := &Host{opts: opts, policy: p, limits: opts.Limits, always: map[string]bool{}}
+	h := &Host{opts: opts, policy: p, limits: opts.Limits}
 	h.guard = proc.NewGuard()
 	jobLogs := ""
 	if opts.LogDir != "" {
@@ -346,36 +336,12 @@ func (h *Host) session(ctx context.Context) (*shell.Session, error) {
 	return sh, nil
 }
 
-// ask puts a question to the user and says what to do with the answer:
-// run or not; a refusal comes back as the error the model reads. With
-// nobody to ask (c nil, or answering approval.ErrNobodyToAsk) the model is
-// told how to do without.
-func ask(ctx context.Context, c approval.Confirmer, q approval.Question) (approval.Answer, error) {
-	ans, err := approval.Skip, approval.ErrNobodyToAsk
-	if c != nil {
-		ans, err = c.Confirm(ctx, q)
-	}
-	switch {
-	case errors.Is(err, approval.ErrNobodyToAsk):
-		return approval.Skip, fmt.Errorf("`%s` needs the user's approval (%s), and nobody can be asked here; add it to the command allowlist, or do without it", q.Action, q.Reason)
-	case err != nil:
-		return approval.Skip, err
-	}
-	switch ans {
-	case approval.Skip:
-		return ans, fmt.Errorf("the user declined to run `%s`; do without it, or ask the user", q.Action)
-	case approval.StopTurn:
-		return ans, fmt.Errorf("`%s`: %w", q.Action, approval.ErrStopTurn)
-	}
-	return ans, nil
-}
-
 // runPython runs code in the workspace's Python session.
 func (h *Host) runPython(ctx context.Context, code string, c approval.Confirmer) (string, error) {
 	if strings.TrimSpace(code) == "" {
 		return "", errors.New("no code to run")
 	}
-	if err := h.askOnce(ctx, c, "ipython", approval.Command(code, "Python code runs with your permissions", "ipython")); err != nil {
+	if err := ask(ctx, c, &h.kept, approval.Command(code, "Python code runs with your permissions", "ipython")); err != nil {
 		return "", err
 	}
 	repl, err := h.terms.Python(ctx)
@@ -397,7 +363,7 @@ func (h *Host) runPython(ctx context.Context, code string, c approval.Confirmer)
 // start or type into programs need approval.
 func (h *Host) runTmux(ctx context.Context, body string, c approval.Confirmer) (string, error) {
 	if tmuxWrites(body) {
-		if err := h.askOnce(ctx, c, "tmux", approval.Command(body, "it starts or types into a terminal program", "tmux")); err != nil {
+		if err := ask(ctx, c, &h.kept, approval.Command(body, "it starts or types into a terminal program", "tmux")); err != nil {
 			return "", err
 		}
 	}
@@ -417,26 +383,6 @@ func tmuxWrites(body string) bool {
 	return false
 }
 
-// askOnce asks unless the user said "Always" for kind before.
-func (h *Host) askOnce(ctx context.Context, c approval.Confirmer, kind string, q approval.Question) error {
-	h.mu.Lock()
-	always := h.always[kind]
-	h.mu.Unlock()
-	if always {
-		return nil
-	}
-	ans, err := ask(ctx, c, q)
-	if err != nil {
-		return err
-	}
-	if ans == approval.Always {
-		h.mu.Lock()
-		h.always[kind] = true
-		h.mu.Unlock()
-	}
-	return nil
-}
-
 // clipLine shortens a command for a message to the model: its first
 // line, at most 200 bytes, saying how much more there is. A question to
 // the user shows all of it (approval.Command).
@@ -447,12 +393,5 @@ func clipLine(s string) string {
 	if multi {
 		more = fmt.Sprintf(" … (+%d lines)", strings.Count(rest, "\n")+1)
 	}
-	if len(first) > 200 {
-		n := 200
-		for n > 0 && !utf8.RuneStart(first[n]) {
-			n--
-		}
-		first = first[:n] + "…"
-	}
-	return first + more
+	return text.Shorten(first, 200, "…") + more
 }

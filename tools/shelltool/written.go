@@ -126,7 +126,7 @@ func askWritten(ctx context.Context, c approval.Confirmer, script string, v poli
 	}
 	// No "Always" here: it would allow what the question is about.
 	q := approval.Command(script, why+": the command is allowed, but not to run code the agent wrote without you seeing it", "")
-	if _, err := ask(ctx, c, q); err != nil {
+	if err := ask(ctx, c, nil, q); err != nil {
 		return v, err
 	}
 	var ran []int // the counts of the files the question named

@@ -27,19 +27,23 @@ func allowSecret(ctx context.Context, root, rel string, c approval.Confirmer) er
 		return nil
 	}
 	reason := fmt.Sprintf("`%s` %s: view_image sends it to the model", rel, why)
-	ans, err := approval.Skip, approval.ErrNobodyToAsk
-	if c != nil {
-		ans, err = c.Confirm(ctx, approval.Question{Action: "view_image " + rel, Reason: reason})
-	}
-	switch {
-	case errors.Is(err, approval.ErrNobodyToAsk):
-		return fmt.Errorf("view_image %s: skipped: %s, and nobody can be asked here; do without it, or ask the user", rel, reason)
-	case err != nil:
-		return fmt.Errorf("view_image %s: %w", rel, err)
-	case ans == approval.StopTurn:
+	err := approval.Gate{Confirmer: c}.Ask(ctx, approval.Question{Action: "view_image " + rel, Reason: reason})
+	if errors.Is(err, approval.ErrStopTurn) {
 		return fmt.Errorf("view_image %s: %w", rel, approval.ErrStopTurn)
-	case ans != approval.Run && ans != approval.Always:
-		return fmt.Errorf("view_image %s: the user declined to show it to you (%s); do without it, or ask the user", rel, reason)
 	}
-	return nil
+	var r *approval.Refusal
+	if err != nil && !errors.As(err, &r) {
+		return fmt.Errorf("view_image %s: %w", rel, err)
+	}
+	return approval.Say(err, func(r *approval.Refusal) string {
+		switch r.Reason {
+		case approval.NobodyToAsk:
+			return fmt.Sprintf("view_image %s: skipped: %s, and nobody can be asked here; do without it, or ask the user", rel, reason)
+		case approval.PolicyDenies:
+			return fmt.Sprintf("view_image %s: skipped: %s, and the approval policy denies that without asking anyone (approvalPolicy: deny); do without it, or ask the user", rel, reason)
+		case approval.TimedOut:
+			return fmt.Sprintf("view_image %s: skipped: nobody answered in time whether to send it (%s); do without it, or ask the user", rel, reason)
+		}
+		return fmt.Sprintf("view_image %s: the user declined to show it to you (%s); do without it, or ask the user", rel, reason)
+	})
 }

@@ -1,14 +1,3 @@
-// Package vision is the view_image tool (gptme's vision): a workspace
-// image goes to the model as an image content part with the call's
-// result (tools.AttachImage), downscaled to a bound and re-encoded.
-//
-// Trust (DESIGN §8a): view_image reads a file of the workspace, as read
-// does, and sends it to the model, nowhere else — a file the shell
-// policy's secret rule covers only with the user's approval (secret.go): it neither runs nor
-// writes, and reads nothing outside the workspace (the path is resolved
-// as the edit tools resolve theirs, symlinks included). What it decodes is
-// bounded before decoding: the file's size, then the dimensions its header
-// claims (image.DecodeConfig), so a decompression bomb is refused unread.
 package vision
 
 import (

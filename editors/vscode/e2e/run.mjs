@@ -359,6 +359,9 @@ async function main() {
       OPENAI_BASE_URL: `http://127.0.0.1:${model.address().port}/v1`,
       AGENTLS_MODEL: 'e2e-model',
       OPENAI_API_KEY: 'e2e-key',
+      // The scripted model is a capable one's: on this machine the
+      // prompt setting's "auto" would send the compact prompt.
+      AGENTLS_PROMPT: 'full',
       XDG_STATE_HOME: path.join(tmp, 'state'),
     };
     const cs = spawn(

@@ -43,6 +43,7 @@ export const SERVER_SETTINGS = [
   'embeddings',
   'rules',
   'prices',
+  'prompt',
 ] as const;
 
 export type ServerSetting = (typeof SERVER_SETTINGS)[number];

@@ -69,6 +69,7 @@ const serverDefaults: Record<string, unknown> = {
   embeddings: {},
   rules: [],
   prices: {},
+  prompt: 'auto',
 };
 
 describe('package.json', () => {

@@ -1,0 +1,98 @@
+package acp
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/agentls/agentls/settings"
+)
+
+// The session's config options (session/set_config_option): the model,
+// chosen among those the user's settings name (the model setting or
+// $AGENTLS_MODEL, and the models the prices setting prices). The client
+// picks one of them; it cannot name another, nor another endpoint.
+const configModel = "model"
+
+// settings are the session's settings with the model the client chose.
+func (s *session) settings() settings.Settings {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	set := s.set
+	if s.model != "" {
+		set.Model = s.model
+	}
+	return set
+}
+
+// models are the models the client may choose among, the current one
+// first ("" none: no model is configured).
+func (s *session) models() (current string, all []string) {
+	set := s.settings()
+	current = set.Model
+	if current == "" {
+		current = s.a.opts.Getenv("AGENTLS_MODEL")
+	}
+	if current == "" {
+		return "", nil
+	}
+	all = []string{current}
+	if s.set.Model != "" && s.set.Model != current {
+		all = append(all, s.set.Model)
+	}
+	if env := s.a.opts.Getenv("AGENTLS_MODEL"); env != "" && !slices.Contains(all, env) {
+		all = append(all, env)
+	}
+	var priced []string
+	for name := range s.set.Prices {
+		if !slices.Contains(all, name) {
+			priced = append(priced, name)
+		}
+	}
+	sort.Strings(priced)
+	return current, append(all, priced...)
+}
+
+// configOptions are the session's options as ACP shows them.
+func (s *session) configOptions() []sdk.SessionConfigOption {
+	current, all := s.models()
+	if current == "" {
+		return []sdk.SessionConfigOption{}
+	}
+	var opts sdk.SessionConfigSelectOptionsUngrouped
+	for _, m := range all {
+		opts = append(opts, sdk.SessionConfigSelectOption{Name: m, Value: sdk.SessionConfigValueId(m)})
+	}
+	o := sdk.NewSessionConfigOptionSelect(sdk.SessionConfigValueId(current), sdk.SessionConfigSelectOptions{Ungrouped: &opts})
+	o.Select.Id, o.Select.Name = configModel, "Model"
+	o.Select.Category = sdk.Ptr(sdk.SessionConfigOptionCategoryModel)
+	o.Select.Description = sdk.Ptr("the model the next turns use (the settings' model, or one the prices setting names)")
+	return []sdk.SessionConfigOption{o}
+}
+
+// SetSessionConfigOption sets one of the session's options for its
+// next turns.
+func (a *Agent) SetSessionConfigOption(_ context.Context, p sdk.SetSessionConfigOptionRequest) (sdk.SetSessionConfigOptionResponse, error) {
+	v := p.ValueId
+	if v == nil {
+		return sdk.SetSessionConfigOptionResponse{}, rpcError(codeInvalidParams, "agentls has no boolean options")
+	}
+	s, err := a.session(v.SessionId)
+	if err != nil {
+		return sdk.SetSessionConfigOptionResponse{}, err
+	}
+	if v.ConfigId != configModel {
+		return sdk.SetSessionConfigOptionResponse{}, rpcError(codeInvalidParams, fmt.Sprintf("no option %q (agentls has %q)", v.ConfigId, configModel))
+	}
+	_, all := s.models()
+	if !slices.Contains(all, string(v.Value)) {
+		return sdk.SetSessionConfigOptionResponse{}, rpcError(codeInvalidParams, fmt.Sprintf("model %q is not one of %q", v.Value, all))
+	}
+	s.mu.Lock()
+	s.model = string(v.Value)
+	s.mu.Unlock()
+	return sdk.SetSessionConfigOptionResponse{ConfigOptions: s.configOptions()}, nil
+}
