@@ -250,8 +250,9 @@ func (t *Turn) Run(ctx context.Context, req Request) (Summary, error) {
 
 // streamStep calls the model once. Following gptme, a text reply is cut
 // right after its first complete tool call, and the generation stopped
-// there: the model must see that call's result before it goes on. Native
-// tool calls arrive whole when the stream finishes.
+// there: the model must see that call's result before it goes on — except
+// in a compact turn, whose edits run together (callsToRun). Native tool
+// calls arrive whole when the stream finishes.
 //
 // A call is run only if the finished reply would still hold it: the
 // parser reports none while a headless </think> may still turn what came
@@ -300,9 +301,11 @@ func (t *Turn) streamStep(ctx context.Context, step int, msgs []openai.ChatCompl
 		}
 		if p != nil && t.Format != tools.FormatTool {
 			if uses := p.ToolUses(); len(uses) > 0 {
-				// The first call is complete and certain: stop here.
-				reply.Content = text.String()[:uses[0].End]
-				return reply, uses[:1:1], nil, nil
+				if n, done := t.callsToRun(uses); done {
+					// The calls are complete and certain: stop here.
+					reply.Content = text.String()[:uses[n-1].End]
+					return reply, uses[:n:n], nil, nil
+				}
 			}
 		}
 		if errors.Is(err, io.EOF) {
@@ -320,8 +323,9 @@ func (t *Turn) streamStep(ctx context.Context, step int, msgs []openai.ChatCompl
 	reply.Content = text.String()
 	uses, problems := p.ToolUses(), p.Problems()
 	if t.Format != tools.FormatTool && len(uses) > 0 {
-		reply.Content = reply.Content[:uses[0].End]
-		return reply, uses[:1:1], nil, nil
+		n, _ := t.callsToRun(uses)
+		reply.Content = reply.Content[:uses[n-1].End]
+		return reply, uses[:n:n], nil, nil
 	}
 	for _, call := range st.ToolCalls() {
 		reply.ToolCalls = append(reply.ToolCalls, call)
@@ -496,6 +500,27 @@ func (t *Turn) messages(req Request) []openai.ChatCompletionMessage {
 		return CompactMessages(t.Registry, t.Format, req)
 	}
 	return Messages(t.Registry, t.Format, req)
+}
+
+// callsToRun says how many of a reply's complete calls so far to run, and
+// whether the reply may stop there. A full turn runs the first call and
+// stops. A compact turn is a small model's, which writes each file's save
+// block one after the other in one reply, as aider's whole-file format
+// asks: cut after the first, it imitates the result it expected instead of
+// writing the next file (issue 30's two-file rename). So its edit calls
+// run together, in order: the reply is read on while every call so far
+// edits, and stops at the first that does not (a read or a command, whose
+// result the model needs), which runs after them.
+func (t *Turn) callsToRun(uses []tools.ToolUse) (n int, done bool) {
+	if !t.Compact {
+		return 1, true
+	}
+	for i, u := range uses {
+		if !edittool.IsEditTool(u.Tool) {
+			return i + 1, true
+		}
+	}
+	return len(uses), false
 }
 
 // DescribeUse names a tool use for people and models: the tool and its

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"strings"
@@ -46,6 +47,10 @@ type ModelConfig struct {
 	// run. With it false, a reply's calls run when the reply has ended or
 	// a think tag has shown where its thinking is (parse.Options).
 	TaggedThinking bool
+	// Temperature, if set, is sent with every request (nil: the server's
+	// default). 0 asks for the most likely tokens: what small local
+	// models do best with, and aider's default.
+	Temperature *float64
 }
 
 // A Model streams chat completions.
@@ -146,6 +151,11 @@ func (m *Model) Stream(ctx context.Context, messages []openai.ChatCompletionMess
 	// reset by every chunk.
 	st.timer = time.AfterFunc(m.cfg.ChunkTimeout, func() { st.stalled.Store(true); cancel() })
 	req := openai.ChatCompletionRequest{Model: m.cfg.Model, Messages: messages, Tools: tools, Stream: true}
+	if t := m.cfg.Temperature; t != nil {
+		// go-openai leaves a zero temperature out of the request
+		// (omitempty): the smallest float32 above it is sent instead.
+		req.Temperature = max(float32(*t), math.SmallestNonzeroFloat32)
+	}
 	if !m.noStreamOptions.Load() {
 		req.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
 	}

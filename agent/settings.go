@@ -90,7 +90,7 @@ func VisionOptionsOf(s settings.Settings) vision.Options {
 
 // ModelOf is the turn's model as the settings name it.
 func ModelOf(s settings.Settings) ModelConfig {
-	return ModelConfig{Model: s.Model, BaseURL: s.BaseURL, APIKeyEnv: s.APIKeyEnv, TaggedThinking: s.TaggedThinking()}
+	return ModelConfig{Model: s.Model, BaseURL: s.BaseURL, APIKeyEnv: s.APIKeyEnv, TaggedThinking: s.TaggedThinking(), Temperature: s.Temperature}
 }
 
 // ApplyModelOf is the apply model morph merges with, nil when none is

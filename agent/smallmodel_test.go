@@ -342,3 +342,34 @@ func TestUntouchedFilesAsked(t *testing.T) {
 		t.Errorf("notices = %q", notices)
 	}
 }
+
+// TestCompactEditsRunTogether: a compact turn runs a reply's save blocks
+// together, in order (issue 30's two-file rename: cut after the first, the
+// 1.5B model wrote "Result of save main.js" instead of main.js's block);
+// text the model adds after them, a result it imagined, is not kept; a
+// command after the edits runs after them and ends the reply. A full
+// turn still runs the first call only.
+func TestCompactEditsRunTogether(t *testing.T) {
+	reply := "```save api.js\nfunction loadData() {}\n```\n\n```save main.js\nloadData();\n```\n\nResult of save main.js:\nSaved\n"
+	for _, compact := range []bool{true, false} {
+		srv := modeltest.New(modeltest.Text(reply, 16), modeltest.Text("Renamed.", 8), modeltest.Text("Renamed too.", 8))
+		ws := &memWorkspace{files: map[string]string{"api.js": "function fetchData() {}\n", "main.js": "fetchData();\n"}}
+		turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
+		turn.Compact = compact
+		sum, err := turn.Run(context.Background(), Request{Prompt: "Rename fetchData to loadData in api.js and main.js.", Root: "/ws"})
+		srv.Close()
+		if err != nil {
+			t.Fatalf("compact %v: %v", compact, err)
+		}
+		both := ws.files["api.js"] == "function loadData() {}\n" && ws.files["main.js"] == "loadData();\n"
+		if compact && (!both || sum.ToolUses != 2 || len(srv.Requests()) != 2) {
+			t.Errorf("compact: %d calls, %d model calls, files %q", sum.ToolUses, len(srv.Requests()), ws.files)
+		}
+		if compact && strings.Contains(sum.Messages[len(sum.Messages)-3].Content, "Result of save main.js") {
+			t.Errorf("the imagined result was kept in the reply: %q", sum.Messages[len(sum.Messages)-3].Content)
+		}
+		if !compact && (ws.files["main.js"] != "fetchData();\n" || sum.ToolUses != 1) {
+			t.Errorf("full: %d calls, files %q", sum.ToolUses, ws.files)
+		}
+	}
+}

@@ -86,6 +86,9 @@ type Settings struct {
 	// Rules are more files of project rules, relative to the workspace,
 	// sent to the model beside AGENTS.md (agent.LoadRules).
 	Rules []string `json:"rules"`
+	// Temperature is sent with every model request (nil: the server's
+	// default, or 0 with the compact prompt).
+	Temperature *float64 `json:"temperature"`
 	// Prompt is the system prompt's style: "full", "compact" (short, for
 	// small local models) or "auto" (compact when the API is on this
 	// machine).
@@ -279,6 +282,12 @@ var keys = []key{
 			if filepath.IsAbs(p) || !filepath.IsLocal(filepath.FromSlash(p)) {
 				return fmt.Errorf("%q is not a path inside the workspace", p)
 			}
+		}
+		return nil
+	})},
+	{name: "temperature", set: field(func(s *Settings) **float64 { return &s.Temperature }, func(v *float64) error {
+		if v != nil && (*v < 0 || *v > 2) {
+			return fmt.Errorf("it must be a number from 0 to 2 (or null: the server's default)")
 		}
 		return nil
 	})},

@@ -99,8 +99,9 @@ type Request struct {
 
 // ChatRequest is the part of a chat-completions request tests look at.
 type ChatRequest struct {
-	Model         string `json:"model"`
-	Stream        bool   `json:"stream"`
+	Model         string   `json:"model"`
+	Stream        bool     `json:"stream"`
+	Temperature   *float64 `json:"temperature"`
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`

@@ -44,6 +44,7 @@ export const SERVER_SETTINGS = [
   'rules',
   'prices',
   'prompt',
+  'temperature',
 ] as const;
 
 export type ServerSetting = (typeof SERVER_SETTINGS)[number];

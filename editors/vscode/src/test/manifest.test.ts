@@ -70,6 +70,7 @@ const serverDefaults: Record<string, unknown> = {
   rules: [],
   prices: {},
   prompt: 'auto',
+  temperature: null,
 };
 
 describe('package.json', () => {

@@ -1,0 +1,58 @@
+package agent
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/agentls/agentls/agent/modeltest"
+	"github.com/agentls/agentls/settings"
+)
+
+// TestPreparedTemperature: the temperature setting is sent with every
+// request; without one, a compact turn (a small local model's) asks for
+// the most likely tokens, as aider does, and a full turn sends none (some
+// remote models refuse any).
+func TestPreparedTemperature(t *testing.T) {
+	for _, tc := range []struct {
+		name, raw string
+		want      *float64 // nil: none sent
+	}{
+		{"compact: 0", `{"prompt": "compact"}`, ptr(0.0)},
+		{"full: the server's default", `{"prompt": "full"}`, nil},
+		{"set", `{"prompt": "full", "temperature": 0.3}`, ptr(0.3)},
+		{"set with compact", `{"prompt": "compact", "temperature": 0.7}`, ptr(0.7)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := modeltest.New(modeltest.Text("Nothing to do.", 4))
+			defer srv.Close()
+			set, problems := settings.Defaults(func(string) string { return "" }).Apply([]byte(tc.raw), settings.Source{Name: "test", Trusted: true}, SettingChecks())
+			if len(problems) > 0 {
+				t.Fatal(problems)
+			}
+			set.Model, set.BaseURL, set.Tools = "m", srv.URL, []string{"read"}
+			state := t.TempDir()
+			p, err := Prepare(Setup{Settings: set, Getenv: func(k string) string {
+				if k == "XDG_STATE_HOME" {
+					return state
+				}
+				return ""
+			}, Workspace: &memWorkspace{files: map[string]string{}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.Run(context.Background(), Request{Prompt: "hi"}); err != nil {
+				t.Fatal(err)
+			}
+			got := srv.Requests()[0].Body.Temperature
+			switch {
+			case tc.want == nil && got != nil:
+				t.Errorf("temperature %v sent, want none", *got)
+			case tc.want != nil && (got == nil || math.Abs(*got-*tc.want) > 1e-6):
+				t.Errorf("temperature %v, want %v", got, *tc.want)
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
