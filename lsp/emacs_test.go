@@ -250,6 +250,9 @@ const emacsChatScript = `;;; -*- lexical-binding: t; -*-
           ;; The reply ends with a new "## You" heading: the next message
           ;; goes under it, once the turn is done.
           (chat-wait "the first turn's end" (lambda () (seq-find (lambda (m) (string-match-p "turn 1 done" m)) chat-messages)))
+          ;; What the turn cost is in its last message (issue 27).
+          (unless (seq-find (lambda (m) (string-match-p "turn 1 done (.*[0-9] tokens" m)) chat-messages)
+            (chat-fail "the turn's end does not say what it cost: %S" chat-messages))
           (when chat-asked
             (chat-fail "eglot asked %d times before the chat's reply: %S" (length chat-asked) (car chat-asked)))
           ;; An edit of another file still asks, as the user's setting says.

@@ -508,7 +508,11 @@ func TestHelixReal(t *testing.T) {
 		p := startHelix(t, hx, home, bin, root, model.URL, "b.go")
 		p.command("3")
 		p.codeAction("Agent: rename Config to Settings")
-		p.awaitText("agentls: agent turn 1 done")
+		// The answer first, then what the turn cost (issue 27: usage
+		// shown in every editor).
+		if done := p.awaitText("agentls: agent turn 1 done"); !regexp.MustCompile(`turn 1 done \(.*[0-9] tokens`).MatchString(done) {
+			t.Errorf("the turn's end does not say what it cost; the screen:\n%s", done)
+		}
 		p.command("open a.go")
 		p.awaitText("type Settings struct{}")
 		if n := len(model.Requests()); n < 1 || !strings.Contains(fmt.Sprint(model.Requests()[0].Body.Messages), "rename Config to Settings") {
