@@ -192,6 +192,7 @@ func TestEmacsChatStreamsWithoutAsking(t *testing.T) {
 		".git/HEAD": "ref: refs/heads/main\n",
 		"a.go":      "package p\n\n// Config holds settings.\ntype Config struct{}\n",
 		"notes.md":  "# Notes\n",
+		"AGENTS.md": "Keep names short.\n",
 	})
 	binDir := filepath.Dir(buildAgentls(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -250,6 +251,11 @@ const emacsChatScript = `;;; -*- lexical-binding: t; -*-
           ;; The reply ends with a new "## You" heading: the next message
           ;; goes under it, once the turn is done.
           (chat-wait "the first turn's end" (lambda () (seq-find (lambda (m) (string-match-p "turn 1 done" m)) chat-messages)))
+          ;; The project's rules the turn took are in the output buffer
+          ;; (M-x agentls-output, C-c a l) (issue 27).
+          (chat-wait "the rules in the output buffer"
+                     (lambda () (with-current-buffer (get-buffer-create "*agentls output*")
+                                  (string-search "rules: AGENTS.md" (buffer-string)))))
           ;; What the turn cost is in its last message (issue 27).
           (unless (seq-find (lambda (m) (string-match-p "turn 1 done (.*[0-9] tokens" m)) chat-messages)
             (chat-fail "the turn's end does not say what it cost: %S" chat-messages))

@@ -566,10 +566,17 @@ func TestHelixReal(t *testing.T) {
 		)
 		defer model.Close()
 		root := writeFiles(t, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "a.go": helixA,
-			".agentls/settings.json": `{"applyMode": "review"}`})
+			".agentls/settings.json": `{"applyMode": "review"}`, "AGENTS.md": "Keep names short.\n"})
 		p := startHelix(t, hx, home, bin, root, model.URL, "a.go")
-		p.command(`lsp-workspace-command agentls.ask {"prompt": "rename Config to Settings"}`)
+		p.command(`lsp-workspace-command agentls.ask {"prompt": "rename Config to Settings in @a.go"}`)
 		p.awaitText("agent turn 1 done")
+		// The project's rules and the prompt's mention reach the model,
+		// and Helix's log (its output channel) says so (issue 27).
+		p.awaitLog("the rules the turn took", "rules: AGENTS.md")
+		p.awaitLog("what the mention added", "mention @a.go")
+		if sent := fmt.Sprint(model.Requests()[0].Body.Messages); !strings.Contains(sent, "Keep names short.") || !strings.Contains(sent, "type Config struct{}") {
+			t.Errorf("the rules or the mentioned file did not reach the model")
+		}
 		if s := p.screen(); strings.Contains(s, "type Settings struct{}") {
 			t.Fatalf("review mode applied the edit at once:\n%s", s)
 		}

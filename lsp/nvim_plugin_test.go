@@ -47,6 +47,7 @@ func TestNeovimPlugin(t *testing.T) {
 		"b.go":      "package p\n\nvar c Config\n",
 		"c.go":      "package p\n",
 		"d.go":      "package p\n",
+		"AGENTS.md": "Keep names short.\n",
 	})
 	root, _ = filepath.EvalSymlinks(root)
 	reply := "Renaming Config.\n\n```patch_many\n=== PATH: a.go ===\n<<<<<<< ORIGINAL\ntype Config struct{}\n=======\ntype Settings struct{}\n>>>>>>> UPDATED\n\n=== PATH: b.go ===\n<<<<<<< ORIGINAL\nvar c Config\n=======\nvar c Settings\n>>>>>>> UPDATED\n```\n"

@@ -71,6 +71,8 @@ local function main()
   if text(b) ~= 'package p\n\nvar c Settings' then fail('b.go after the turn: ' .. text(b)) end
   local output = agentls.output_buffer()
   wait('the turn to end in the output buffer', function() return has(output, 'Renamed Config to Settings.') end)
+  -- The project's rules the turn took are listed under it (issue 27).
+  wait('the turn\'s rules in the output buffer', function() return has(output, 'rules: AGENTS.md') end)
   -- What the turn cost ends its last line (issue 27: usage in every editor).
   wait('the turn\'s cost in the output buffer', function() return text(output):find('agent turn 2 done %(.*[0-9] tokens') ~= nil end)
   vim.cmd('AgentUndo')
