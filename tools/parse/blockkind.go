@@ -331,6 +331,9 @@ func (p *Parser) contentFenceAction(ln lineInfo) fenceAction {
 	case 0:
 		return fenceCloses // nothing pairs: read it as a command's fence
 	case 1:
+		if cands[0].act == fenceIsText {
+			p.reportCutAfterLastFence(ln, fl, lc)
+		}
 		return cands[0].act
 	}
 	// Closing and nesting both pair (the text reading, one fence off from
@@ -350,6 +353,29 @@ func (p *Parser) contentFenceAction(ln lineInfo) fenceAction {
 	p.problem(f.start, fmt.Sprintf("the block opened by %q may end at the bare fence at byte %d, which a line of text follows, or hold a fenced block there and end at a later fence: %s; if it should hold the rest, write it again between fences of %d backticks (%s … %s)",
 		opener, ln.start, taken, f.fence+1, longer+f.lang, longer))
 	return cands[0].act
+}
+
+// reportCutAfterLastFence names the block when the only pairing reading
+// keeps the bare fence ln as a line of its text and ends the block at the
+// reply's last fence, with text after it: the reply may as well have been
+// cut short inside a nested block (gptme's parser then writes nothing),
+// and the block would be cut with it. The reading stands — the fences
+// pair — but the model and the user are told, so no content block is cut
+// short unsaid.
+func (p *Parser) reportCutAfterLastFence(ln lineInfo, fl []fenceLine, lc int) {
+	ends := pairEnds(fl, 1, lc)
+	if len(ends) == 0 || ends[0] != len(fl)-1 {
+		return
+	}
+	last := fl[ends[0]]
+	if len(bytes.TrimSpace(p.bytes(last.next, p.end()))) == 0 {
+		return
+	}
+	f := &p.fence
+	opener := strings.Repeat("`", f.fence) + f.lang
+	longer := strings.Repeat("`", f.fence+1)
+	p.problem(f.start, fmt.Sprintf("the block opened by %q holds the bare fence at byte %d as a line of its text and ends at the reply's last fence, at byte %d, with text after it: if the reply was cut short inside a fenced block, this block is cut short too; if it should hold more, write it again between fences of %d backticks (%s … %s)",
+		opener, ln.start, last.start, f.fence+1, longer+f.lang, longer))
 }
 
 // lastContentLine returns the last non-blank line before the fence line
