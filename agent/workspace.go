@@ -8,7 +8,6 @@ import (
 
 	"github.com/agentls/agentls/internal/statedir"
 	"github.com/agentls/agentls/tools"
-	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/tools/browser"
 	"github.com/agentls/agentls/tools/computer"
 	"github.com/agentls/agentls/tools/edittool"
@@ -19,41 +18,19 @@ import (
 	"github.com/agentls/agentls/tools/vision"
 )
 
-// A Workspace is what a turn's tools see and do (DESIGN §2): the files as
-// the turn's view has them, a way to propose an edit, the user to ask, and
-// the output channel. The language server implements it over the editor's
-// buffers (edits become WorkspaceEdits or pending review), agentls ask over
-// the disk (edits are written atomically). BindTools binds the built-in
-// tools to one.
+// A Workspace is what a turn's tools see and do (DESIGN §2): the edit
+// tools' Workspace (the files as the turn's view has them, a way to
+// propose an edit, the user to ask, the user's own folders) and the output
+// channel. The language server implements it over the editor's buffers
+// (edits become WorkspaceEdits or pending review), agentls ask over the
+// disk (edits are written atomically), the ACP agent over its client's
+// files. BindTools binds the built-in tools to one.
 type Workspace interface {
-	// Root is the workspace folder, absolute: edits check their paths
-	// against it.
-	Root() string
-	// Read returns a file (path relative to Root) as the turn sees it:
-	// the open buffer and its version, else the disk (edits.NotOpen);
-	// exists is false when there is no such file.
-	Read(ctx context.Context, path string) (content string, version int32, exists bool, err error)
-	// Propose runs compute on a fresh Batch and applies what it changed,
-	// all of it or nothing: at once, or queued for the user's review.
-	// compute may run again, against newer text, when the first result
-	// was refused because the files moved on. It returns what to tell the
-	// model of the outcome ("" when compute changed nothing), or an error
-	// that says why nothing was applied (wrapping compute's own error,
-	// approval.ErrStopTurn included).
-	Propose(ctx context.Context, compute func(context.Context, *edittool.Batch) error) (string, error)
-	// Confirm asks the user (approval.Confirmer); where nobody can be
-	// asked it returns approval.ErrNobodyToAsk, and what needed asking is
-	// refused.
-	Confirm(ctx context.Context, q approval.Question) (approval.Answer, error)
+	edittool.Workspace
 	// Output writes a tool's live output to what the user watches (the
 	// editor's output channel, the terminal), as from stream ("cmd 3").
 	// It must not block long.
 	Output(stream string, p []byte)
-	// PrivateDirs are the user's own agentls folders, which an edit
-	// changes only with the user's approval (edittool.ProtectedReason).
-	// The workspace says where they are because agent reads no
-	// environment of its own.
-	PrivateDirs() []string
 }
 
 // BindTools returns reg with the built-in tools bound to where the turn

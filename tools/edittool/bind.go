@@ -15,19 +15,28 @@ type Workspace interface {
 	// Root is the workspace folder, absolute: a Batch checks paths
 	// against it.
 	Root() string
-	// Read is the turn's view of a file (Source): the editor's buffer,
-	// else the disk.
+	// Read is the turn's view of a file (Source): the open buffer and its
+	// version, else the disk (edits.NotOpen); exists is false when there
+	// is no such file.
 	Source
 	// Propose runs compute on a fresh Batch and applies what it changed,
-	// all of it or nothing (see agent.Workspace).
+	// all of it or nothing: at once, or queued for the user's review.
+	// compute may run again, against newer text, when the first result
+	// was refused because the files moved on. It returns what to tell the
+	// model of the outcome ("" when compute changed nothing), or an error
+	// that says why nothing was applied (wrapping compute's own error,
+	// approval.ErrStopTurn included).
 	Propose(ctx context.Context, compute func(context.Context, *Batch) error) (string, error)
-	// Confirm asks the user before a protected file is edited.
+	// Confirm asks the user (approval.Confirmer); where nobody can be
+	// asked it returns approval.ErrNobodyToAsk, and what needed asking is
+	// refused.
 	approval.Confirmer
 	// PrivateDirs are the user's own agentls folders, which an edit
-	// changes only with the user's approval (ProtectedReason).
+	// changes only with the user's approval (ProtectedReason). The
+	// workspace says where they are because the tools read no
+	// environment of their own.
 	PrivateDirs() []string
 }
-
 // A batchTool is one of the tools a Batch runs: how it reads its call,
 // and whether it changes files (an edit, proposed to the workspace) or
 // only reads them.
