@@ -169,23 +169,3 @@ func lastLine(output string) string {
 	}
 	return ""
 }
-
-// beforeCommand runs before an agent's command: the disk is brought in
-// step with the buffers (syncDisk), and the command shows in its turn's
-// progress.
-func (s *Server) beforeCommand(ctx context.Context) string {
-	note := s.syncDisk(ctx)
-	if t := taskOf(ctx); t != nil {
-		s.commands.begin(s.ctx, t)
-	}
-	return note
-}
-
-// commandOutput streams a command's or job's output to the output
-// channel, and an agent command's to its turn's progress.
-func (s *Server) commandOutput(source string, p []byte) {
-	s.output.write(source, p)
-	if strings.HasPrefix(source, "cmd ") {
-		s.commands.output(s.ctx, p)
-	}
-}

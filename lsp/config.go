@@ -165,7 +165,7 @@ func (s *Server) refreshSettings() {
 		return
 	}
 	l := s.settings.reload(s.getenv, root)
-	s.configureHost()
+	s.cmds.configure()
 	s.log.Info("workspace settings changed on disk: loaded again", "root", root, "trusted", l.WorkspaceTrusted, "ignored", l.Ignored)
 	if msgs := settingsMessages(l, root); len(msgs) > 0 {
 		s.goBackground("report settings", func(ctx context.Context) {
@@ -180,7 +180,7 @@ func (s *Server) refreshSettings() {
 // problems to the user in the background.
 func (s *Server) configure(raw json.RawMessage, from string) {
 	problems := s.settings.applyEditor(raw, from)
-	s.configureHost()
+	s.cmds.configure()
 	s.reportSettings(problems)
 }
 

@@ -4,38 +4,12 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
-	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/procs/jobs"
 )
-
-// showJob shows a running job as progress until it ends; its cancel
-// button kills it.
-func (s *Server) showJob(info jobs.Info) {
-	h, err := s.shellHost()
-	if err != nil {
-		return
-	}
-	s.goTask(fmt.Sprintf("agentls: job %d: %s", info.ID, text.Shorten(info.Command, 60, "…")), func(ctx context.Context, t *task) {
-		for {
-			got, err := h.Jobs().Wait(ctx, info.ID, 5*time.Second)
-			if err != nil { // cancelled: the user pressed cancel
-				if _, err := h.Jobs().Kill(context.WithoutCancel(ctx), info.ID); err != nil {
-					s.log.Warn("kill job", "job", info.ID, "err", err)
-				}
-				return
-			}
-			if !got.Running {
-				return
-			}
-			t.report(ctx, fmt.Sprintf("running for %s, %d KB of output", got.Duration.Round(time.Second), (got.StdoutBytes+got.StderrBytes)/1024))
-		}
-	})
-}
 
 type jobArgs struct {
 	Command string `json:"command"`
@@ -60,7 +34,7 @@ func toJobInfo(i jobs.Info) jobInfo {
 // jobCommand runs agentls.run and the agentls.jobs commands. They answer
 // at once; a job runs in the background.
 func (s *Server) jobCommand(command string, a jobArgs) (any, error) {
-	h, err := s.shellHost()
+	h, err := s.cmds.get()
 	if err != nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, err.Error())
 	}

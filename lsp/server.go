@@ -20,7 +20,6 @@ import (
 	"github.com/agentls/agentls/lsp/internal/review"
 	"github.com/agentls/agentls/lsp/internal/rpc"
 	"github.com/agentls/agentls/tools/mcp"
-	"github.com/agentls/agentls/tools/shelltool"
 )
 
 // Options configure a server.
@@ -113,8 +112,7 @@ type Server struct {
 	chats       chatsRunning    // chat documents being answered (chat.go)
 	output      *outputChannel  // commands' output to the client's log
 	usage       sessionUsage    // the tokens the session's turns cost (status.go)
-	hostMu      sync.Mutex      // guards host
-	host        *shelltool.Host // the tools' processes; started on first use (run.go)
+	cmds        *commandHost    // the tools' processes and what becomes of their output (command_host.go)
 	mcp         *mcp.Manager    // the user's MCP servers, each started by the first turn that offers its tools
 	// delivery sends changes to the editor and waits for their echo
 	// (delivery.go).
@@ -144,6 +142,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (clean boo
 	})
 	s.conn = rpc.NewSessionConn(ctx, jsonrpc2.NewConn(stream))
 	s.output = newOutputChannel(func(line string) { s.logMessage(s.ctx, protocol.MessageTypeLog, line) })
+	s.cmds.ctx, s.cmds.output = ctx, s.output
 	s.mcp = mcp.NewManager(mcp.Options{Log: s.output.write})
 	h, canceller := jsonrpc2.CancelHandler(jsonrpc2.AsyncHandler(jsonrpc2.ReplyHandler(rpc.RecoverPanics(s.log, s.handle))))
 	s.conn.Go(ctx, s.inbound.Track(rpc.CancelRequests(rpc.EndOnReply(h), canceller)))
@@ -155,9 +154,9 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (clean boo
 		// handlers may still be queued: let them run first.
 		s.inbound.Wait(context.Background(), s.inbound.Mark(), 2*time.Second)
 	}
-	cancel()      // stop background work tied to the connection
-	s.closeHost() // every process the tools started dies with the server
-	s.mcp.Close() // and every MCP server, with what it started
+	cancel()       // stop background work tied to the connection
+	s.cmds.close() // every process the tools started dies with the server
+	s.mcp.Close()  // and every MCP server, with what it started
 	s.conn.Close()
 	s.wg.Wait()
 	s.output.close()
@@ -192,6 +191,15 @@ func newServer(opts Options) *Server {
 			}
 			return time.Duration(s.currentSettings().ApplyEditTimeout) * time.Second
 		},
+	}
+	s.cmds = &commandHost{
+		session: s.session, settings: s.currentSettings, getenv: s.getenv, log: log,
+		read: func(ctx context.Context, rel string) (string, error) {
+			text, _, _, err := s.source().Read(ctx, rel)
+			return text, err
+		},
+		problems: &s.problems, publish: s.publishDiagnostics, show: s.showMessage,
+		progress: &s.commands, goTask: s.goTask, syncDisk: s.syncDisk,
 	}
 	return s
 }

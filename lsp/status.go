@@ -162,9 +162,7 @@ func (s *Server) trustState() string {
 // runningJobs counts the background jobs running (none before the shell
 // host first started).
 func (s *Server) runningJobs() int {
-	s.hostMu.Lock()
-	h := s.host
-	s.hostMu.Unlock()
+	h := s.cmds.running()
 	if h == nil {
 		return 0
 	}

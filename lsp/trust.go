@@ -52,7 +52,7 @@ func (s *Server) trustCommand(_ context.Context, a trustArgs) (any, error) {
 		return nil, err
 	}
 	l := s.settings.reload(s.getenv, root)
-	s.configureHost()
+	s.cmds.configure()
 	s.log.Info("workspace settings trusted", "root", root, "sha256", hash)
 	keys := settings.SecurityKeysIn(data)
 	what := "it sets no key that needed trust"

@@ -104,7 +104,7 @@ func (s *Server) startTurn(plan turnPlan) (int, error) {
 		Settings:  s.currentSettings(),
 		Getenv:    s.getenv,
 		Workspace: ws,
-		Host:      s.shellHost,
+		Host:      s.cmds.get,
 		MCP:       s.mcp,
 		ReadOnly:  plan.readOnly,
 		Slots:     &s.subagentSlots, // bounded across the server's turns
