@@ -166,7 +166,7 @@ func (s *Server) confirm(ctx context.Context, who, path string, line int, q appr
 		if ap.listing != "" {
 			args = fmt.Sprintf(`{"request": %d, "digest": %q}`, ap.id, ap.digest)
 		}
-		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s", ap.text(fmt.Sprintf("approve or deny it%s with the commands %s / %s %s", where, cmdApprove, cmdDeny, args)))
+		s.client.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s", ap.text(fmt.Sprintf("approve or deny it%s with the commands %s / %s %s", where, cmdApprove, cmdDeny, args)))
 	}
 	timeout := time.Duration(set.ApprovalTimeout) * time.Second
 	timer := time.NewTimer(timeout)
@@ -175,7 +175,7 @@ func (s *Server) confirm(ctx context.Context, who, path string, line int, q appr
 	case ans := <-ap.answer:
 		return ans, nil
 	case <-timer.C:
-		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: nobody answered within %s whether to %s (request %d): it was not done", timeout, ap.q.What(), ap.id)
+		s.client.showMessage(ctx, protocol.MessageTypeWarning, "agentls: nobody answered within %s whether to %s (request %d): it was not done", timeout, ap.q.What(), ap.id)
 		return approval.Skip, approval.ErrTimedOut
 	case <-ctx.Done():
 		return approval.Skip, ctx.Err()
@@ -393,7 +393,7 @@ func (s *Server) showListing(ctx context.Context, ap *waitingQuestion) string {
 		return ""
 	}
 	context.AfterFunc(ctx, func() { os.Remove(file) })
-	if !s.showDocument(ctx, file) {
+	if !s.client.showDocument(ctx, file) {
 		return ""
 	}
 	return file

@@ -89,8 +89,8 @@ func (s *Server) chatOpenCommand(_ context.Context, a chatOpenArgs) (any, error)
 	}
 	u := s.session().fileURI(rel)
 	s.goBackground("show chat", func(ctx context.Context) {
-		if !s.showDocument(ctx, file) {
-			s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: your chat is %s: open it, write under the last %q heading, and run the code action \"Send to agent\"", rel, youHeading)
+		if !s.client.showDocument(ctx, file) {
+			s.client.showMessage(ctx, protocol.MessageTypeInfo, "agentls: your chat is %s: open it, write under the last %q heading, and run the code action \"Send to agent\"", rel, youHeading)
 		}
 	})
 	return map[string]any{"uri": u, "path": rel}, nil
@@ -360,7 +360,7 @@ func (w *chatWriter) edit(ctx context.Context, change func(cur string) string) {
 	root := s.session().root
 	file, err := chatFile(root, w.rel)
 	if err != nil {
-		s.showMessage(ctx, protocol.MessageTypeError, "agentls: %v", err)
+		s.client.showMessage(ctx, protocol.MessageTypeError, "agentls: %v", err)
 		return
 	}
 	if _, open := s.docs.byFile(file); !open {
@@ -374,7 +374,7 @@ func (w *chatWriter) edit(ctx context.Context, change func(cur string) string) {
 		var cs edits.Changeset
 		cs.Write(w.rel, string(data), true, edits.NotOpen, change(string(data)))
 		if err := edits.ApplyToDisk(root, &cs); err != nil {
-			s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot write the chat %s: %v", w.rel, err)
+			s.client.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot write the chat %s: %v", w.rel, err)
 		}
 		return
 	}

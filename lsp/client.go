@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"go.lsp.dev/jsonrpc2"
@@ -14,22 +15,31 @@ import (
 // Calls and notifications to the client: our own proxy (the library's
 // Client.ApplyEdit decodes the result object into a bool).
 
-func (s *Server) showMessage(ctx context.Context, typ protocol.MessageType, format string, args ...any) {
+// editorClient tells the editor's user things: messages, the output
+// channel, documents to open. It knows the session (its quirks and
+// capabilities) and nothing else of the server.
+type editorClient struct {
+	conn    jsonrpc2.Conn // set when the connection is made (Serve)
+	session func() *session
+	log     *slog.Logger
+}
+
+func (c *editorClient) showMessage(ctx context.Context, typ protocol.MessageType, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	if s.session().quirks.showsTabsAsCaret {
+	if c.session().quirks.showsTabsAsCaret {
 		msg = strings.ReplaceAll(msg, "\t", "    ")
 	}
-	s.log.Info("showMessage", "type", typ, "message", msg)
-	if err := s.conn.Notify(ctx, protocol.MethodWindowShowMessage, &protocol.ShowMessageParams{Type: typ, Message: msg}); err != nil {
-		s.log.Warn("showMessage failed", "err", err)
+	c.log.Info("showMessage", "type", typ, "message", msg)
+	if err := c.conn.Notify(ctx, protocol.MethodWindowShowMessage, &protocol.ShowMessageParams{Type: typ, Message: msg}); err != nil {
+		c.log.Warn("showMessage failed", "err", err)
 	}
-	s.logMessage(ctx, typ, msg)
+	c.logMessage(ctx, typ, msg)
 }
 
 // logMessage writes to the client's output channel.
-func (s *Server) logMessage(ctx context.Context, typ protocol.MessageType, msg string) {
-	if err := s.conn.Notify(ctx, protocol.MethodWindowLogMessage, &protocol.LogMessageParams{Type: typ, Message: msg}); err != nil {
-		s.log.Warn("logMessage failed", "err", err)
+func (c *editorClient) logMessage(ctx context.Context, typ protocol.MessageType, msg string) {
+	if err := c.conn.Notify(ctx, protocol.MethodWindowLogMessage, &protocol.LogMessageParams{Type: typ, Message: msg}); err != nil {
+		c.log.Warn("logMessage failed", "err", err)
 	}
 }
 
@@ -54,7 +64,7 @@ func (s *Server) lateAnswer(r *jsonrpc2.Response) {
 		if len(s.review.Files()) > 0 {
 			msg += "; if its changes were kept as pending review, they are now in the files as well: reject the pending copy (code actions, or agentls.review.reject)"
 		}
-		s.showMessage(ctx, protocol.MessageTypeWarning, "%s", msg)
+		s.client.showMessage(ctx, protocol.MessageTypeWarning, "%s", msg)
 	})
 }
 
@@ -71,15 +81,15 @@ type showDocumentResult struct {
 
 // showDocument asks the editor to open a file, where it can; it reports
 // whether the editor did.
-func (s *Server) showDocument(ctx context.Context, file string) bool {
-	sess := s.session()
+func (c *editorClient) showDocument(ctx context.Context, file string) bool {
+	sess := c.session()
 	if !sess.caps.Window.ShowDocument.Support && !sess.quirks.showsDocumentsUnannounced {
 		return false
 	}
 	var res showDocumentResult
-	_, err := s.conn.Call(ctx, "window/showDocument", &showDocumentParams{URI: protocol.DocumentURI(uri.File(file)), TakeFocus: true}, &res)
+	_, err := c.conn.Call(ctx, "window/showDocument", &showDocumentParams{URI: protocol.DocumentURI(uri.File(file)), TakeFocus: true}, &res)
 	if err != nil || !res.Success {
-		s.log.Warn("showDocument failed", "err", err, "success", res.Success)
+		c.log.Warn("showDocument failed", "err", err, "success", res.Success)
 		return false
 	}
 	return true

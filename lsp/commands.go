@@ -101,7 +101,7 @@ func (s *Server) executeCommand(ctx context.Context, p *executeCommandParams) (a
 				msg = je.Message
 			}
 			s.goBackground("report command error", func(ctx context.Context) {
-				s.showMessage(ctx, protocol.MessageTypeError, "agentls: %s", msg)
+				s.client.showMessage(ctx, protocol.MessageTypeError, "agentls: %s", msg)
 			})
 		}
 		return res, err

@@ -170,7 +170,7 @@ func (s *Server) refreshSettings() {
 	if msgs := settingsMessages(l, root); len(msgs) > 0 {
 		s.goBackground("report settings", func(ctx context.Context) {
 			for _, m := range msgs {
-				s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s changed: %s", settings.WorkspaceFile, m)
+				s.client.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s changed: %s", settings.WorkspaceFile, m)
 			}
 		})
 	}
@@ -208,7 +208,7 @@ func (s *Server) reportSettings(problems []settings.Problem) {
 	}
 	s.goBackground("report settings", func(ctx context.Context) {
 		for _, p := range problems {
-			s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s", p)
+			s.client.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s", p)
 		}
 	})
 }

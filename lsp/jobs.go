@@ -63,10 +63,10 @@ func (s *Server) jobCommand(command string, a jobArgs) (any, error) {
 		s.goBackground("kill job", func(ctx context.Context) {
 			got, err := h.Jobs().Kill(ctx, a.Job)
 			if err != nil {
-				s.showMessage(ctx, protocol.MessageTypeError, "agentls: kill job %d: %v", a.Job, err)
+				s.client.showMessage(ctx, protocol.MessageTypeError, "agentls: kill job %d: %v", a.Job, err)
 				return
 			}
-			s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: %s", jobs.KilledMessage(got))
+			s.client.showMessage(ctx, protocol.MessageTypeInfo, "agentls: %s", jobs.KilledMessage(got))
 		})
 		return toJobInfo(info), nil
 	}
@@ -82,7 +82,7 @@ func (s *Server) jobCommand(command string, a jobArgs) (any, error) {
 
 // showFile opens a file in the editor where it can, else names it.
 func (s *Server) showFile(ctx context.Context, file string) {
-	if !s.showDocument(ctx, file) {
-		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: the full output is in %s", file)
+	if !s.client.showDocument(ctx, file) {
+		s.client.showMessage(ctx, protocol.MessageTypeInfo, "agentls: the full output is in %s", file)
 	}
 }

@@ -115,7 +115,7 @@ func (s *Server) goTurnTask(turn int, title string, fn func(ctx context.Context,
 			t.notify(ctx, &protocol.WorkDoneProgressEnd{Kind: protocol.WorkDoneProgressKindEnd, Message: msg})
 		}
 		if t.outcome != nil {
-			s.showMessage(context.WithoutCancel(ctx), t.outcome.Type, "%s", t.outcome.Message)
+			s.client.showMessage(context.WithoutCancel(ctx), t.outcome.Type, "%s", t.outcome.Message)
 		}
 	})
 }
@@ -233,7 +233,7 @@ func (s *Server) cancelCommand(_ context.Context, a cancelArgs) (any, error) {
 	n := s.tasks.cancel(a.Token, a.Turn)
 	if n == 0 {
 		s.goBackground("cancel", func(ctx context.Context) {
-			s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: nothing to cancel")
+			s.client.showMessage(ctx, protocol.MessageTypeInfo, "agentls: nothing to cancel")
 		})
 	}
 	return map[string]int{"cancelled": n}, nil

@@ -147,7 +147,7 @@ func (s *Server) propose(ctx context.Context, t *task, turn int, what, label str
 		journal:   &journalLine{turn: turn, what: label},
 	})
 	if len(res.skipped) > 0 {
-		s.showMessage(context.WithoutCancel(ctx), protocol.MessageTypeWarning, "%s", skippedWarning(res.skipped))
+		s.client.showMessage(context.WithoutCancel(ctx), protocol.MessageTypeWarning, "%s", skippedWarning(res.skipped))
 	}
 	var refused *refusedError
 	var unanswered *unansweredError

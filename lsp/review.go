@@ -83,7 +83,7 @@ func (s *Server) reviewCommand(accept bool, a reviewArgs) (any, error) {
 func (s *Server) resolveReview(ctx context.Context, accept bool, a reviewArgs) {
 	taken := s.review.Take(a.selector(s.session().relPathOfURI))
 	if len(taken) == 0 {
-		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: no pending agent edit there")
+		s.client.showMessage(ctx, protocol.MessageTypeWarning, "agentls: no pending agent edit there")
 		return
 	}
 	touched := map[string]bool{}
@@ -96,7 +96,7 @@ func (s *Server) resolveReview(ctx context.Context, accept bool, a reviewArgs) {
 		}
 	}()
 	if !accept {
-		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: rejected %d pending %s", len(taken), plural(len(taken), "edit", "edits"))
+		s.client.showMessage(ctx, protocol.MessageTypeInfo, "agentls: rejected %d pending %s", len(taken), plural(len(taken), "edit", "edits"))
 		return
 	}
 	what := fmt.Sprintf("%d %s", len(taken), plural(len(taken), "edit", "edits"))
@@ -112,7 +112,7 @@ func (s *Server) resolveReview(ctx context.Context, accept bool, a reviewArgs) {
 		})
 	}
 	if len(res.skipped) > 0 {
-		s.showMessage(ctx, protocol.MessageTypeWarning, "%s", skippedWarning(res.skipped))
+		s.client.showMessage(ctx, protocol.MessageTypeWarning, "%s", skippedWarning(res.skipped))
 	}
 	var refused *refusedError
 	switch {
@@ -130,20 +130,20 @@ func (s *Server) resolveReview(ctx context.Context, accept bool, a reviewArgs) {
 			}
 		}
 		s.review.PutBack(back)
-		s.showMessage(ctx, protocol.MessageTypeError, "agentls: accepted the edits in %s (agent edit %d), then the editor refused %s (%s): those wait again", strings.Join(files(res.made), ", "), res.edit, strings.Join(files(refused.rest), ", "), refused.reason)
+		s.client.showMessage(ctx, protocol.MessageTypeError, "agentls: accepted the edits in %s (agent edit %d), then the editor refused %s (%s): those wait again", strings.Join(files(res.made), ", "), res.edit, strings.Join(files(refused.rest), ", "), refused.reason)
 		return
 	case errors.As(err, &refused):
 		s.review.PutBack(taken)
-		s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot accept: the editor refused it (%s); nothing changed", refused.reason)
+		s.client.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot accept: the editor refused it (%s); nothing changed", refused.reason)
 		return
 	case err != nil && !errors.Is(err, errAllSkipped):
 		s.review.PutBack(taken)
-		s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot accept: %v; nothing changed", err)
+		s.client.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot accept: %v; nothing changed", err)
 		return
 	}
 	note := ""
 	if res.note != "" {
 		note = "; " + res.note
 	}
-	s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: accepted %s (agent edit %d)%s", what, res.edit, note)
+	s.client.showMessage(ctx, protocol.MessageTypeInfo, "agentls: accepted %s (agent edit %d)%s", what, res.edit, note)
 }

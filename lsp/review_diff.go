@@ -26,18 +26,18 @@ func (s *Server) reviewDiffCommand(_ context.Context, a reviewArgs) (any, error)
 func (s *Server) showReviewDiff(ctx context.Context, a reviewArgs) {
 	hs := s.review.Peek(a.selector(s.session().relPathOfURI))
 	if len(hs) == 0 {
-		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: no pending agent edit there")
+		s.client.showMessage(ctx, protocol.MessageTypeWarning, "agentls: no pending agent edit there")
 		return
 	}
 	text := s.pendingView.diff(ctx, hs)
-	s.logMessage(ctx, protocol.MessageTypeInfo, text)
+	s.client.logMessage(ctx, protocol.MessageTypeInfo, text)
 	name, err := s.scratch.write("pending.diff", text)
 	if err != nil {
-		s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot write the diff: %v (it is in the output channel)", err)
+		s.client.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot write the diff: %v (it is in the output channel)", err)
 		return
 	}
-	if s.showDocument(ctx, name) {
+	if s.client.showDocument(ctx, name) {
 		return
 	}
-	s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: the diff of %d pending %s is in %s", len(hs), plural(len(hs), "edit", "edits"), name)
+	s.client.showMessage(ctx, protocol.MessageTypeInfo, "agentls: the diff of %d pending %s is in %s", len(hs), plural(len(hs), "edit", "edits"), name)
 }

@@ -83,7 +83,7 @@ func (s *Server) syncDisk(ctx context.Context) string {
 		// gone from a status line (Helix's) in a moment.
 		t.note(fmt.Sprintf("%s %s unsaved changes the agent's commands did not see (save and ask again if it matters)", list, plural(len(names), "has", "have")))
 	}
-	s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s %s unsaved changes: the agent's command sees the files on disk without them. Save them (Neovim :wa, Helix :write-all, VS Code Save All) and ask again if it matters",
+	s.client.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s %s unsaved changes: the agent's command sees the files on disk without them. Save them (Neovim :wa, Helix :write-all, VS Code Save All) and ask again if it matters",
 		list, plural(len(names), "has", "have"))
 	return fmt.Sprintf("Note: %s %s unsaved changes in the editor (including any edits you made to them); this command saw the files on disk without those changes. Tell the user to save them if the result depends on them.", list, plural(len(names), "has", "have"))
 }

@@ -112,6 +112,7 @@ type Server struct {
 	chats       chatsRunning    // chat documents being answered (chat.go)
 	output      *outputChannel  // commands' output to the client's log
 	usage       sessionUsage    // the tokens the session's turns cost (status.go)
+	client      *editorClient   // messages, the output channel and documents to the editor (client.go)
 	cmds        *commandHost    // the tools' processes and what becomes of their output (command_host.go)
 	mcp         *mcp.Manager    // the user's MCP servers, each started by the first turn that offers its tools
 	// delivery sends changes to the editor and waits for their echo
@@ -141,7 +142,8 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) (clean boo
 		Token:     opts.Token,
 	})
 	s.conn = rpc.NewSessionConn(ctx, jsonrpc2.NewConn(stream))
-	s.output = newOutputChannel(func(line string) { s.logMessage(s.ctx, protocol.MessageTypeLog, line) })
+	s.client.conn = s.conn
+	s.output = newOutputChannel(func(line string) { s.client.logMessage(s.ctx, protocol.MessageTypeLog, line) })
 	s.cmds.ctx, s.cmds.output = ctx, s.output
 	s.mcp = mcp.NewManager(mcp.Options{Log: s.output.write})
 	h, canceller := jsonrpc2.CancelHandler(jsonrpc2.AsyncHandler(jsonrpc2.ReplyHandler(rpc.RecoverPanics(s.log, s.handle))))
@@ -176,6 +178,7 @@ func newServer(opts Options) *Server {
 	}
 	s := &Server{opts: opts, log: log, docs: newDocuments(), inbound: rpc.NewInbound(), exited: make(chan struct{})}
 	s.settings = newSettingsStore(s.getenv)
+	s.client = &editorClient{session: s.session, log: log}
 	s.pendingView = pendingView{store: &s.review, docs: s.docs, session: s.session}
 	s.delivery = &delivery{
 		docs: s.docs, inbound: s.inbound, journal: &s.journal, log: log, timers: defaultDeliveryTimers(),
@@ -198,7 +201,7 @@ func newServer(opts Options) *Server {
 			text, _, _, err := s.source().Read(ctx, rel)
 			return text, err
 		},
-		problems: &s.problems, publish: s.publishDiagnostics, show: s.showMessage,
+		problems: &s.problems, publish: s.publishDiagnostics, show: s.client.showMessage,
 		progress: &s.commands, goTask: s.goTask, syncDisk: s.syncDisk,
 	}
 	return s
@@ -252,7 +255,7 @@ func (s *Server) dispatch(ctx context.Context, method string, params json.RawMes
 		s.mu.Unlock()
 		s.goBackground("settings", func(ctx context.Context) {
 			for _, p := range problems {
-				s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s", p)
+				s.client.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s", p)
 			}
 			s.pullConfiguration(ctx)
 		})

@@ -83,7 +83,7 @@ func (s *Server) statusCommand(ctx context.Context, a statusArgs) (any, error) {
 	r := s.status()
 	if !a.Quiet {
 		s.goBackground("report status", func(ctx context.Context) {
-			s.showMessage(ctx, protocol.MessageTypeInfo, "%s", r.Summary)
+			s.client.showMessage(ctx, protocol.MessageTypeInfo, "%s", r.Summary)
 		})
 	}
 	return r, nil

@@ -60,9 +60,9 @@ func (s *Server) trustCommand(_ context.Context, a trustArgs) (any, error) {
 		what = strings.Join(keys, ", ") + " now apply"
 	}
 	s.goBackground("report trust", func(ctx context.Context) {
-		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: trusted %s as it is now (%s); if it changes, it is untrusted again", settings.WorkspaceFile, what)
+		s.client.showMessage(ctx, protocol.MessageTypeInfo, "agentls: trusted %s as it is now (%s); if it changes, it is untrusted again", settings.WorkspaceFile, what)
 		for _, m := range settingsMessages(l, root) {
-			s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s", m)
+			s.client.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s", m)
 		}
 	})
 	return map[string]any{"trusted": true, "sha256": hash, "keys": keys}, nil

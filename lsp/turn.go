@@ -135,9 +135,9 @@ func (s *Server) startTurn(plan turnPlan) (int, error) {
 		Notify: func(n agent.Notice) {
 			switch n.Kind {
 			case agent.NoticeWarning:
-				s.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agentls: agent turn %d: %s", id, n.Text))
+				s.client.logMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("agentls: agent turn %d: %s", id, n.Text))
 			case agent.NoticeLog:
-				s.logMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agentls: agent turn %d: %s", id, n.Text))
+				s.client.logMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agentls: agent turn %d: %s", id, n.Text))
 			default: // rules and mentions: listed under the turn
 				turnLine(n.Text)
 			}
@@ -214,7 +214,7 @@ func (s *Server) finishTurn(ctx context.Context, t *task, id int, sum agent.Summ
 	ctx = context.WithoutCancel(ctx)
 	final := strings.TrimSpace(sum.Final)
 	if final != "" {
-		s.logMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agentls: agent turn %d:\n%s", id, final))
+		s.client.logMessage(ctx, protocol.MessageTypeInfo, fmt.Sprintf("agentls: agent turn %d:\n%s", id, final))
 	}
 	keys := s.editorKeys()
 	changed := s.journal.FilesOfTurn(id)

@@ -63,7 +63,7 @@ func (s *Server) undoRedo(ctx context.Context, command string, a undoArgs) (any,
 		}
 	}
 	if err != nil {
-		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %v", err)
+		s.client.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %v", err)
 		return nil, nil
 	}
 	oneEdit := 0
@@ -84,7 +84,7 @@ func (s *Server) undoRedoEntries(ctx context.Context, es []*journal.Entry, what 
 	verb := map[bool]string{true: "undo", false: "redo"}[undo]
 	p, err := planUndo(ctx, s.source(), es, undo)
 	if err != nil {
-		s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s %s: %v; nothing changed", verb, what, err)
+		s.client.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s %s: %v; nothing changed", verb, what, err)
 		return
 	}
 	if len(p.blocked) > 0 && !partial {
@@ -95,7 +95,7 @@ func (s *Server) undoRedoEntries(ctx context.Context, es []*journal.Entry, what 
 			rest = fmt.Sprintf(". The other %d %s can still be %s: the code action \"%s\" in one of them, or the same command with \"partial\": true", n, plural(n, "file", "files"), map[bool]string{true: "undone", false: "redone"}[undo], partialTitle(undo))
 			s.journal.Refuse(es, undo, oneEdit)
 		}
-		s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s %s: %s; nothing changed%s", verb, what, strings.Join(p.blocked, "; "), rest)
+		s.client.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s %s: %s; nothing changed%s", verb, what, strings.Join(p.blocked, "; "), rest)
 		return
 	}
 	note := ""
@@ -110,7 +110,7 @@ func (s *Server) undoRedoEntries(ctx context.Context, es []*journal.Entry, what 
 		if oneEdit == 0 {
 			s.rewindChat(ctx, es[0].Turn, undo)
 		}
-		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: nothing to %s for %s: every file it changed already holds what the %s gives (undone in the editor?)%s", verb, what, verb, strings.TrimPrefix(note, " (left"))
+		s.client.showMessage(ctx, protocol.MessageTypeInfo, "agentls: nothing to %s for %s: every file it changed already holds what the %s gives (undone in the editor?)%s", verb, what, verb, strings.TrimPrefix(note, " (left"))
 	}
 	if len(p.changes.Effective()) == 0 {
 		nothing()
@@ -140,25 +140,25 @@ func (s *Server) undoRedoEntries(ctx context.Context, es []*journal.Entry, what 
 		// The editor made the first files, then refused the rest: the
 		// edits stay as they were, and running the undo again finishes
 		// it (the files already undone are left as they are).
-		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: the %s of %s reached only %s: the editor refused %s (%s); run it again to finish", verb, what, strings.Join(files(res.made), ", "), strings.Join(files(refused.rest), ", "), refused.reason)
+		s.client.showMessage(ctx, protocol.MessageTypeWarning, "agentls: the %s of %s reached only %s: the editor refused %s (%s); run it again to finish", verb, what, strings.Join(files(res.made), ", "), strings.Join(files(refused.rest), ", "), refused.reason)
 	case errors.As(err, &notSent):
-		s.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s %s: %v; nothing changed", verb, what, err)
+		s.client.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot %s %s: %v; nothing changed", verb, what, err)
 	case errors.As(err, &refused):
-		s.showMessage(ctx, protocol.MessageTypeError, "agentls: the editor refused the %s of %s (%s); nothing changed", verb, what, refused.reason)
+		s.client.showMessage(ctx, protocol.MessageTypeError, "agentls: the editor refused the %s of %s (%s); nothing changed", verb, what, refused.reason)
 	case err != nil && !errors.Is(err, errAllSkipped):
-		s.showMessage(ctx, protocol.MessageTypeError, "agentls: %s of %s failed: %v; nothing changed", verb, what, err)
+		s.client.showMessage(ctx, protocol.MessageTypeError, "agentls: %s of %s failed: %v; nothing changed", verb, what, err)
 	case len(res.skipped) > 0 || err != nil:
 		// The editor skipped a buffer: the edits stay as they were, so
 		// a later undo can finish.
-		s.showMessage(ctx, protocol.MessageTypeWarning, "%s", skippedWarning(res.skipped))
-		s.showMessage(ctx, protocol.MessageTypeWarning, "agentls: the %s of %s reached only %d of its %d files; run it again to finish", verb, what, len(res.made), total)
+		s.client.showMessage(ctx, protocol.MessageTypeWarning, "%s", skippedWarning(res.skipped))
+		s.client.showMessage(ctx, protocol.MessageTypeWarning, "agentls: the %s of %s reached only %d of its %d files; run it again to finish", verb, what, len(res.made), total)
 	default:
 		s.journal.Mark(es, undo)
 		if oneEdit == 0 {
 			// A turn from a chat document is rewound there too.
 			s.rewindChat(ctx, es[0].Turn, undo)
 		}
-		s.showMessage(ctx, protocol.MessageTypeInfo, "agentls: %s: %s%s", map[bool]string{true: "undone", false: "redone"}[undo], what, note)
+		s.client.showMessage(ctx, protocol.MessageTypeInfo, "agentls: %s: %s%s", map[bool]string{true: "undone", false: "redone"}[undo], what, note)
 	}
 }
 
