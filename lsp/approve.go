@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -127,12 +128,28 @@ func (ap *waitingQuestion) deliver(ans approval.Answer) bool {
 	}
 }
 
+// approvalDesk asks the editor's user about what the agent wants to do
+// and takes the answers: buttons where the client has them, else a
+// diagnostic with code actions, or a message naming the commands. What it
+// needs of the server is named here.
+type approvalDesk struct {
+	waiting  *approvals
+	session  func() *session
+	settings func() serverSettings
+	client   *editorClient
+	call     func(ctx context.Context, method string, params, result any) (jsonrpc2.ID, error)
+	publish  func(ctx context.Context, path string)
+	getenv   func(string) string
+	log      *slog.Logger
+	relPath  func(d document) (string, error)
+}
+
 // confirm asks the user q on behalf of who, showing the question on
 // path:line where a client has no buttons. It returns when the user
 // answers, the approval times out (approval.ErrTimedOut), or ctx ends;
 // with approvalPolicy "deny" it asks nobody (approval.ErrPolicyDenies).
-func (s *Server) confirm(ctx context.Context, who, path string, line int, q approval.Question) (approval.Answer, error) {
-	set := s.currentSettings()
+func (desk *approvalDesk) confirm(ctx context.Context, who, path string, line int, q approval.Question) (approval.Answer, error) {
+	set := desk.settings()
 	switch set.ApprovalPolicy {
 	case "allow":
 		return approval.Run, nil
@@ -142,21 +159,21 @@ func (s *Server) confirm(ctx context.Context, who, path string, line int, q appr
 		return approval.Skip, approval.ErrPolicyDenies
 	}
 	ap := &waitingQuestion{q: q, who: who, path: path, line: line}
-	s.approvals.add(ap)
+	desk.waiting.add(ap)
 	defer func() {
-		s.approvals.remove(ap)
+		desk.waiting.remove(ap)
 		if ap.path != "" {
-			s.publishDiagnostics(context.WithoutCancel(ctx), ap.path)
+			desk.publish(context.WithoutCancel(ctx), ap.path)
 		}
 	}()
 	if ap.path != "" {
-		s.publishDiagnostics(ctx, ap.path)
+		desk.publish(ctx, ap.path)
 	}
-	buttons := s.session().caps.Window.ShowMessage != nil
+	buttons := desk.session().caps.Window.ShowMessage != nil
 	askCtx, stopAsking := context.WithCancel(ctx)
 	defer stopAsking()
 	if buttons {
-		go s.askWithButtons(askCtx, ap)
+		go desk.askWithButtons(askCtx, ap)
 	} else {
 		where := ""
 		if ap.path != "" {
@@ -166,7 +183,7 @@ func (s *Server) confirm(ctx context.Context, who, path string, line int, q appr
 		if ap.listing != "" {
 			args = fmt.Sprintf(`{"request": %d, "digest": %q}`, ap.id, ap.digest)
 		}
-		s.client.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s", ap.text(fmt.Sprintf("approve or deny it%s with the commands %s / %s %s", where, cmdApprove, cmdDeny, args)))
+		desk.client.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s", ap.text(fmt.Sprintf("approve or deny it%s with the commands %s / %s %s", where, cmdApprove, cmdDeny, args)))
 	}
 	timeout := time.Duration(set.ApprovalTimeout) * time.Second
 	timer := time.NewTimer(timeout)
@@ -175,7 +192,7 @@ func (s *Server) confirm(ctx context.Context, who, path string, line int, q appr
 	case ans := <-ap.answer:
 		return ans, nil
 	case <-timer.C:
-		s.client.showMessage(ctx, protocol.MessageTypeWarning, "agentls: nobody answered within %s whether to %s (request %d): it was not done", timeout, ap.q.What(), ap.id)
+		desk.client.showMessage(ctx, protocol.MessageTypeWarning, "agentls: nobody answered within %s whether to %s (request %d): it was not done", timeout, ap.q.What(), ap.id)
 		return approval.Skip, approval.ErrTimedOut
 	case <-ctx.Done():
 		return approval.Skip, ctx.Err()
@@ -194,7 +211,7 @@ func alwaysButton(pattern string) string { return fmt.Sprintf("Always run `%s`",
 // askWithButtons asks with window/showMessageRequest and delivers the
 // answer; a dismissed request (null) is Skip. It gives up quietly when ctx
 // ends (the question was answered another way).
-func (s *Server) askWithButtons(ctx context.Context, ap *waitingQuestion) {
+func (desk *approvalDesk) askWithButtons(ctx context.Context, ap *waitingQuestion) {
 	actions := []protocol.MessageActionItem{{Title: buttonRun}}
 	if ap.q.Pattern != "" {
 		actions = append(actions, protocol.MessageActionItem{Title: alwaysButton(ap.q.Pattern)})
@@ -204,7 +221,7 @@ func (s *Server) askWithButtons(ctx context.Context, ap *waitingQuestion) {
 	if ap.listing != "" {
 		// A message box may clip or join lines (VS Code's does): where
 		// the client shows documents, the listing is opened first.
-		if doc := s.showListing(ctx, ap); doc != "" {
+		if doc := desk.showListing(ctx, ap); doc != "" {
 			how = "(all of it is also in " + doc + ", opened in the editor)"
 		}
 	}
@@ -217,9 +234,9 @@ func (s *Server) askWithButtons(ctx context.Context, ap *waitingQuestion) {
 		Actions: actions,
 	}
 	var picked *protocol.MessageActionItem
-	if _, err := s.conn.Call(ctx, protocol.MethodWindowShowMessageRequest, params, &picked); err != nil {
+	if _, err := desk.call(ctx, protocol.MethodWindowShowMessageRequest, params, &picked); err != nil {
 		if ctx.Err() == nil {
-			s.log.Warn("window/showMessageRequest failed; the approval waits for agentls.approve or a code action", "err", err)
+			desk.log.Warn("window/showMessageRequest failed; the approval waits for agentls.approve or a code action", "err", err)
 		}
 		return
 	}
@@ -239,8 +256,8 @@ func (s *Server) askWithButtons(ctx context.Context, ap *waitingQuestion) {
 
 // approveCommand answers a pending approval: agentls.approve or
 // agentls.deny {request?, digest?, always?, stop?}.
-func (s *Server) approveCommand(approve bool, a approvalArgs) (any, error) {
-	ap, ok := s.approvals.get(a.Request, a.Digest)
+func (desk *approvalDesk) approveCommand(approve bool, a approvalArgs) (any, error) {
+	ap, ok := desk.waiting.get(a.Request, a.Digest)
 	if !ok {
 		switch {
 		case a.Request != 0:
@@ -280,9 +297,9 @@ func (s *Server) approveCommand(approve bool, a approvalArgs) (any, error) {
 }
 
 // approvalDiagnostics show a file's waiting approvals.
-func (s *Server) approvalDiagnostics(path string) []protocol.Diagnostic {
+func (desk *approvalDesk) approvalDiagnostics(path string) []protocol.Diagnostic {
 	var out []protocol.Diagnostic
-	for _, ap := range s.approvals.inFile(path) {
+	for _, ap := range desk.waiting.inFile(path) {
 		out = append(out, protocol.Diagnostic{
 			Range:    protocol.Range{Start: protocol.Position{Line: uint32(ap.line)}, End: protocol.Position{Line: uint32(ap.line + 1)}},
 			Severity: protocol.DiagnosticSeverityWarning, Source: "agentls", Code: approvalCode,
@@ -294,13 +311,13 @@ func (s *Server) approvalDiagnostics(path string) []protocol.Diagnostic {
 
 // approvalActions are Approve / Always / Deny / Stop code actions for the
 // approvals shown on lines of r.
-func (s *Server) approvalActions(d document, r protocol.Range) []protocol.CodeAction {
-	rel, err := s.relPath(d)
+func (desk *approvalDesk) approvalActions(d document, r protocol.Range) []protocol.CodeAction {
+	rel, err := desk.relPath(d)
 	if err != nil {
 		return nil
 	}
 	var actions []protocol.CodeAction
-	for _, ap := range s.approvals.inFile(rel) {
+	for _, ap := range desk.waiting.inFile(rel) {
 		if uint32(ap.line) < r.Start.Line || uint32(ap.line) > r.End.Line {
 			continue
 		}
@@ -363,13 +380,13 @@ func (ap *waitingQuestion) text(how string) string {
 // state folder and opens it in the editor, for clients that show
 // documents; it returns the file, or "" where it was not shown. The file
 // is removed when the question is answered.
-func (s *Server) showListing(ctx context.Context, ap *waitingQuestion) string {
-	if !s.session().caps.Window.ShowDocument.Support {
+func (desk *approvalDesk) showListing(ctx context.Context, ap *waitingQuestion) string {
+	if !desk.session().caps.Window.ShowDocument.Support {
 		return ""
 	}
-	dir, err := statedir.Dir(s.getenv, "listings", s.session().root)
+	dir, err := statedir.Dir(desk.getenv, "listings", desk.session().root)
 	if err != nil {
-		s.log.Warn("an approval's listing is shown in its message only", "err", err)
+		desk.log.Warn("an approval's listing is shown in its message only", "err", err)
 		return ""
 	}
 	ext := ".txt"
@@ -380,7 +397,7 @@ func (s *Server) showListing(ctx context.Context, ap *waitingQuestion) string {
 	body := fmt.Sprintf("agentls: %s asks to %s (%s). It is exactly this:\n\n%s\n\n(digest %s)\n", ap.who, approval.Escape(ap.q.What()), approval.Escape(ap.q.Reason), ap.listing, ap.digest)
 	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o400)
 	if err != nil {
-		s.log.Warn("an approval's listing is shown in its message only", "err", err)
+		desk.log.Warn("an approval's listing is shown in its message only", "err", err)
 		return ""
 	}
 	_, err = f.WriteString(body)
@@ -388,12 +405,12 @@ func (s *Server) showListing(ctx context.Context, ap *waitingQuestion) string {
 		err = cerr
 	}
 	if err != nil {
-		s.log.Warn("an approval's listing is shown in its message only", "err", err)
+		desk.log.Warn("an approval's listing is shown in its message only", "err", err)
 		os.Remove(file)
 		return ""
 	}
 	context.AfterFunc(ctx, func() { os.Remove(file) })
-	if !s.client.showDocument(ctx, file) {
+	if !desk.client.showDocument(ctx, file) {
 		return ""
 	}
 	return file
@@ -408,5 +425,5 @@ type confirmer struct {
 }
 
 func (c confirmer) Confirm(ctx context.Context, q approval.Question) (approval.Answer, error) {
-	return c.s.confirm(ctx, c.who, c.path, c.line, q)
+	return c.s.desk.confirm(ctx, c.who, c.path, c.line, q)
 }

@@ -24,7 +24,7 @@ func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) (an
 	if !ok {
 		return actions, nil
 	}
-	actions = append(actions, s.approvalActions(d, p.Range)...)
+	actions = append(actions, s.desk.approvalActions(d, p.Range)...)
 	actions = append(actions, trustActions(settings.Trust{Getenv: s.getenv}, s.session().root, d)...)
 	if chat := s.chatActions(d); chat != nil {
 		// A chat holds the agent's own calls, already run: offering to

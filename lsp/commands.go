@@ -37,8 +37,10 @@ func commandTable() []serverCommand {
 		{cmdReviewAccept, "{hunk} or {uri} or {all}", typed(func(s *Server, _ context.Context, a reviewArgs) (any, error) { return s.reviewCommand(true, a) })},
 		{cmdReviewReject, "{hunk} or {uri} or {all}", typed(func(s *Server, _ context.Context, a reviewArgs) (any, error) { return s.reviewCommand(false, a) })},
 		{cmdReviewDiff, "{hunk?} or {uri?} or {all?}", typed((*Server).reviewDiffCommand)},
-		{cmdApprove, "{request?, digest?, always?}", typed(func(s *Server, _ context.Context, a approvalArgs) (any, error) { return s.approveCommand(true, a) })},
-		{cmdDeny, "{request?, digest?, stop?}", typed(func(s *Server, _ context.Context, a approvalArgs) (any, error) { return s.approveCommand(false, a) })},
+		{cmdApprove, "{request?, digest?, always?}", typed(func(s *Server, _ context.Context, a approvalArgs) (any, error) { return s.desk.approveCommand(true, a) })},
+		{cmdDeny, "{request?, digest?, stop?}", typed(func(s *Server, _ context.Context, a approvalArgs) (any, error) {
+			return s.desk.approveCommand(false, a)
+		})},
 		{cmdChatOpen, "{name?}", typed((*Server).chatOpenCommand)},
 		{cmdChatSend, "{uri}", typed((*Server).chatSendCommand)},
 		{cmdRun, "{command}", typed(func(s *Server, _ context.Context, a jobArgs) (any, error) { return s.jobCommand(cmdRun, a) })},

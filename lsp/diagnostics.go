@@ -22,7 +22,7 @@ func (s *Server) publishDiagnostics(ctx context.Context, path string) {
 		text, _, _, _ := src.Read(ctx, path)
 		diags = append(diags, s.answers.live(path, text)...)
 	}
-	diags = append(diags, s.approvalDiagnostics(path)...)
+	diags = append(diags, s.desk.approvalDiagnostics(path)...)
 	diags = append(diags, s.problems.inFile(path)...)
 	s.conn.Notify(ctx, protocol.MethodTextDocumentPublishDiagnostics, &protocol.PublishDiagnosticsParams{URI: s.session().fileURI(path), Diagnostics: diags})
 }

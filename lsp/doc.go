@@ -67,14 +67,14 @@
 //     client has showMessageRequest; every line of the question is shown
 //     whole (a listing document where the client clips), and a choice made
 //     from a summary must carry the question's digest.
-//   - shell_host.go, jobs.go, save.go, command_progress.go, output.go,
-//     diagnostics.go: the
-//     server's shelltool.Host (made on first use from agent.ShellOptionsOf),
-//     saving modified buffers before an agent's command
-//     (agentls/saveDocuments), progress per command, the rate-limited
-//     output channel, and one publishDiagnostics per file merging pending
-//     hunks, answers, approvals and command problems (commandFinished
-//     replaces a command's previous problems).
+//   - command_host.go, jobs.go, save.go, command_progress.go, output.go,
+//     diagnostics.go: the workspace's shelltool.Host (commandHost, made
+//     on first use from agent.ShellOptionsOf, shared by the agent's shell
+//     tools and agentls.run), saving modified buffers before an agent's
+//     command (agentls/saveDocuments), progress per command, the
+//     rate-limited output channel, and one publishDiagnostics per file
+//     merging pending hunks, answers, approvals and command problems (a
+//     finished command's replace those of its last run).
 //   - chat.go: chat documents under .agentls/chat: ## You / ## Agent
 //     sections, the reply streamed in as edits, undone with its turn
 //     (rewindChat); a chat's path may not go through a symlink.

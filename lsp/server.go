@@ -107,7 +107,7 @@ type Server struct {
 	tasks       tasks           // running tasks (progress.go)
 	commands    commandProgress // the agent command running now, as progress (command_progress.go)
 	answers     answers         // AI? answers (ask.go)
-	approvals   approvals       // questions waiting for the user (approve.go)
+	desk        *approvalDesk   // questions waiting for the user, and how they are asked (approve.go)
 	problems    commandProblems // diagnostics from commands and jobs
 	chats       chatsRunning    // chat documents being answered (chat.go)
 	output      *outputChannel  // commands' output to the client's log
@@ -203,6 +203,13 @@ func newServer(opts Options) *Server {
 		},
 		problems: &s.problems, publish: s.publishDiagnostics, show: s.client.showMessage,
 		progress: &s.commands, goTask: s.goTask, syncDisk: s.syncDisk,
+	}
+	s.desk = &approvalDesk{
+		waiting: &approvals{}, session: s.session, settings: s.currentSettings, client: s.client,
+		call: func(ctx context.Context, method string, params, result any) (jsonrpc2.ID, error) {
+			return s.conn.Call(ctx, method, params, result)
+		},
+		publish: s.publishDiagnostics, getenv: s.getenv, log: log, relPath: s.relPath,
 	}
 	return s
 }

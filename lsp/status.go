@@ -113,7 +113,7 @@ func (s *Server) status() statusReport {
 	}
 	r.Running = s.tasks.count()
 	r.Jobs = s.runningJobs()
-	r.PendingApprovals = s.approvals.count()
+	r.PendingApprovals = s.desk.waiting.count()
 	r.PendingEdits = len(s.review.Files())
 	r.Trust = s.trustState()
 	r.Rules = agent.LoadRules(agent.RulesOptions{Root: root, Extra: set.Rules, UserFile: agent.UserRulesFile(s.getenv)}).Summary()
