@@ -374,7 +374,7 @@ func TestUndo(t *testing.T) {
 			}
 		}
 	}
-	if strings.Join(offered, ",") != "undo" {
+	if strings.Join(offered, ",") != "undo,redo,model" {
 		t.Errorf("commands offered: %q", offered)
 	}
 	if stop := prompt(t, conn, id, sdk.TextBlock("/undo")); stop != sdk.StopReasonEndTurn {
@@ -555,5 +555,52 @@ func TestCancelDuringQuestion(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 1 {
 		t.Errorf("the model was asked %d times: a cancelled turn goes no further", n)
+	}
+}
+
+// TestRedoAndModel: /redo makes again what /undo put back (and nothing
+// once a file changed since); /model lists the models the session may use
+// and picks one of them for the next turns, never another.
+func TestRedoAndModel(t *testing.T) {
+	srv := modeltest.New(modeltest.Text(twoFilePatch, 7), modeltest.Text("Changed both.", 5), modeltest.Text("Done.", 5))
+	defer srv.Close()
+	client := &fakeClient{}
+	conn, id, root := connect(t, srv.URL, client, true)
+	a, b := filepath.Join(root, "a.txt"), filepath.Join(root, "b.txt")
+	os.WriteFile(a, []byte("one\n"), 0o644)
+	os.WriteFile(b, []byte("two\n"), 0o644)
+	prompt(t, conn, id, sdk.TextBlock("capitalise a.txt and b.txt"))
+	changed := map[string]string{a: client.buffers[a], b: client.buffers[b]}
+	prompt(t, conn, id, sdk.TextBlock("/undo"))
+	if client.buffers[a] != "one\n" || client.buffers[b] != "two\n" {
+		t.Fatalf("after /undo: %q", client.buffers)
+	}
+	client.takeUpdates()
+	prompt(t, conn, id, sdk.TextBlock("/redo"))
+	if client.buffers[a] != changed[a] || client.buffers[b] != changed[b] {
+		t.Errorf("after /redo: %q, want %q", client.buffers, changed)
+	}
+	if msgs, _ := texts(client.takeUpdates()); !strings.Contains(msgs, "Redid turn 1's edits.") {
+		t.Errorf("/redo said %q", msgs)
+	}
+	prompt(t, conn, id, sdk.TextBlock("/redo"))
+	if msgs, _ := texts(client.takeUpdates()); !strings.Contains(msgs, "Nothing to redo") {
+		t.Errorf("a second /redo said %q", msgs)
+	}
+	prompt(t, conn, id, sdk.TextBlock("/model"))
+	if msgs, _ := texts(client.takeUpdates()); !strings.Contains(msgs, "The model is m") {
+		t.Errorf("/model said %q", msgs)
+	}
+	prompt(t, conn, id, sdk.TextBlock("/model gpt-evil"))
+	if msgs, _ := texts(client.takeUpdates()); !strings.Contains(msgs, "gpt-evil is not a model this session may use") {
+		t.Errorf("/model gpt-evil said %q", msgs)
+	}
+	prompt(t, conn, id, sdk.TextBlock("hello"))
+	reqs := srv.Requests()
+	if got := reqs[len(reqs)-1].Body.Model; got != "m" {
+		t.Errorf("the next turn asked model %q", got)
+	}
+	if n := len(reqs); n != 3 {
+		t.Errorf("%d model calls: a slash command asked the model", n)
 	}
 }

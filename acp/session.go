@@ -41,6 +41,7 @@ type session struct {
 	history  []agent.ChatMessage
 	rejected map[string]bool // "reject always" answers, by pattern
 	edited   []turnEdits     // the turns that edited, oldest first, for /undo
+	undone   []turnEdits     // the turns /undo put back, last undone last, for /redo
 	saved    transcript      // what session/load replays
 	told     bool            // the client was told the slash commands
 	model    string          // the model the client chose ("": the settings')

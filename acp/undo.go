@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -29,6 +30,7 @@ func (s *session) recordEdit(turn int, changes []*edits.FileChange) {
 	defer s.mu.Unlock()
 	if n := len(s.edited); n == 0 || s.edited[n-1].turn != turn {
 		s.edited = append(s.edited, turnEdits{turn: turn})
+		s.undone = nil // a new edit: what was undone is not redone over it
 	}
 	t := &s.edited[len(s.edited)-1]
 	for _, c := range changes {
@@ -53,16 +55,24 @@ func (s *session) recordEdit(turn int, changes []*edits.FileChange) {
 func commands() []sdk.AvailableCommand {
 	return []sdk.AvailableCommand{
 		{Name: "undo", Description: "put back the files the last turn that edited changed, if nobody changed them since"},
+		{Name: "redo", Description: "make again the edits the last /undo put back, if nobody changed the files since"},
+		{Name: "model", Description: "show the models this session may use; /model NAME uses NAME for the next turns",
+			Input: &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: "a model name (none: list them)"}}},
 	}
 }
 
 // slashCommand runs a prompt that is one of commands(), and reports
 // whether it was one.
 func (s *session) slashCommand(ctx context.Context, text string, calls *tracker) (bool, error) {
-	name, _, _ := strings.Cut(strings.TrimSpace(text), " ")
+	name, arg, _ := strings.Cut(strings.TrimSpace(text), " ")
 	switch name {
 	case "/undo":
 		return true, s.undo(ctx, calls)
+	case "/redo":
+		return true, s.redo(ctx, calls)
+	case "/model":
+		s.modelCommand(strings.TrimSpace(arg), calls)
+		return true, nil
 	}
 	return false, nil
 }
@@ -79,35 +89,95 @@ func (s *session) undo(ctx context.Context, calls *tracker) error {
 	}
 	last := s.edited[len(s.edited)-1]
 	s.mu.Unlock()
-	var back edits.Changeset
-	for _, f := range last.files {
+	if s.restore(ctx, calls, last, false) {
+		s.mu.Lock()
+		s.edited = s.edited[:len(s.edited)-1]
+		s.undone = append(s.undone, last)
+		s.mu.Unlock()
+	}
+	return nil
+}
+
+// redo makes again the edits the last /undo put back, all or none, each
+// file only if it still holds what the undo left.
+func (s *session) redo(ctx context.Context, calls *tracker) error {
+	s.mu.Lock()
+	if len(s.undone) == 0 {
+		s.mu.Unlock()
+		calls.message("Nothing to redo: no /undo since the last edit.")
+		return nil
+	}
+	last := s.undone[len(s.undone)-1]
+	s.mu.Unlock()
+	if s.restore(ctx, calls, last, true) {
+		s.mu.Lock()
+		s.undone = s.undone[:len(s.undone)-1]
+		s.edited = append(s.edited, last)
+		s.mu.Unlock()
+	}
+	return nil
+}
+
+// restore writes a turn's files back to what they were before it
+// (forward false: /undo) or after it (forward true: /redo), as one tool
+// call with a diff per file, and reports whether it did.
+func (s *session) restore(ctx context.Context, calls *tracker, te turnEdits, forward bool) bool {
+	var cs edits.Changeset
+	for _, f := range te.files {
+		from, fromExists, to, toExists := f.after, f.kept, f.before, f.existed
+		if forward {
+			from, fromExists, to, toExists = f.before, f.existed, f.after, f.kept
+		}
 		switch {
-		case f.existed:
-			back.Write(f.path, f.after, f.kept, edits.NotOpen, f.before)
-		case f.kept:
-			back.Remove(f.path, f.after, edits.NotOpen)
+		case toExists:
+			cs.Write(f.path, from, fromExists, edits.NotOpen, to)
+		case fromExists:
+			cs.Remove(f.path, from, edits.NotOpen)
 		}
 	}
+	what, done, failed := "undo", "Undid", "Nothing was undone"
+	if forward {
+		what, done, failed = "redo", "Redid", "Nothing was redone"
+	}
 	ws := &workspace{s: s, calls: calls}
-	c := calls.begin(fmt.Sprintf("undo turn %d", last.turn), sdk.ToolKindEdit)
-	_, err := ws.apply(ctx, &back)
+	c := calls.begin(fmt.Sprintf("%s turn %d", what, te.turn), sdk.ToolKindEdit)
+	_, err := ws.apply(ctx, &cs)
 	status, content := sdk.ToolCallStatusCompleted, []sdk.ToolCallContent{}
 	if err != nil {
 		status = sdk.ToolCallStatusFailed
 		content = append(content, sdk.ToolContent(sdk.TextBlock(err.Error())))
 	} else {
-		for _, fc := range back.Effective() {
+		for _, fc := range cs.Effective() {
 			content = append(content, diffOf(ws.abs(fc.Path), fc))
 		}
-		s.mu.Lock()
-		s.edited = s.edited[:len(s.edited)-1]
-		s.mu.Unlock()
 	}
 	calls.send(sdk.UpdateToolCall(c.id, sdk.WithUpdateStatus(status), sdk.WithUpdateContent(content)))
 	if err != nil {
-		calls.message(fmt.Sprintf("Nothing was undone: %v", err))
-	} else {
-		calls.message(fmt.Sprintf("Undid turn %d's edits.", last.turn))
+		calls.message(fmt.Sprintf("%s: %v", failed, err))
+		return false
 	}
-	return nil
+	calls.message(fmt.Sprintf("%s turn %d's edits.", done, te.turn))
+	return true
+}
+
+// modelCommand is /model: with no name, the models the session may use
+// (the current one first); with one of them, the next turns use it.
+func (s *session) modelCommand(name string, calls *tracker) {
+	current, all := s.models()
+	if name == "" {
+		if current == "" {
+			calls.message("No model is configured: set the model setting or $AGENTLS_MODEL.")
+			return
+		}
+		calls.message(fmt.Sprintf("The model is %s; this session may use: %s. /model NAME picks one.", current, strings.Join(all, ", ")))
+		return
+	}
+	if !slices.Contains(all, name) {
+		calls.message(fmt.Sprintf("%s is not a model this session may use (%s): the settings' model and the models the prices setting names are.", name, strings.Join(all, ", ")))
+		return
+	}
+	s.mu.Lock()
+	s.model = name
+	s.mu.Unlock()
+	calls.message(fmt.Sprintf("The next turns use %s.", name))
 }

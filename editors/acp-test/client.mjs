@@ -326,6 +326,13 @@ try {
     const undo = calls().find((c) => c.kind === "edit");
     check(undo && undo.status === "completed" && undo.content.filter((c) => c.type === "diff").length === 2, `undo call ${JSON.stringify(undo)}`);
     summary.undone = writes.slice(2);
+
+    // /redo makes the undone edits again, through the client too.
+    check(commandsOffered.includes("redo"), `available commands: ${commandsOffered}`);
+    updates = [];
+    r = await prompt("/redo");
+    check(r.stopReason === "end_turn", `redo: stopReason ${r.stopReason}`);
+    check(buffers.get(path.join(root, "a.txt")) === "ONE\n" && buffers.get(path.join(root, "b.txt")) === "TWO\n", `redone: ${[...buffers.values()]}`);
   });
   first.child.stdin.end();
   summary.exit = (await first.exit).code;
