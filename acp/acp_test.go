@@ -374,7 +374,7 @@ func TestUndo(t *testing.T) {
 			}
 		}
 	}
-	if strings.Join(offered, ",") != "undo,redo,model" {
+	if strings.Join(offered, ",") != "undo,redo,jobs,model" {
 		t.Errorf("commands offered: %q", offered)
 	}
 	if stop := prompt(t, conn, id, sdk.TextBlock("/undo")); stop != sdk.StopReasonEndTurn {
@@ -586,6 +586,10 @@ func TestRedoAndModel(t *testing.T) {
 	prompt(t, conn, id, sdk.TextBlock("/redo"))
 	if msgs, _ := texts(client.takeUpdates()); !strings.Contains(msgs, "Nothing to redo") {
 		t.Errorf("a second /redo said %q", msgs)
+	}
+	prompt(t, conn, id, sdk.TextBlock("/jobs"))
+	if msgs, _ := texts(client.takeUpdates()); !strings.Contains(msgs, "No background job was started in this session.") {
+		t.Errorf("/jobs said %q", msgs)
 	}
 	prompt(t, conn, id, sdk.TextBlock("/model"))
 	if msgs, _ := texts(client.takeUpdates()); !strings.Contains(msgs, "The model is m") {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -56,6 +57,7 @@ func commands() []sdk.AvailableCommand {
 	return []sdk.AvailableCommand{
 		{Name: "undo", Description: "put back the files the last turn that edited changed, if nobody changed them since"},
 		{Name: "redo", Description: "make again the edits the last /undo put back, if nobody changed the files since"},
+		{Name: "jobs", Description: "list the background jobs the agent started in this session, running or ended"},
 		{Name: "model", Description: "show the models this session may use; /model NAME uses NAME for the next turns",
 			Input: &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: "a model name (none: list them)"}}},
 	}
@@ -72,6 +74,9 @@ func (s *session) slashCommand(ctx context.Context, text string, calls *tracker)
 		return true, s.redo(ctx, calls)
 	case "/model":
 		s.modelCommand(strings.TrimSpace(arg), calls)
+		return true, nil
+	case "/jobs":
+		s.jobsCommand(calls)
 		return true, nil
 	}
 	return false, nil
@@ -180,4 +185,22 @@ func (s *session) modelCommand(name string, calls *tracker) {
 	s.model = name
 	s.mu.Unlock()
 	calls.message(fmt.Sprintf("The next turns use %s.", name))
+}
+
+// jobsCommand is /jobs: the session's background jobs, newest last.
+func (s *session) jobsCommand(calls *tracker) {
+	list := s.host.Jobs().List()
+	if len(list) == 0 {
+		calls.message("No background job was started in this session.")
+		return
+	}
+	var b strings.Builder
+	for _, j := range list {
+		state := fmt.Sprintf("ended, exit %d", j.ExitCode)
+		if j.Running {
+			state = "running"
+		}
+		fmt.Fprintf(&b, "job %d: %s (%s, %s)\n", j.ID, j.Command, state, j.Duration.Round(time.Second))
+	}
+	calls.message(strings.TrimSuffix(b.String(), "\n"))
 }
