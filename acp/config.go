@@ -15,7 +15,17 @@ import (
 // chosen among those the user's settings name (the model setting or
 // $AGENTLS_MODEL, and the models the prices setting prices). The client
 // picks one of them; it cannot name another, nor another endpoint.
-const configModel = "model"
+const (
+	configModel    = "model"
+	configThinking = "thinking"
+)
+
+// thinkingValues are the thinking setting's values, as the option offers
+// them.
+var thinkingValues = []struct{ value, name string }{
+	{"auto", "Auto: a call waits until the reply cannot turn out to be thinking"},
+	{"tagged", "Tagged: the model tags its thinking; a call runs when complete"},
+}
 
 // settings are the session's settings with the model the client chose.
 func (s *session) settings() settings.Settings {
@@ -24,6 +34,9 @@ func (s *session) settings() settings.Settings {
 	set := s.set
 	if s.model != "" {
 		set.Model = s.model
+	}
+	if s.thinking != "" {
+		set.Thinking = s.thinking
 	}
 	return set
 }
@@ -70,7 +83,14 @@ func (s *session) configOptions() []sdk.SessionConfigOption {
 	o.Select.Id, o.Select.Name = configModel, "Model"
 	o.Select.Category = sdk.Ptr(sdk.SessionConfigOptionCategoryModel)
 	o.Select.Description = sdk.Ptr("the model the next turns use (the settings' model, or one the prices setting names)")
-	return []sdk.SessionConfigOption{o}
+	var th sdk.SessionConfigSelectOptionsUngrouped
+	for _, v := range thinkingValues {
+		th = append(th, sdk.SessionConfigSelectOption{Name: v.name, Value: sdk.SessionConfigValueId(v.value)})
+	}
+	t := sdk.NewSessionConfigOptionSelect(sdk.SessionConfigValueId(s.settings().Thinking), sdk.SessionConfigSelectOptions{Ungrouped: &th})
+	t.Select.Id, t.Select.Name = configThinking, "Thinking"
+	t.Select.Description = sdk.Ptr("how the model marks its thinking (the thinking setting)")
+	return []sdk.SessionConfigOption{o, t}
 }
 
 // SetSessionConfigOption sets one of the session's options for its
@@ -84,15 +104,24 @@ func (a *Agent) SetSessionConfigOption(_ context.Context, p sdk.SetSessionConfig
 	if err != nil {
 		return sdk.SetSessionConfigOptionResponse{}, err
 	}
-	if v.ConfigId != configModel {
-		return sdk.SetSessionConfigOptionResponse{}, rpcError(codeInvalidParams, fmt.Sprintf("no option %q (agentls has %q)", v.ConfigId, configModel))
+	switch v.ConfigId {
+	case configModel:
+		_, all := s.models()
+		if !slices.Contains(all, string(v.Value)) {
+			return sdk.SetSessionConfigOptionResponse{}, rpcError(codeInvalidParams, fmt.Sprintf("model %q is not one of %q", v.Value, all))
+		}
+		s.mu.Lock()
+		s.model = string(v.Value)
+		s.mu.Unlock()
+	case configThinking:
+		if !slices.ContainsFunc(thinkingValues, func(t struct{ value, name string }) bool { return t.value == string(v.Value) }) {
+			return sdk.SetSessionConfigOptionResponse{}, rpcError(codeInvalidParams, fmt.Sprintf("thinking %q is not auto or tagged", v.Value))
+		}
+		s.mu.Lock()
+		s.thinking = string(v.Value)
+		s.mu.Unlock()
+	default:
+		return sdk.SetSessionConfigOptionResponse{}, rpcError(codeInvalidParams, fmt.Sprintf("no option %q (agentls has %q and %q)", v.ConfigId, configModel, configThinking))
 	}
-	_, all := s.models()
-	if !slices.Contains(all, string(v.Value)) {
-		return sdk.SetSessionConfigOptionResponse{}, rpcError(codeInvalidParams, fmt.Sprintf("model %q is not one of %q", v.Value, all))
-	}
-	s.mu.Lock()
-	s.model = string(v.Value)
-	s.mu.Unlock()
 	return sdk.SetSessionConfigOptionResponse{ConfigOptions: s.configOptions()}, nil
 }

@@ -120,3 +120,26 @@ func TestConfigModel(t *testing.T) {
 		t.Error("a model the settings do not name was taken")
 	}
 }
+
+// TestConfigThinking: the Thinking option sets the thinking setting for
+// the session's next turns; a value it does not offer is refused.
+func TestConfigThinking(t *testing.T) {
+	srv := modeltest.New(modeltest.Text("One.", 5))
+	defer srv.Close()
+	client := &fakeClient{}
+	conn, id, _ := connect(t, srv.URL, client, true)
+	set := func(value string) (sdk.SetSessionConfigOptionResponse, error) {
+		return conn.SetSessionConfigOption(t.Context(), sdk.SetSessionConfigOptionRequest{ValueId: &sdk.SetSessionConfigOptionValueId{
+			SessionId: id, ConfigId: configThinking, Value: sdk.SessionConfigValueId(value)}})
+	}
+	resp, err := set("tagged")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.ConfigOptions) != 2 || resp.ConfigOptions[1].Select == nil || resp.ConfigOptions[1].Select.CurrentValue != "tagged" {
+		t.Errorf("options %+v", resp.ConfigOptions)
+	}
+	if _, err := set("never"); err == nil {
+		t.Error("a thinking value the option does not offer was taken")
+	}
+}

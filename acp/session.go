@@ -45,6 +45,7 @@ type session struct {
 	saved    transcript      // what session/load replays
 	told     bool            // the client was told the slash commands
 	model    string          // the model the client chose ("": the settings')
+	thinking string          // the thinking mode the client chose ("": the settings')
 	closed   bool
 }
 
