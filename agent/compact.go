@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -205,6 +206,55 @@ func compactReminder(reg *tools.Registry, format tools.Format, req Request) stri
 	if !asksForChange(req.Prompt) {
 		return ""
 	}
+	files, covered := fileCalls(reg, format, req)
+	if files != "" && !slices.ContainsFunc(namedFiles(req), func(p string) bool { return !slices.Contains(covered, p) }) {
+		// Only files to delete or move: a save block would keep them.
+		return files
+	}
+	return files + saveReminder(reg, format, req)
+}
+
+// The file-level requests a compact reminder names a call for: a file
+// deleted ("Delete old.go") or moved ("Move notes.md into docs/notes.md"),
+// the file written right after the verb. "Remove the function f from
+// a.py" and "Move f from a.py to b.py" name no file there: they are edits.
+var (
+	deleteFile = regexp.MustCompile(`(?i)\b(?:delete|remove)\s+(?:the\s+)?(?:file\s+)?([\w./-]+\.\w+)\b`)
+	moveFile   = regexp.MustCompile(`(?i)\b(?:move|rename)\s+(?:the\s+)?(?:file\s+)?([\w./-]+\.\w+)\b.*?\b(?:to|into|as)\b.*?([\w-]+(?:/[\w.-]+)*\.\w+)`)
+)
+
+// fileCalls names the delete and move calls a request for a change asks
+// for, each a call of the request's own files written out ("" for none),
+// and the files they cover: a small model that only writes save blocks
+// otherwise keeps the file it was asked to delete, or saves a copy and
+// leaves the original.
+func fileCalls(reg *tools.Registry, format tools.Format, req Request) (string, []string) {
+	exists := func(p string) bool {
+		return slices.ContainsFunc(req.Files, func(f FileText) bool { return f.Path == p })
+	}
+	var b strings.Builder
+	var covered []string
+	if spec, ok := reg.Get("move"); ok {
+		if m := moveFile.FindStringSubmatch(req.Prompt); m != nil && exists(m[1]) && !exists(m[2]) && m[2] != m[1] {
+			fmt.Fprintf(&b, "\nTo move %s to %s, reply with this call (the file keeps its content):\n%s\n", m[1], m[2],
+				spec.RenderCall(tools.ToolUse{Tool: "move", Args: []string{m[1], m[2]}}, format, "call_0"))
+			covered = append(covered, m[1], m[2])
+		}
+	}
+	if spec, ok := reg.Get("delete"); ok {
+		for _, m := range deleteFile.FindAllStringSubmatch(req.Prompt, -1) {
+			if exists(m[1]) && !slices.Contains(covered, m[1]) {
+				fmt.Fprintf(&b, "\nTo delete %s, reply with this call:\n%s\n", m[1],
+					spec.RenderCall(tools.ToolUse{Tool: "delete", Args: []string{m[1]}}, format, "call_0"))
+				covered = append(covered, m[1])
+			}
+		}
+	}
+	return b.String(), covered
+}
+
+// saveReminder asks for the change as save blocks (or patch calls).
+func saveReminder(reg *tools.Registry, format tools.Format, req Request) string {
 	target := "path/to/file"
 	if names := namedFiles(req); len(names) > 0 {
 		target = names[0]

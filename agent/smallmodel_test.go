@@ -373,3 +373,46 @@ func TestCompactEditsRunTogether(t *testing.T) {
 		}
 	}
 }
+
+// TestCompactReminderNamesFileCalls: a compact turn asked to delete or move
+// a file is shown the delete or move call that does it, for its own files
+// (the 1.5B model answered "Delete the file old.go" with a save of old.go);
+// the edits around it are still asked as save blocks; a function removed
+// or moved between files is an edit, not a file call.
+func TestCompactReminderNamesFileCalls(t *testing.T) {
+	reg, _, err := builtin.Registry().Select(append(edittool.TurnTools(), shelltool.TurnTools()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := func(names ...string) []FileText {
+		var out []FileText
+		for _, n := range names {
+			out = append(out, FileText{Path: n, Text: "1\tx\n"})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		prompt    string
+		files     []FileText
+		want, not []string
+	}{
+		{"Delete the file old.go; nothing uses it.", files("old.go"), []string{"```delete old.go\n"}, []string{"save block"}},
+		{"Delete legacy.ts and remove its import and use from index.ts.", files("legacy.ts", "index.ts"), []string{"```delete legacy.ts\n", "save block"}, []string{"delete index.ts"}},
+		{"Move notes.md into the docs folder (docs/notes.md), keeping its content.", files("notes.md"), []string{"```move notes.md docs/notes.md\n"}, []string{"save block"}},
+		{"Move the code of helpers.go into a new file named strings.go and delete helpers.go.", files("helpers.go"), []string{"```delete helpers.go\n", "save block"}, nil},
+		{"Remove the unused function legacy_total from orders.py.", files("orders.py"), []string{"save block"}, []string{"delete"}},
+		{"Move the function slugify from misc.py to text.py; main.py imports it from text now.", files("misc.py", "text.py", "main.py"), []string{"save block"}, []string{"```move"}},
+	} {
+		got := compactReminder(reg, tools.FormatMarkdown, Request{Prompt: tc.prompt, Root: "/ws", Files: tc.files})
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%q: the reminder lacks %q:\n%s", tc.prompt, w, got)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(got, n) {
+				t.Errorf("%q: the reminder says %q:\n%s", tc.prompt, n, got)
+			}
+		}
+	}
+}
