@@ -44,7 +44,7 @@ var PromptBudget = map[tools.Format]int{tools.FormatMarkdown: 350, tools.FormatX
 func EstimateTokens(text string) int { return (len(text) + 3) / 4 }
 
 const compactIntro = `You are a coding agent in the user's editor. You change files only by writing a tool call; code you show or describe changes nothing.
-- The files the user named are below with numbered lines; read any other file before you change it.
+- The files the user named are below; read any other file before you change it.
 - Make the smallest change that does the job.
 - Only once a tool's result says the change was applied, say in one sentence what changed.
 `

@@ -19,39 +19,16 @@ func benchMarkdown(rep Report) string {
 		rep.Model, rep.Format, time.Now().UTC().Format("2006-01-02"), strings.Join(tools, ","))
 	ran := ranTasks(rep.Results)
 	common := commonTasks(rep.Results, tools)
-	if rep.Interrupted || len(ran) < len(rep.Tasks) || len(common) < len(ran) {
-		fmt.Fprintf(&b, "**Partial run**: %d of the %d tasks ran; every tool ran %d of them, and the totals are over those %d (the per-task table shows all).\n\n",
-			len(ran), len(rep.Tasks), len(common), len(common))
+	partial := rep.Interrupted || len(ran) < len(rep.Tasks) || len(common) < len(ran)
+	if partial {
+		fmt.Fprintf(&b, "**Partial run**: %d of the %d tasks ran; every tool ran %d of them (the per-task table shows which).\n\n",
+			len(ran), len(rep.Tasks), len(common))
 	}
-	b.WriteString("| tool | solved | well-formed replies | edits applied | changed, rejected by checker | failed calls | steps | tokens sent / received | wall time (sum; median a task) | longest identical repeat |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
-	for _, tool := range tools {
-		var rs []Result
-		for _, r := range byTool(rep.Results, tool) {
-			if slices.Contains(common, r.Task) {
-				rs = append(rs, r)
-			}
-		}
-		if len(rs) == 0 {
-			continue
-		}
-		s := summarize(rs)
-		var prompt, completion int
-		est := ""
-		walls := make([]time.Duration, 0, len(rs))
-		for _, r := range rs {
-			prompt += r.PromptTokens
-			completion += r.CompletionTokens
-			if r.TokensEstimated {
-				est = "≈"
-			}
-			walls = append(walls, r.Wall)
-		}
-		slices.Sort(walls)
-		median := walls[len(walls)/2]
-		fmt.Fprintf(&b, "| %s | **%d/%d** | %d/%d | %d | %d | %d/%d | %d | %s%d / %s%d | %s; %s | %d |\n", tool, s.Solved, s.Runs,
-			s.WellFormed, s.CallReplies, s.Edits, s.Rejected, s.FailedCalls, s.Calls, s.Steps,
-			est, prompt, est, completion, s.Wall.Round(time.Second), median.Round(time.Second), s.MaxRepeat)
+	all := func(string) bool { return true }
+	writeTotals(&b, rep.Results, tools, all)
+	if partial && len(common) > 0 && len(common) < len(ran) {
+		fmt.Fprintf(&b, "\nOn the %d tasks every tool ran:\n\n", len(common))
+		writeTotals(&b, rep.Results, tools, func(task string) bool { return slices.Contains(common, task) })
 	}
 	var sampled []string
 	for _, tool := range tools {
@@ -88,8 +65,9 @@ func benchMarkdown(rep Report) string {
 					mark = "!"
 				case r.Solved:
 					mark, anySolved = "✓", true
-				case r.Exit == -1:
-					mark = "✗⏱"
+				}
+				if r.Exit == -1 {
+					mark += "⏱"
 				}
 				parts = append(parts, fmt.Sprintf("%s %d, %ds", mark, r.Steps, int(r.Wall.Round(time.Second).Seconds())))
 			}
@@ -122,6 +100,41 @@ func commonTasks(rs []Result, tools []string) []string {
 		}
 	}
 	return out
+}
+
+// writeTotals writes a table of each tool's totals over the tasks keep
+// accepts.
+func writeTotals(b *strings.Builder, results []Result, tools []string, keep func(task string) bool) {
+	b.WriteString("| tool | tasks | solved | well-formed replies | edits applied | changed, rejected by checker | failed calls | steps | tokens sent / received | wall time (sum; median a task) | longest identical repeat |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, tool := range tools {
+		var rs []Result
+		for _, r := range byTool(results, tool) {
+			if keep(r.Task) {
+				rs = append(rs, r)
+			}
+		}
+		if len(rs) == 0 {
+			continue
+		}
+		s := summarize(rs)
+		var prompt, completion int
+		est := ""
+		walls := make([]time.Duration, 0, len(rs))
+		for _, r := range rs {
+			prompt += r.PromptTokens
+			completion += r.CompletionTokens
+			if r.TokensEstimated {
+				est = "≈"
+			}
+			walls = append(walls, r.Wall)
+		}
+		slices.Sort(walls)
+		median := walls[len(walls)/2]
+		fmt.Fprintf(b, "| %s | %d | **%d** | %d/%d | %d | %d | %d/%d | %d | %s%d / %s%d | %s; %s | %d |\n", tool, len(ranTasks(rs)), s.Solved,
+			s.WellFormed, s.CallReplies, s.Edits, s.Rejected, s.FailedCalls, s.Calls, s.Steps,
+			est, prompt, est, completion, s.Wall.Round(time.Second), median.Round(time.Second), s.MaxRepeat)
+	}
 }
 
 // ranTasks returns the tasks that have results, in order.

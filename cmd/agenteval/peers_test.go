@@ -151,7 +151,7 @@ func TestPeersEndToEnd(t *testing.T) {
 		}
 	}
 	bench, _ := os.ReadFile(md)
-	for _, want := range []string{"# Bench\n\nhand-written\n", "<!-- agenteval:results -->", "| aider | **1/1** |", "| gptme | **1/1** |", "| py-off-by-one | ✓ 1,", "aider `server default`", "<!-- /agenteval:results -->"} {
+	for _, want := range []string{"# Bench\n\nhand-written\n", "<!-- agenteval:results -->", "| aider | 1 | **1** |", "| gptme | 1 | **1** |", "| py-off-by-one | ✓ 1,", "aider `server default`", "<!-- /agenteval:results -->"} {
 		if !strings.Contains(string(bench), want) {
 			t.Errorf("BENCH.md lacks %q:\n%s", want, bench)
 		}
