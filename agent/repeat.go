@@ -96,9 +96,23 @@ func (t *Turn) concreteFeedback(ctx context.Context, use tools.ToolUse, err erro
 			}
 			continue
 		}
-		fmt.Fprintf(&b, "\nThe current lines of %s (the numbers are not part of the file); copy ORIGINAL lines exactly from them:\n%s", p, view)
+		fmt.Fprintf(&b, "\nThe current lines of %s (the numbers are not part of the file); %s:\n%s", p, fromTheLines(use.Tool), view)
 	}
 	return b.String()
+}
+
+// fromTheLines says what a call of tool takes from a file's current
+// lines: ORIGINAL lines for a patch, every line kept for a whole file.
+func fromTheLines(tool string) string {
+	switch tool {
+	case "save":
+		return "write the whole new file from them, every line you keep, changed as asked"
+	case "append":
+		return "add only the new lines after them"
+	case "delete", "move":
+		return "the file is as shown"
+	}
+	return "copy ORIGINAL lines exactly from them"
 }
 
 // pathsInSections returns the paths of "=== PATH: p ===" lines, for a

@@ -416,3 +416,30 @@ func TestCompactReminderNamesFileCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestRepeatedSaveGetsItsOwnHint: the second identical failing save is
+// shown the file's lines with a save's hint, never a patch's (the 1.5B
+// model sent an empty `save legacy.ts` three times, told to "copy ORIGINAL
+// lines"), and an empty save names the delete call.
+func TestRepeatedSaveGetsItsOwnHint(t *testing.T) {
+	bad := "```save legacy.ts\n```\n"
+	srv := modeltest.New(modeltest.Text(bad, 50), modeltest.Text(bad, 50), modeltest.Text("Stopped.", 50))
+	defer srv.Close()
+	ws := &memWorkspace{files: map[string]string{"legacy.ts": "export const old = 1;\n"}}
+	boundTurn(t, srv, ws, tools.FormatMarkdown).Run(context.Background(), Request{Prompt: "Delete legacy.ts.", Root: "/ws"})
+	reqs := srv.Requests()
+	if len(reqs) < 3 {
+		t.Fatalf("%d model calls", len(reqs))
+	}
+	msgs := reqs[2].Body.Messages
+	first, second := msgs[3].Content, msgs[5].Content
+	if !strings.Contains(first, "```delete legacy.ts") {
+		t.Errorf("the empty save's error does not name the delete call: %q", first)
+	}
+	if !strings.Contains(second, "write the whole new file from them") || strings.Contains(second, "ORIGINAL") {
+		t.Errorf("the second error's hint: %q", second)
+	}
+	if ws.files["legacy.ts"] != "export const old = 1;\n" {
+		t.Errorf("legacy.ts changed: %q", ws.files["legacy.ts"])
+	}
+}

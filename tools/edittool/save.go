@@ -19,7 +19,7 @@ func (b *Batch) Save(ctx context.Context, path, content string) (string, error) 
 		return "", errNoPath
 	}
 	if content == "" {
-		return "", fmt.Errorf("save %s: no content given; to empty a file, say so to the user instead", path)
+		return "", fmt.Errorf("save %s: no content given; to delete the file, write an empty ```delete %s block; to empty it, say so to the user instead", path, path)
 	}
 	if hasPlaceholderLine(content) {
 		return "", fmt.Errorf("save %s: the content has placeholder lines (like \"# ...\" or \"// ...\"); write the complete content, or use patch to change part of the file", path)
