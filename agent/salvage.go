@@ -28,6 +28,13 @@ func bareCall(reply string, reg *tools.Registry, req Request) (tools.ToolUse, st
 	if !ok {
 		return tools.ToolUse{}, "", false
 	}
+	if strings.TrimSpace(first) == "```" {
+		// A bare fence first, the call's words on the next line
+		// ("```\nsave hello.go\n…\n```": the 1.5B model at temperature 0).
+		if first, rest, ok = strings.Cut(strings.TrimLeft(rest, "\n"), "\n"); !ok {
+			return tools.ToolUse{}, "", false
+		}
+	}
 	words := strings.Fields(first)
 	if len(words) != 2 || words[0] != "save" && words[0] != "patch" {
 		return tools.ToolUse{}, "", false
@@ -38,7 +45,11 @@ func bareCall(reply string, reg *tools.Registry, req Request) (tools.ToolUse, st
 	}
 	path := words[1]
 	current := currentText(req, path)
-	if current == "" {
+	// A file the request names and that does not exist may be created:
+	// writing it loses nothing.
+	creates := current == "" && ref.Name == "save" && slices.Contains(namedFiles(req), path) &&
+		!slices.ContainsFunc(req.Files, func(f FileText) bool { return f.Path == path })
+	if current == "" && !creates {
 		return tools.ToolUse{}, "", false
 	}
 	// A reply may spell several saves one after another ("save
@@ -53,7 +64,7 @@ func bareCall(reply string, reg *tools.Registry, req Request) (tools.ToolUse, st
 	}
 	body := strings.TrimRight(strings.Join(lines, ""), " \n")
 	body = strings.TrimRight(strings.TrimSuffix(body, "```"), "\n")
-	if ref.Name == "save" && !keepsHalf(current, body) && firstLine(strings.TrimSpace(current)) != firstLine(strings.TrimSpace(body)) {
+	if ref.Name == "save" && !creates && !keepsHalf(current, body) && firstLine(strings.TrimSpace(current)) != firstLine(strings.TrimSpace(body)) {
 		return tools.ToolUse{}, "", false
 	}
 	use := tools.ToolUse{Tool: ref.Name, Args: []string{path}, Content: body + "\n", Format: tools.FormatMarkdown}

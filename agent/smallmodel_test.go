@@ -261,6 +261,7 @@ func TestBareCallSalvaged(t *testing.T) {
 		{"edited copy", "save a.go\n" + strings.TrimSuffix(renamed, "\n"), renamed},
 		{"prose", "save a.go\nI will rename foo to bar in a.go and update main.", aGo},
 		{"two saves", "save a.go\n" + renamed + "\nsave b.go\npackage main\n", renamed},
+		{"a bare fence first", "```\nsave a.go\n" + renamed + "```\n", renamed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := modeltest.New(modeltest.Text(tc.reply, 50), modeltest.Text(tc.reply, 50), modeltest.Text("Renamed.", 50))
@@ -441,5 +442,31 @@ func TestRepeatedSaveGetsItsOwnHint(t *testing.T) {
 	}
 	if ws.files["legacy.ts"] != "export const old = 1;\n" {
 		t.Errorf("legacy.ts changed: %q", ws.files["legacy.ts"])
+	}
+}
+
+// TestBareCallCreatesANamedFile: a fence-less save of a file the request
+// names and that does not exist creates it (nothing is lost); a file the
+// request does not name is not.
+func TestBareCallCreatesANamedFile(t *testing.T) {
+	for _, tc := range []struct {
+		name, prompt string
+		created      bool
+	}{
+		{"named", "Create hello.go: package main that prints hello.", true},
+		{"not named", "Create a hello world program.", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reply := "```\nsave hello.go\npackage main\n```\n"
+			srv := modeltest.New(modeltest.Text(reply, 50), modeltest.Text(reply, 50), modeltest.Text("Done.", 50), modeltest.Text("Done.", 50))
+			defer srv.Close()
+			ws := &memWorkspace{files: map[string]string{}}
+			turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
+			turn.Compact = true
+			turn.Run(context.Background(), Request{Prompt: tc.prompt, Root: "/ws"})
+			if got, ok := ws.files["hello.go"]; ok != tc.created || ok && got != "package main\n" {
+				t.Errorf("hello.go = %q (%v)", got, ok)
+			}
+		})
 	}
 }

@@ -119,14 +119,6 @@ func Prepare(setup Setup) (*Prepared, error) {
 		// prompt before its first token.
 		cfg.ChunkTimeout = localChunkTimeout
 	}
-	if cfg.Temperature == nil && compact {
-		// A small local model (the compact prompt's) answers best with
-		// its most likely tokens; a server's default samples (0.8 for
-		// llama.cpp's). Remote models keep their server's default: some
-		// refuse a temperature at all.
-		zero := 0.0
-		cfg.Temperature = &zero
-	}
 	model, err := NewModel(cfg, setup.Getenv)
 	if err != nil {
 		return nil, err

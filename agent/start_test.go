@@ -10,15 +10,15 @@ import (
 )
 
 // TestPreparedTemperature: the temperature setting is sent with every
-// request; without one, a compact turn (a small local model's) asks for
-// the most likely tokens, as aider does, and a full turn sends none (some
-// remote models refuse any).
+// request; without one none is sent, the server's default (some remote
+// models refuse any; with the local 1.5B model a greedy 0 did worse on the
+// evaluation than the server's 0.8: 1 of 8 tasks against 4).
 func TestPreparedTemperature(t *testing.T) {
 	for _, tc := range []struct {
 		name, raw string
 		want      *float64 // nil: none sent
 	}{
-		{"compact: 0", `{"prompt": "compact"}`, ptr(0.0)},
+		{"compact: the server's default", `{"prompt": "compact"}`, nil},
 		{"full: the server's default", `{"prompt": "full"}`, nil},
 		{"set", `{"prompt": "full", "temperature": 0.3}`, ptr(0.3)},
 		{"set with compact", `{"prompt": "compact", "temperature": 0.7}`, ptr(0.7)},

@@ -87,7 +87,7 @@ type Settings struct {
 	// sent to the model beside AGENTS.md (agent.LoadRules).
 	Rules []string `json:"rules"`
 	// Temperature is sent with every model request (nil: the server's
-	// default, or 0 with the compact prompt).
+	// default).
 	Temperature *float64 `json:"temperature"`
 	// Prompt is the system prompt's style: "full", "compact" (short, for
 	// small local models) or "auto" (compact when the API is on this
