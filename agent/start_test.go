@@ -56,3 +56,32 @@ func TestPreparedTemperature(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestCompactPrompt: the prompt style "auto" sends the compact prompt to
+// an API on this machine only; full and compact are as asked; anything
+// else is an error. A local API also gets the long chunk timeout.
+func TestCompactPrompt(t *testing.T) {
+	for _, tc := range []struct {
+		style, url string
+		want       bool
+		wantErr    bool
+		local      bool
+	}{
+		{"auto", "http://127.0.0.1:8765/v1", true, false, true},
+		{"auto", "http://localhost:11434/v1", true, false, true},
+		{"auto", "http://[::1]:8080/v1", true, false, true},
+		{"auto", "https://api.openai.com/v1", false, false, false},
+		{"auto", "", false, false, false},
+		{"full", "http://127.0.0.1:8765/v1", false, false, true},
+		{"compact", "https://api.openai.com/v1", true, false, false},
+		{"tiny", "", false, true, false},
+	} {
+		got, err := compactPrompt(tc.style, tc.url)
+		if got != tc.want || (err != nil) != tc.wantErr {
+			t.Errorf("compactPrompt(%q, %q) = %v, %v", tc.style, tc.url, got, err)
+		}
+		if isLoopbackURL(tc.url) != tc.local {
+			t.Errorf("isLoopbackURL(%q) = %v", tc.url, !tc.local)
+		}
+	}
+}
