@@ -327,6 +327,7 @@ async function main() {
     const original = 'package p\n\n// Config holds settings.\ntype Config struct{}\n';
     writeFileSync(path.join(ws, 'a.go'), original);
     writeFileSync(path.join(ws, 'b.go'), 'package p\n\n// AI! add a String method to Config\nfunc f() {}\n');
+    writeFileSync(path.join(ws, 'AGENTS.md'), 'Keep names short.\n');
     // A reply pasted into a Markdown file, applied with its code action.
     writeFileSync(
       path.join(ws, 'reply.md'),
@@ -404,7 +405,7 @@ async function main() {
 
     // Ask: the edit lands in the open editor, unsaved; the status bar shows the turn.
     await palette(page, 'Agent: Ask…');
-    await inputBox(page, 'rename Config to Settings');
+    await inputBox(page, 'rename Config to Settings in @b.go');
     await until('the status-bar item for the turn', async () => (await statusItemText(page)).includes('agent turn 1'), 15000);
     log('status bar shows the turn');
     await until('the edit in the editor', async () => (await editorText(page)).includes('type Settings struct{}'));
@@ -416,6 +417,16 @@ async function main() {
       fail('the agent edit reached the disk before a save');
     }
     log('ask: edited in the buffer, not on disk');
+    // The project's rules and the prompt's mention reached the model, and
+    // the output channel lists them under the turn.
+    if (!JSON.stringify(requests[0].messages).includes('Keep names short.') || !JSON.stringify(requests[0].messages).includes('AI! add a String method')) {
+      fail('the rules or the mentioned b.go did not reach the model');
+    }
+    await until('the rules and the mention in the output channel', async () => {
+      const out = agentlsLog(userData);
+      return out.includes('rules: AGENTS.md') && out.includes('mention @b.go');
+    });
+    log('rules and mentions: sent, and listed in the output channel');
 
     // The agent runs a command: agentls/saveDocuments saves the buffer first.
     await palette(page, 'Agent: Ask…');
