@@ -37,6 +37,7 @@ type Workspace interface {
 	// environment of their own.
 	PrivateDirs() []string
 }
+
 // A batchTool is one of the tools a Batch runs: how it reads its call,
 // and whether it changes files (an edit, proposed to the workspace) or
 // only reads them.
