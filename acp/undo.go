@@ -86,41 +86,35 @@ func (s *session) slashCommand(ctx context.Context, text string, calls *tracker)
 // still hold what the turn left (someone, or a later command, may have
 // changed it), and the writes go where the turn's went.
 func (s *session) undo(ctx context.Context, calls *tracker) error {
-	s.mu.Lock()
-	if len(s.edited) == 0 {
-		s.mu.Unlock()
-		calls.message("Nothing to undo: no turn of this session edited a file.")
-		return nil
-	}
-	last := s.edited[len(s.edited)-1]
-	s.mu.Unlock()
-	if s.restore(ctx, calls, last, false) {
-		s.mu.Lock()
-		s.edited = s.edited[:len(s.edited)-1]
-		s.undone = append(s.undone, last)
-		s.mu.Unlock()
-	}
+	s.step(ctx, calls, &s.edited, &s.undone, false, "Nothing to undo: no turn of this session edited a file.")
 	return nil
 }
 
 // redo makes again the edits the last /undo put back, all or none, each
 // file only if it still holds what the undo left.
 func (s *session) redo(ctx context.Context, calls *tracker) error {
-	s.mu.Lock()
-	if len(s.undone) == 0 {
-		s.mu.Unlock()
-		calls.message("Nothing to redo: no /undo since the last edit.")
-		return nil
-	}
-	last := s.undone[len(s.undone)-1]
-	s.mu.Unlock()
-	if s.restore(ctx, calls, last, true) {
-		s.mu.Lock()
-		s.undone = s.undone[:len(s.undone)-1]
-		s.edited = append(s.edited, last)
-		s.mu.Unlock()
-	}
+	s.step(ctx, calls, &s.undone, &s.edited, true, "Nothing to redo: no /undo since the last edit.")
 	return nil
+}
+
+// step restores the last turn of from (forward: to what it made, else to
+// what it found) and, when that worked, moves it onto to; with from empty
+// the user is told none.
+func (s *session) step(ctx context.Context, calls *tracker, from, to *[]turnEdits, forward bool, none string) {
+	s.mu.Lock()
+	if len(*from) == 0 {
+		s.mu.Unlock()
+		calls.message(none)
+		return
+	}
+	last := (*from)[len(*from)-1]
+	s.mu.Unlock()
+	if s.restore(ctx, calls, last, forward) {
+		s.mu.Lock()
+		*from = (*from)[:len(*from)-1]
+		*to = append(*to, last)
+		s.mu.Unlock()
+	}
 }
 
 // restore writes a turn's files back to what they were before it

@@ -14,6 +14,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/internal/statedir"
 	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/tools/approval"
@@ -150,13 +151,11 @@ type approvalDesk struct {
 // with approvalPolicy "deny" it asks nobody (approval.ErrPolicyDenies).
 func (desk *approvalDesk) confirm(ctx context.Context, who, path string, line int, q approval.Question) (approval.Answer, error) {
 	set := desk.settings()
-	switch set.ApprovalPolicy {
-	case "allow":
-		return approval.Run, nil
-	case "deny":
-		// Nobody is asked: the model is told the policy denies it, not
-		// that the user declined.
-		return approval.Skip, approval.ErrPolicyDenies
+	if decided := agent.ConfirmerOf(set, nil); decided != nil {
+		// approvalPolicy allow or deny, the core's rule for every
+		// front-end: nobody is asked (deny tells the model the policy
+		// denies it, not that the user declined).
+		return decided.Confirm(ctx, q)
 	}
 	ap := &waitingQuestion{q: q, who: who, path: path, line: line}
 	desk.waiting.add(ap)
