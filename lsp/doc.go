@@ -35,7 +35,7 @@
 //     (Neovim and Helix open at 0, so "not open" is edits.NotOpen), the
 //     line hashes the anchored tools reuse; editorSource reads a buffer
 //     over the disk.
-//   - turn.go, editor_workspace.go, turn_context.go: agentls.ask and the
+//   - turn.go, editor_workspace.go, mention_source.go: agentls.ask and the
 //     AI! / fix actions start a turn through agent.Prepare (startTurn);
 //     editorWorkspace is the turn's agent.Workspace; mentionSource is what
 //     the prompt's mentions read.
