@@ -285,11 +285,16 @@ func pairEnds(fl []fenceLine, depth, lc int) []int {
 // Closing and nesting often both pair: "```\nIt prints:\n```\n1\n```" is
 // prose and an output block after the block, or a bare block inside it.
 // Then what the tool is decides (a patch ends with its >>>>>>> UPDATED
-// line), then what follows the next fence (a blank line right after an
-// opening fence is unusual, right after a closing one is not: nested).
-// When nothing decides, the fence closes the block — its content is then
-// lines it surely holds, and nothing that may be prose — and a Problem
-// names the block, so the model and the user learn it may be cut short.
+// line), then what comes right before the fence (a heading or a label
+// such as "## Structure" or "**Tree:**" announces a nested block), then
+// what follows the next fence (a blank line right after an opening fence
+// is unusual, right after a closing one is not: nested). When nothing
+// decides, the fence closes the block — its content is then lines it
+// surely holds, and nothing that may be prose — and a Problem names the
+// block, so the model and the user learn it may be cut short.
+//
+// A reading in which the reply was cut short inside a nested block
+// withholds the block (reportCut): a file is never written cut short.
 func (p *Parser) contentFenceAction(ln lineInfo) fenceAction {
 	f := &p.fence
 	fl, paired := p.fenceLinesFrom(ln.next)
@@ -327,18 +332,34 @@ func (p *Parser) contentFenceAction(ln lineInfo) fenceAction {
 			cands = complete
 		}
 	}
+	announced, blankBefore := p.announcesBlock(ln.start)
 	switch len(cands) {
 	case 0:
 		return fenceCloses // nothing pairs: read it as a command's fence
 	case 1:
-		if cands[0].act == fenceIsText {
-			p.reportCutAfterLastFence(ln, fl, lc)
+		switch {
+		case cands[0].act == fenceIsText:
+			// The fence stays in the block's text only if the block ends at
+			// the reply's last fence with text after it: then the reply may
+			// as well have been cut inside a nested block.
+			if ends := pairEnds(fl, 1, lc); len(ends) > 0 && ends[0] == len(fl)-1 {
+				if last := fl[ends[0]]; len(bytes.TrimSpace(p.bytes(last.next, p.end()))) > 0 {
+					p.reportCut(ln, "holds a fenced block that opens at byte %d and ends at the reply's last fence with text after it")
+				}
+			}
+		case cands[0].act == fenceCloses && len(fl) == 0 && announced && blankBefore:
+			// "## Structure", a blank line, a bare fence, text, and the reply
+			// ends: a nested block announced and opened, never closed.
+			p.reportCut(ln, "announces a fenced block that opens at byte %d and never closes")
 		}
 		return cands[0].act
 	}
 	// Closing and nesting both pair (the text reading, one fence off from
 	// either, pairs only with fences of several lengths after it).
 	nested := slices.ContainsFunc(cands, func(c reading) bool { return c.act == fenceOpens })
+	if nested && announced {
+		return fenceOpens
+	}
 	if nested && len(fl) > 0 && fl[0].bare && fl[0].next < p.end() {
 		if l, _, _ := bytes.Cut(p.bytes(fl[0].next, p.end()), []byte("\n")); isBlank(l) {
 			return fenceOpens
@@ -355,27 +376,36 @@ func (p *Parser) contentFenceAction(ln lineInfo) fenceAction {
 	return cands[0].act
 }
 
-// reportCutAfterLastFence names the block when the only pairing reading
-// keeps the bare fence ln as a line of its text and ends the block at the
-// reply's last fence, with text after it: the reply may as well have been
-// cut short inside a nested block (gptme's parser then writes nothing),
-// and the block would be cut with it. The reading stands — the fences
-// pair — but the model and the user are told, so no content block is cut
-// short unsaid.
-func (p *Parser) reportCutAfterLastFence(ln lineInfo, fl []fenceLine, lc int) {
-	ends := pairEnds(fl, 1, lc)
-	if len(ends) == 0 || ends[0] != len(fl)-1 {
-		return
-	}
-	last := fl[ends[0]]
-	if len(bytes.TrimSpace(p.bytes(last.next, p.end()))) == 0 {
-		return
-	}
+// reportCut withholds the open block — it is neither run nor listed — and
+// says why: one reading of its fences (how says, with the nested fence's
+// offset) is that the reply was cut short inside a nested block, and then
+// the file would be cut short with it. gptme's parser reads these replies
+// as holding no block at all.
+func (p *Parser) reportCut(ln lineInfo, how string) {
 	f := &p.fence
+	f.withheld = true
 	opener := strings.Repeat("`", f.fence) + f.lang
 	longer := strings.Repeat("`", f.fence+1)
-	p.problem(f.start, fmt.Sprintf("the block opened by %q holds the bare fence at byte %d as a line of its text and ends at the reply's last fence, at byte %d, with text after it: if the reply was cut short inside a fenced block, this block is cut short too; if it should hold more, write it again between fences of %d backticks (%s … %s)",
-		opener, ln.start, last.start, f.fence+1, longer+f.lang, longer))
+	p.problem(f.start, fmt.Sprintf("the block opened by %q was not run: it "+how+", so the reply may have been cut short inside it and what it holds may be incomplete; write it again whole, between fences of %d backticks (%s … %s), so the fenced block inside it cannot end it",
+		opener, ln.start, f.fence+1, longer+f.lang, longer))
+}
+
+// announcesBlock reports whether the last non-blank line of the block's
+// content before off is a heading ("## Structure") or a label ending with
+// a colon ("**Tree:**", "Output:") — text that announces a fenced block
+// next — and whether a blank line stands between it and off.
+func (p *Parser) announcesBlock(off int) (announced, blankBefore bool) {
+	l := p.lastContentLine(off)
+	if l == nil {
+		return false, false
+	}
+	t := bytes.TrimRight(trimSpace(l), "*_")
+	announced = len(t) > 0 && (t[0] == '#' || t[len(t)-1] == ':')
+	f := &p.fence
+	b := p.bytes(f.contentStart, off)
+	i := bytes.LastIndex(b, l)
+	blankBefore = i >= 0 && bytes.Count(b[i:], []byte("\n")) > 1
+	return announced, blankBefore
 }
 
 // lastContentLine returns the last non-blank line before the fence line

@@ -91,6 +91,9 @@ type fenceState struct {
 	// swallowed names the first nested fence that would have opened a call
 	// outside the block, for the Problem of a block that never closes.
 	swallowed string
+	// withheld: the reply may have been cut short inside this block, so it
+	// is neither run nor listed; a Problem says so (reportCut).
+	withheld bool
 }
 
 // openFence starts a block at the fence line ln, whose text begins with
@@ -449,6 +452,9 @@ func (p *Parser) emitFence(end int) {
 	if f.hasContent {
 		b.ContentEnd = f.contentEnd
 		b.Content = p.text(f.contentStart, f.contentEnd)
+	}
+	if f.withheld {
+		return
 	}
 	if p.opts.KeepBlocks {
 		p.blocks = append(p.blocks, b)
