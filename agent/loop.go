@@ -139,7 +139,7 @@ func (t *Turn) Run(ctx context.Context, req Request) (Summary, error) {
 	if t.Compact {
 		native = compactNativeTools(t.Registry, t.Format)
 	}
-	state := &turnState{failures: failures{}, succeeded: failures{}, prompt: req.Prompt}
+	state := &turnState{failures: newFailures(), succeeded: repeats{}, prompt: req.Prompt}
 	for step := 1; ; step++ {
 		if step > lim.MaxSteps {
 			return sum, fmt.Errorf("%w: %d model calls; ask again to continue", ErrLimit, lim.MaxSteps)
@@ -377,6 +377,15 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 	}
 	for i := range uses {
 		use := &uses[i]
+		if n, last := state.failures.seen(callKey(*use)); n >= repeatLimit-1 {
+			// Sent a third time, nothing changed since: it would fail
+			// again. It is not run, and the turn ends.
+			err := repeatedError(*use, last)
+			t.logCall(ToolCall{Use: *use, Outcome: "not run: " + err.Error()})
+			t.observe(Event{Step: step, Kind: EventNotice, Text: fmt.Sprintf("not run: the model sent the same %s call a third time after it failed twice", DescribeUse(*use))})
+			result(use.CallID, fmt.Sprintf("Not run: you sent this %s call a third time after it failed twice the same way; the turn ends.", DescribeUse(*use)), nil)
+			return out, err
+		}
 		t.observe(Event{Step: step, Kind: EventToolStart, Use: use})
 		call := &callImages{turn: images, use: *use}
 		var ran ToolCall
@@ -399,15 +408,12 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 		case err != nil:
 			text = failedText(*use, output, err)
 			state.editFailed = state.editFailed || edittool.IsEditTool(use.Tool)
-			switch n := state.failures.add(callKey(*use)); {
-			case n >= repeatLimit:
-				result(use.CallID, text, nil)
-				return out, repeatedError(*use, err)
-			case n == repeatLimit-1:
+			if state.failures.add(callKey(*use), err) == repeatLimit-1 {
 				text += t.concreteFeedback(ctx, *use, err)
 			}
 		default:
 			if edittool.IsEditTool(use.Tool) {
+				state.failures.edited()
 				state.edited = true
 				state.editedPaths = append(state.editedPaths, edittool.PathsOf(*use)...)
 			}
@@ -445,7 +451,7 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 	}
 	if len(reply.ToolCalls) == 0 && len(unread) > 0 {
 		text := "These tool calls could not be read, so nothing was run:\n- " + strings.Join(unread, "\n- ") + "\nWrite them again."
-		switch n := state.failures.add("unread\x00" + strings.Join(unread, "\x00")); {
+		switch n := state.failures.add("unread\x00"+strings.Join(unread, "\x00"), nil); {
 		case n >= repeatLimit:
 			result("", text, nil)
 			return out, fmt.Errorf("%w: it wrote a call that could not be read %d times (%s); nothing was run", ErrRepeated, repeatLimit, errLine(unread[0]))
@@ -468,9 +474,9 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 // told that a reply showing code applied nothing.
 type turnState struct {
 	failures   failures
-	succeeded  failures // calls that succeeded, by call and output
-	edited     bool     // an edit call applied
-	editFailed bool     // an edit call failed
+	succeeded  repeats // calls that succeeded, by call and output
+	edited     bool    // an edit call applied
+	editFailed bool    // an edit call failed
 	nudged     bool
 	prompt     string // the request's, for the checks of a compact turn
 	// editedPaths are the files edit calls changed; filesNudged: the

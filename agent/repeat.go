@@ -25,17 +25,58 @@ var ErrRepeated = errors.New("the model repeated a failing call")
 var errGoingRound = errors.New("the model repeated a call")
 
 // repeatLimit is how many times one failing call may be sent: the second
-// time the model is told more (concreteFeedback), the third ends the turn.
+// time the model is told more (concreteFeedback); the third is not run —
+// the turn ends on it, so no identical failing call runs more than twice.
 const repeatLimit = 3
 
-// failures counts a turn's failing calls by what they sent.
-type failures map[string]int
+// failures counts a turn's failing calls by what they sent, since the
+// turn last changed a file: a call that failed before an edit (a test
+// run, a patch of the edited file) may pass after it, and sending it
+// again is then no repetition.
+type failures struct {
+	count   map[string]int
+	at      map[string]int    // the edits made by the key's last failure
+	lastErr map[string]string // the first line of the key's last error
+	edits   int               // edit calls applied so far in the turn
+}
 
-// add counts one more failure of the call with key and returns how many
-// there were.
-func (f failures) add(key string) int {
-	f[key]++
-	return f[key]
+func newFailures() failures {
+	return failures{count: map[string]int{}, at: map[string]int{}, lastErr: map[string]string{}}
+}
+
+// add counts one more failure of the call with key, which failed with
+// err, and returns how many there were since the last edit.
+func (f *failures) add(key string, err error) int {
+	if f.at[key] != f.edits {
+		f.count[key] = 0
+	}
+	f.count[key]++
+	f.at[key] = f.edits
+	if err != nil {
+		f.lastErr[key] = errLine(err.Error())
+	}
+	return f.count[key]
+}
+
+// seen returns how many times the call with key failed since the last
+// edit, and the last failure's error line.
+func (f *failures) seen(key string) (int, string) {
+	if f.at[key] != f.edits {
+		return 0, ""
+	}
+	return f.count[key], f.lastErr[key]
+}
+
+// edited records an edit call applied: what failed before may not now.
+func (f *failures) edited() { f.edits++ }
+
+// repeats counts a turn's calls that succeeded, by call and output.
+type repeats map[string]int
+
+// add counts one more of key and returns how many there were.
+func (r repeats) add(key string) int {
+	r[key]++
+	return r[key]
 }
 
 // callKey identifies a call by what the model wrote: its tool, arguments
@@ -51,12 +92,13 @@ func callKey(u tools.ToolUse) string {
 	return u.Tool + "\x00" + strings.Join(u.Args, "\x00") + "\x00" + string(kw) + "\x00" + body.String()
 }
 
-// repeatedError is how a turn ends at the third identical failure: what
-// the model kept doing and why it failed, for the user.
-func repeatedError(use tools.ToolUse, err error) error {
-	return fmt.Errorf("%w: it sent the same %s call %d times and it failed each time (%s); nothing was changed by it. "+
+// repeatedError is how a turn ends when the model sends, a third time, a
+// call that failed twice the same way with nothing changed since: what it
+// kept doing and why it failed, for the user. The third call is not run.
+func repeatedError(use tools.ToolUse, errLine string) error {
+	return fmt.Errorf("%w: it sent the same %s call a third time after it failed twice (%s); the third was not run and nothing was changed by it. "+
 		"Ask again naming the file and the change, or try a larger model",
-		ErrRepeated, DescribeUse(use), repeatLimit, errLine(err.Error()))
+		ErrRepeated, DescribeUse(use), errLine)
 }
 
 // errLine is the first line of an error message, clipped.

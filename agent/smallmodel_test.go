@@ -38,8 +38,18 @@ func TestRepeatedFailingCall(t *testing.T) {
 	srv := modeltest.New(modeltest.Text(bad, 50), modeltest.Text(bad, 50), modeltest.Text(bad, 50), modeltest.Text("never asked", 50))
 	defer srv.Close()
 	ws := &memWorkspace{files: map[string]string{"a.go": aGo}}
-	sum, err := boundTurn(t, srv, ws, tools.FormatMarkdown).Run(context.Background(), Request{Prompt: "rename foo to bar", Root: "/ws"})
-	if !errors.Is(err, ErrRepeated) || !strings.Contains(err.Error(), "patch a.go call 3 times") {
+	turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
+	started := 0
+	turn.Observe = func(e Event) {
+		if e.Kind == EventToolStart {
+			started++
+		}
+	}
+	sum, err := turn.Run(context.Background(), Request{Prompt: "rename foo to bar", Root: "/ws"})
+	if started != 2 {
+		t.Errorf("the patch ran %d times, want 2: the third is refused unrun", started)
+	}
+	if !errors.Is(err, ErrRepeated) || !strings.Contains(err.Error(), "patch a.go call a third time after it failed twice") || !strings.Contains(err.Error(), "the third was not run") {
 		t.Fatalf("err = %v", err)
 	}
 	if reqs := srv.Requests(); len(reqs) != 3 || sum.Steps != 3 {
@@ -55,6 +65,34 @@ func TestRepeatedFailingCall(t *testing.T) {
 	}
 	if ws.files["a.go"] != aGo {
 		t.Errorf("a.go changed: %q", ws.files["a.go"])
+	}
+}
+
+// TestFailureAfterAnEditIsNoRepeat: a call that failed twice and is sent
+// again after an edit applied runs — the edit may have made it pass (a
+// test run after a fix); only a third failure with nothing changed in
+// between ends the turn.
+func TestFailureAfterAnEditIsNoRepeat(t *testing.T) {
+	bad := "```patch a.go\n<<<<<<< ORIGINAL\nfunc foo() {\n=======\nfunc bar() {\n>>>>>>> UPDATED\n```\n"
+	srv := modeltest.New(modeltest.Text(bad, 50), modeltest.Text(bad, 50),
+		modeltest.Text("```save notes.txt\nrenaming foo\n```\n", 50),
+		modeltest.Text(bad, 50), modeltest.Text("I could not rename it.", 50))
+	defer srv.Close()
+	ws := &memWorkspace{files: map[string]string{"a.go": aGo}}
+	sum, err := boundTurn(t, srv, ws, tools.FormatMarkdown).Run(context.Background(), Request{Prompt: "rename foo to bar", Root: "/ws"})
+	if err != nil {
+		t.Fatalf("err = %v after %d steps", err, sum.Steps)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 5 {
+		t.Fatalf("%d model calls, want 5", len(reqs))
+	}
+	msgs := reqs[4].Body.Messages
+	if last := msgs[len(msgs)-1].Content; !strings.Contains(last, "Error from patch a.go") || strings.Contains(last, "Not run") {
+		t.Errorf("the patch after the edit was not run: %q", last)
+	}
+	if ws.files["notes.txt"] != "renaming foo\n" || ws.files["a.go"] != aGo {
+		t.Errorf("files = %q", ws.files)
 	}
 }
 

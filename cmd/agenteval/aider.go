@@ -86,23 +86,16 @@ func readAiderHistory(hist string, r *Result) {
 			in = false
 		}
 	}
-	run := 0
-	for i, rp := range replies {
+	tried := func(rp string) bool { return strings.Contains(rp, "```") }
+	for _, rp := range replies {
 		r.Replies++
-		tried := strings.Contains(rp, "```")
-		if tried {
+		if tried(rp) {
 			r.CallReplies++
 		}
-		switch {
-		case !tried:
-			run = 0
-		case i > 0 && run > 0 && replies[i-1] == rp:
-			run++
-		default:
-			run = 1
-		}
-		r.MaxRepeat = max(r.MaxRepeat, run)
 	}
+	// aider's history does not say which reply's edit failed: a run of
+	// identical replies counts as failing, an upper bound.
+	r.MaxRepeat, r.MaxFailedRepeat = repeatRuns(replies, func(rp string) string { return rp }, tried, tried)
 	r.WellFormed = max(0, r.CallReplies-r.FailedCalls)
 }
 

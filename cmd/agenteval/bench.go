@@ -105,7 +105,7 @@ func commonTasks(rs []Result, tools []string) []string {
 // writeTotals writes a table of each tool's totals over the tasks keep
 // accepts.
 func writeTotals(b *strings.Builder, results []Result, tools []string, keep func(task string) bool) {
-	b.WriteString("| tool | tasks | solved | well-formed replies | edits applied | changed, rejected by checker | failed calls | steps | tokens sent / received | wall time (sum; median a task) | longest identical repeat |\n")
+	b.WriteString("| tool | tasks | solved | well-formed replies | edits applied | changed, rejected by checker | failed calls | steps | tokens sent / received | wall time (sum; median a task) | longest identical repeat: replies / failing calls run |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, tool := range tools {
 		var rs []Result
@@ -131,9 +131,9 @@ func writeTotals(b *strings.Builder, results []Result, tools []string, keep func
 		}
 		slices.Sort(walls)
 		median := walls[len(walls)/2]
-		fmt.Fprintf(b, "| %s | %d | **%d** | %d/%d | %d | %d | %d/%d | %d | %s%d / %s%d | %s; %s | %d |\n", tool, len(ranTasks(rs)), s.Solved,
+		fmt.Fprintf(b, "| %s | %d | **%d** | %d/%d | %d | %d | %d/%d | %d | %s%d / %s%d | %s; %s | %d / %d |\n", tool, len(ranTasks(rs)), s.Solved,
 			s.WellFormed, s.CallReplies, s.Edits, s.Rejected, s.FailedCalls, s.Calls, s.Steps,
-			est, prompt, est, completion, s.Wall.Round(time.Second), median.Round(time.Second), s.MaxRepeat)
+			est, prompt, est, completion, s.Wall.Round(time.Second), median.Round(time.Second), s.MaxRepeat, s.MaxFailedRepeat)
 	}
 }
 

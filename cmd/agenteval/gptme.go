@@ -84,17 +84,19 @@ var (
 	gptmeMalformed = regexp.MustCompile(`Invalid patch|invalid patch|No path provided|No content provided|No patch provided|Path is required`)
 )
 
+// gptmeReply is what one of gptme's replies did, as its log shows it.
+type gptmeReply struct {
+	key                  string
+	calls, failed, edits int
+	malformed            bool
+}
+
 // readGptmeLog counts from gptme's conversation log: each assistant
 // message is a reply; the system messages after it are its tools'
 // outputs. A reply with outputs tried to call a tool; it is well-formed
 // unless an output says gptme could not read the call.
 func readGptmeLog(in io.Reader, r *Result) error {
-	type reply struct {
-		key                  string
-		calls, failed, edits int
-		malformed            bool
-	}
-	var replies []*reply
+	var replies []*gptmeReply
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
 	for sc.Scan() {
@@ -112,7 +114,7 @@ func readGptmeLog(in io.Reader, r *Result) error {
 		}
 		switch {
 		case m.Role == "assistant":
-			replies = append(replies, &reply{key: m.Content})
+			replies = append(replies, &gptmeReply{key: m.Content})
 		case m.Role == "system" && (m.Hide || strings.HasPrefix(m.Content, "<")):
 			// gptme's own notices between steps (token budget, time), not
 			// a tool's output.
@@ -131,8 +133,7 @@ func readGptmeLog(in io.Reader, r *Result) error {
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("gptme's conversation log: %w", err)
 	}
-	run := 0
-	for i, rp := range replies {
+	for _, rp := range replies {
 		r.Replies++
 		r.Calls += rp.calls
 		r.FailedCalls += rp.failed
@@ -143,15 +144,9 @@ func readGptmeLog(in io.Reader, r *Result) error {
 				r.WellFormed++
 			}
 		}
-		switch {
-		case rp.calls == 0:
-			run = 0
-		case i > 0 && run > 0 && replies[i-1].key == rp.key:
-			run++
-		default:
-			run = 1
-		}
-		r.MaxRepeat = max(r.MaxRepeat, run)
 	}
+	r.MaxRepeat, r.MaxFailedRepeat = repeatRuns(replies, func(rp *gptmeReply) string { return rp.key },
+		func(rp *gptmeReply) bool { return rp.calls > 0 },
+		func(rp *gptmeReply) bool { return rp.calls > 0 && rp.failed == rp.calls })
 	return nil
 }

@@ -219,7 +219,7 @@ func TestReadGptmeLog(t *testing.T) {
 	if err := readGptmeLog(strings.NewReader(log), &r); err != nil {
 		t.Fatal(err)
 	}
-	want := Result{Replies: 4, CallReplies: 3, WellFormed: 1, Calls: 3, FailedCalls: 2, Edits: 1, MaxRepeat: 2}
+	want := Result{Replies: 4, CallReplies: 3, WellFormed: 1, Calls: 3, FailedCalls: 2, Edits: 1, MaxRepeat: 2, MaxFailedRepeat: 2}
 	if r != want {
 		t.Errorf("got %+v\nwant %+v", r, want)
 	}

@@ -12,21 +12,23 @@ import (
 // A Summary is the totals over results: the table's last line and the
 // JSON's "total".
 type Summary struct {
-	Runs        int           `json:"runs"`
-	Solved      int           `json:"solved"`
-	Changed     int           `json:"changed"`
-	Rejected    int           `json:"rejected"` // changed but not solved
-	Errors      int           `json:"errors"`
-	Replies     int           `json:"replies"`
-	CallReplies int           `json:"call_replies"`
-	WellFormed  int           `json:"well_formed"`
-	Calls       int           `json:"calls"`
-	FailedCalls int           `json:"failed_calls"`
-	Edits       int           `json:"edits"`
-	MaxRepeat   int           `json:"max_repeat"`
-	Steps       int           `json:"steps"`
-	Tokens      int           `json:"tokens"`
-	Wall        time.Duration `json:"wall_ns"`
+	Runs        int `json:"runs"`
+	Solved      int `json:"solved"`
+	Changed     int `json:"changed"`
+	Rejected    int `json:"rejected"` // changed but not solved
+	Errors      int `json:"errors"`
+	Replies     int `json:"replies"`
+	CallReplies int `json:"call_replies"`
+	WellFormed  int `json:"well_formed"`
+	Calls       int `json:"calls"`
+	FailedCalls int `json:"failed_calls"`
+	Edits       int `json:"edits"`
+	MaxRepeat   int `json:"max_repeat"`
+	// MaxFailedRepeat: see Result.
+	MaxFailedRepeat int           `json:"max_failed_repeat"`
+	Steps           int           `json:"steps"`
+	Tokens          int           `json:"tokens"`
+	Wall            time.Duration `json:"wall_ns"`
 }
 
 func summarize(rs []Result) Summary {
@@ -44,6 +46,7 @@ func summarize(rs []Result) Summary {
 		s.FailedCalls += r.FailedCalls
 		s.Edits += r.Edits
 		s.MaxRepeat = max(s.MaxRepeat, r.MaxRepeat)
+		s.MaxFailedRepeat = max(s.MaxFailedRepeat, r.MaxFailedRepeat)
 		s.Steps += r.Steps
 		s.Tokens += r.Tokens
 		s.Wall += r.Wall

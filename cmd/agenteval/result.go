@@ -26,6 +26,11 @@ type Result struct {
 	// MaxRepeat is the longest run of consecutive identical replies that
 	// called tools (the issue's failure: 30 identical failing calls).
 	MaxRepeat int `json:"max_repeat"`
+	// MaxFailedRepeat is the longest run of consecutive identical replies
+	// whose calls all ran and failed: how often one failing call was run
+	// (agentls's third is refused unrun, so its replies may repeat three
+	// times while its failing calls run twice at most).
+	MaxFailedRepeat int `json:"max_failed_repeat"`
 
 	// Steps and the tokens are counted by the adapter, the same way for
 	// every tool: model calls, and the tokens of each as the server's

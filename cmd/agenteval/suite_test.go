@@ -76,8 +76,8 @@ func TestReadStderr(t *testing.T) {
 }
 
 // TestReadTurnLog reads a log as agent/loop.go writes it: an unreadable
-// call, two identical failing patches, a save that applied, and a final
-// answer.
+// call, two identical failing patches and the same patch a third time,
+// refused unrun, a save that applied, and a final answer.
 func TestReadTurnLog(t *testing.T) {
 	log := `{"role":"system","content":"..."}
 {"role":"user","content":"rename foo"}
@@ -89,6 +89,8 @@ func TestReadTurnLog(t *testing.T) {
 {"role":"assistant","content":"` + "```patch a.go\\nbad\\n```" + `"}
 {"tool_call":{"call":"patch a.go","ms":0,"outcome":"failed: ORIGINAL not found","tool":"patch"}}
 {"role":"user","content":"Error from patch a.go: ORIGINAL not found"}
+{"role":"assistant","content":"` + "```patch a.go\\nbad\\n```" + `"}
+{"tool_call":{"call":"patch a.go","ms":0,"outcome":"not run: the model repeated a failing call","tool":"patch"}}
 {"role":"assistant","content":"` + "```save a.go\\ngood\\n```" + `"}
 {"tool_call":{"call":"save a.go","ms":1,"outcome":"ok","tool":"save"}}
 {"role":"user","content":"Result of save a.go:\nSaved"}
@@ -98,7 +100,7 @@ func TestReadTurnLog(t *testing.T) {
 	if err := readTurnLog(strings.NewReader(log), &r); err != nil {
 		t.Fatal(err)
 	}
-	want := Result{Replies: 5, CallReplies: 4, WellFormed: 3, Calls: 3, FailedCalls: 2, Edits: 1, MaxRepeat: 2}
+	want := Result{Replies: 6, CallReplies: 5, WellFormed: 4, Calls: 3, FailedCalls: 2, Edits: 1, MaxRepeat: 3, MaxFailedRepeat: 2}
 	if r != want {
 		t.Errorf("got %+v\nwant %+v", r, want)
 	}

@@ -37,7 +37,41 @@ type reply struct {
 	unread   bool
 	failed   int
 	edits    int
+	notRun   int // calls refused unrun (a third identical failing call)
 	triedAny bool
+}
+
+// tried reports whether the reply tried to call a tool.
+func (rp *reply) tried() bool { return rp.calls > 0 || rp.notRun > 0 || rp.unread || rp.triedAny }
+
+// failedAll reports whether the reply's calls ran and all failed.
+func (rp *reply) failedAll() bool { return rp.calls > 0 && rp.failed == rp.calls }
+
+// repeatRuns returns the longest run of consecutive identical replies
+// that tried a call, and of those whose calls all ran and failed.
+func repeatRuns[R any](replies []R, key func(R) string, tried, failed func(R) bool) (maxRun, maxFailed int) {
+	run, frun := 0, 0
+	for i, rp := range replies {
+		same := i > 0 && key(replies[i-1]) == key(rp)
+		switch {
+		case !tried(rp):
+			run = 0
+		case same && run > 0:
+			run++
+		default:
+			run = 1
+		}
+		switch {
+		case !failed(rp):
+			frun = 0
+		case same && frun > 0:
+			frun++
+		default:
+			frun = 1
+		}
+		maxRun, maxFailed = max(maxRun, run), max(maxFailed, frun)
+	}
+	return maxRun, maxFailed
 }
 
 // readTurnLog fills r's reply and call counts from a turn log.
@@ -63,6 +97,10 @@ func readTurnLog(in io.Reader, r *Result) error {
 			if cur == nil {
 				continue
 			}
+			if strings.HasPrefix(rec.ToolCall.Outcome, "not run:") {
+				cur.notRun++
+				continue
+			}
 			cur.calls++
 			if strings.HasPrefix(rec.ToolCall.Outcome, "failed:") {
 				cur.failed++
@@ -80,29 +118,20 @@ func readTurnLog(in io.Reader, r *Result) error {
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("turn log: %w", err)
 	}
-	run := 0
-	for i, rp := range replies {
+	for _, rp := range replies {
 		r.Replies++
 		r.Calls += rp.calls
 		r.FailedCalls += rp.failed
 		r.Edits += rp.edits
-		tried := rp.calls > 0 || rp.unread || rp.triedAny
-		if tried {
+		if rp.tried() {
 			r.CallReplies++
 			if !rp.unread {
 				r.WellFormed++
 			}
 		}
-		switch {
-		case !tried:
-			run = 0
-		case i > 0 && run > 0 && replies[i-1].key == rp.key:
-			run++
-		default:
-			run = 1
-		}
-		r.MaxRepeat = max(r.MaxRepeat, run)
 	}
+	r.MaxRepeat, r.MaxFailedRepeat = repeatRuns(replies, func(rp *reply) string { return rp.key },
+		(*reply).tried, (*reply).failedAll)
 	return nil
 }
 
