@@ -75,20 +75,31 @@ func bareCall(reply string, reg *tools.Registry, req Request) (tools.ToolUse, st
 // keepsHalf reports whether text keeps at least half of the non-blank
 // lines of current, in any order.
 func keepsHalf(current, text string) bool {
+	total := 0
+	for l := range strings.Lines(current) {
+		if strings.TrimSpace(l) != "" {
+			total++
+		}
+	}
+	return total > 0 && 2*keptLines(current, text) >= total
+}
+
+// keptLines counts the non-blank lines of current that text holds as
+// they are.
+func keptLines(current, text string) int {
 	have := strings.Split(text, "\n")
-	total, kept := 0, 0
+	kept := 0
 	for l := range strings.Lines(current) {
 		l = strings.TrimRight(l, "\n")
-		if strings.TrimSpace(l) == "" {
-			continue
-		}
-		total++
-		if slices.Contains(have, l) {
+		if strings.TrimSpace(l) != "" && slices.Contains(have, l) {
 			kept++
 		}
 	}
-	return total > 0 && 2*kept >= total
+	return kept
 }
+
+// additionWords are words of requests that add to a file.
+var additionWords = regexp.MustCompile(`(?i)\b(add|append|insert|implement)\b`)
 
 // removalWords are words of requests that may well shrink a file.
 var removalWords = regexp.MustCompile(`(?i)\b(delete|remove|drop|strip|shorten|clear|empty|truncate|replace|rewrite|trim)\b`)
@@ -97,7 +108,8 @@ var removalWords = regexp.MustCompile(`(?i)\b(delete|remove|drop|strip|shorten|c
 // than half of an existing file's lines on a request that asks for no
 // removal: a small model asked for the whole new file sends back the few
 // lines it changed (Qwen2.5-Coder-1.5B saved a 4-line fragment over
-// count.py's function), and the save would lose the rest.
+// count.py's function, and only the new function over a 3-line math.ts
+// it was asked to add to), and the save would lose the rest.
 func (t *Turn) shrinkingSave(ctx context.Context, use tools.ToolUse, state *turnState) error {
 	if !t.Compact || use.Tool != "save" || removalWords.MatchString(state.prompt) {
 		return nil
@@ -121,10 +133,17 @@ func (t *Turn) shrinkingSave(ctx context.Context, use tools.ToolUse, state *turn
 			total++
 		}
 	}
-	if total < 4 || keepsHalf(current, use.Content) {
-		return nil
+	kept := keptLines(current, use.Content)
+	switch {
+	case total >= 4 && 2*kept < total:
+		return fmt.Errorf("save %s: the content keeps less than half of the file's %d lines, so the rest would be lost; nothing was written. A save replaces the whole file: send every line of the new file — the current one, changed as asked", path, total)
+	case additionWords.MatchString(state.prompt) && total-kept >= 2 && 3*(total-kept) > total:
+		// Asked to add, a small model sends only what it adds; a
+		// rename of a 3-line file changes two lines of three, so only
+		// a request to add is held to this.
+		return fmt.Errorf("save %s: the request asks to add, but the content drops %d of the file's %d lines, so they would be lost; nothing was written. A save replaces the whole file: send every line of the file as it is, with what you add", path, total-kept, total)
 	}
-	return fmt.Errorf("save %s: the content keeps less than half of the file's %d lines, so the rest would be lost; nothing was written. Send every line of the new file — the current one, changed as asked", path, total)
+	return nil
 }
 
 // currentText is the text of path as the request showed it (Request.Files),

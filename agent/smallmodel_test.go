@@ -347,6 +347,26 @@ func TestShrinkingSaveRefused(t *testing.T) {
 	}
 }
 
+// TestShrinkingSaveOfASmallFile: the real model, asked to add a function
+// to a 3-line math.ts, saved only the new function over it (recorded in
+// the evaluation's ts-add-export); the save is refused and the file kept.
+func TestShrinkingSaveOfASmallFile(t *testing.T) {
+	math := "export function double(n: number): number {\n  return n * 2;\n}\n"
+	reply := "```save math.ts\nexport function isEven(n: number): boolean {\n  return n % 2 === 0;\n}\n```\n"
+	srv := modeltest.New(modeltest.Text(reply, 50), modeltest.Text("Done.", 50))
+	defer srv.Close()
+	ws := &memWorkspace{files: map[string]string{"math.ts": math}}
+	turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
+	turn.Compact = true
+	turn.Run(context.Background(), Request{Prompt: "In math.ts, add an exported function isEven(n: number): boolean that says whether n is even.", Root: "/ws"})
+	if ws.files["math.ts"] != math {
+		t.Errorf("math.ts = %q", ws.files["math.ts"])
+	}
+	if told := srv.Requests()[1].Body.Messages[3].Content; !strings.Contains(told, "drops 2 of the file's 3 lines") || !strings.Contains(told, "with what you add") {
+		t.Errorf("the model was told %q", told)
+	}
+}
+
 // TestUntouchedFilesAsked: in a compact turn, a model that changed the
 // first of the request's files and stops is asked once about the others
 // (the real model renamed the constant in config.go only); a claim
