@@ -27,6 +27,7 @@ type fakeClient struct {
 	asked    []sdk.RequestPermissionRequest
 	updates  []sdk.SessionUpdate
 	onUpdate func(sdk.SessionUpdate)
+	term     *fakeTerminals // the client's terminals (nil: it offers none)
 }
 
 func (c *fakeClient) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
@@ -75,20 +76,36 @@ func (c *fakeClient) SessionUpdate(_ context.Context, n sdk.SessionNotification)
 	return nil
 }
 
-func (c *fakeClient) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
-	return sdk.CreateTerminalResponse{}, sdk.NewMethodNotFound("terminal/create")
+// The terminal methods are term's (nil: the client offers none).
+func (c *fakeClient) CreateTerminal(ctx context.Context, p sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
+	if c.term == nil {
+		return sdk.CreateTerminalResponse{}, sdk.NewMethodNotFound("terminal/create")
+	}
+	return c.term.create(ctx, p)
 }
-func (c *fakeClient) KillTerminal(context.Context, sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
-	return sdk.KillTerminalResponse{}, sdk.NewMethodNotFound("terminal/kill")
+func (c *fakeClient) KillTerminal(ctx context.Context, p sdk.KillTerminalRequest) (sdk.KillTerminalResponse, error) {
+	if c.term == nil {
+		return sdk.KillTerminalResponse{}, sdk.NewMethodNotFound("terminal/kill")
+	}
+	return c.term.kill(ctx, p)
 }
-func (c *fakeClient) TerminalOutput(context.Context, sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
-	return sdk.TerminalOutputResponse{}, sdk.NewMethodNotFound("terminal/output")
+func (c *fakeClient) TerminalOutput(ctx context.Context, p sdk.TerminalOutputRequest) (sdk.TerminalOutputResponse, error) {
+	if c.term == nil {
+		return sdk.TerminalOutputResponse{}, sdk.NewMethodNotFound("terminal/output")
+	}
+	return c.term.output(ctx, p)
 }
-func (c *fakeClient) ReleaseTerminal(context.Context, sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
-	return sdk.ReleaseTerminalResponse{}, sdk.NewMethodNotFound("terminal/release")
+func (c *fakeClient) ReleaseTerminal(ctx context.Context, p sdk.ReleaseTerminalRequest) (sdk.ReleaseTerminalResponse, error) {
+	if c.term == nil {
+		return sdk.ReleaseTerminalResponse{}, sdk.NewMethodNotFound("terminal/release")
+	}
+	return c.term.release(ctx, p)
 }
-func (c *fakeClient) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
-	return sdk.WaitForTerminalExitResponse{}, sdk.NewMethodNotFound("terminal/wait_for_exit")
+func (c *fakeClient) WaitForTerminalExit(ctx context.Context, p sdk.WaitForTerminalExitRequest) (sdk.WaitForTerminalExitResponse, error) {
+	if c.term == nil {
+		return sdk.WaitForTerminalExitResponse{}, sdk.NewMethodNotFound("terminal/wait_for_exit")
+	}
+	return c.term.wait(ctx, p)
 }
 
 // takeUpdates returns the updates since the last call.
@@ -139,11 +156,11 @@ func connectWith(t *testing.T, url string, client *fakeClient, fs bool, userSett
 	}
 	conn := sdk.NewClientSideConnection(client, toAgentW, toClientR)
 	init, err := conn.Initialize(context.Background(), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
-		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: fs, WriteTextFile: fs}}})
+		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: fs, WriteTextFile: fs}, Terminal: client.term != nil}})
 	if err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
-	if !init.AgentCapabilities.LoadSession || !init.AgentCapabilities.PromptCapabilities.EmbeddedContext || init.AgentCapabilities.PromptCapabilities.Image {
+	if !init.AgentCapabilities.LoadSession || !init.AgentCapabilities.PromptCapabilities.EmbeddedContext || !init.AgentCapabilities.PromptCapabilities.Image || init.AgentCapabilities.PromptCapabilities.Audio {
 		t.Errorf("initialize: capabilities %+v", init.AgentCapabilities)
 	}
 	sess, err := conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: root, McpServers: []sdk.McpServer{}})
@@ -374,7 +391,7 @@ func TestUndo(t *testing.T) {
 			}
 		}
 	}
-	if strings.Join(offered, ",") != "undo,redo,jobs,model" {
+	if strings.Join(offered, ",") != "undo,redo,jobs,review,model" {
 		t.Errorf("commands offered: %q", offered)
 	}
 	if stop := prompt(t, conn, id, sdk.TextBlock("/undo")); stop != sdk.StopReasonEndTurn {

@@ -6,6 +6,16 @@
 // client's buffers, when it offers fs/*), who is asked (the client, with
 // session/request_permission), and how the turn is shown (session/update).
 //
+// The rest of the protocol, each in its file: commands in the client's
+// terminals when it offers terminal/*, after the same policy and
+// approval as agentls's own shell (terminal.go); the model's markdown
+// task list as plan updates (plan.go); images in prompts, and the images
+// a call showed the model in its content (prompt.go, updates.go); the
+// Edits option's review mode, whose pending hunks /review accepts or
+// rejects (review.go); /undo, /redo, /jobs, /model (undo.go); the
+// Model, Thinking and Edits options (config.go); session/load's
+// transcripts (transcript.go).
+//
 // The wire protocol is github.com/coder/acp-go-sdk's: its types are
 // generated from the protocol's schema, it has no dependencies, and it
 // handles each request on its own goroutine, so session/cancel reaches a
@@ -14,7 +24,8 @@
 // ACP v2 (in preview) moves execution to the agent's side, which is
 // where agentls runs its tools already: what changes is the wire (the
 // SDK's types), not the mapping here, which lives in this package's own
-// functions (kindOf, diffOf, asker, promptText) rather than in the SDK.
+// functions (kindOf, diffOf, asker, promptText, execInTerminal) rather
+// than in the SDK.
 package acp
 
 import (
@@ -106,10 +117,12 @@ func (a *Agent) logf(format string, args ...any) {
 	}
 }
 
-// Initialize says what agentls does, honestly: session/load, text
-// prompts with the client's embedded resources and links (no images or
-// audio), MCP servers over stdio (every agent's) and streamable HTTP, no
-// authentication (the model's key is the user's environment's).
+// Initialize says what agentls does, honestly: session/load, prompts
+// with text, the client's embedded resources and links, and images (sent
+// to the model with the prompt; refused, saying why, where the vision
+// setting is off); no audio; MCP servers over stdio (every agent's) and
+// streamable HTTP; no authentication (the model's key is the user's
+// environment's).
 func (a *Agent) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
 	a.mu.Lock()
 	a.client = p.ClientCapabilities
@@ -118,7 +131,7 @@ func (a *Agent) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.Init
 		ProtocolVersion: sdk.ProtocolVersionNumber,
 		AgentCapabilities: sdk.AgentCapabilities{
 			LoadSession:        true,
-			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true},
+			PromptCapabilities: sdk.PromptCapabilities{EmbeddedContext: true, Image: true},
 			McpCapabilities:    sdk.McpCapabilities{Http: true},
 		},
 		AgentInfo:   &sdk.Implementation{Name: "agentls", Title: sdk.Ptr("agentls"), Version: a.opts.Version},
@@ -177,6 +190,7 @@ func (a *Agent) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sdk.Lo
 		return sdk.LoadSessionResponse{}, rpcError(codeInvalidParams, err.Error())
 	}
 	s.saved, s.turns = t, len(t.Turns)
+	s.restorePending(t)
 	for _, turn := range t.Turns {
 		s.history = append(s.history, agent.ChatMessage{Role: "user", Content: turn.Prompt})
 		if turn.Final != "" {

@@ -18,6 +18,14 @@ import (
 const (
 	configModel    = "model"
 	configThinking = "thinking"
+	configEdits    = "edits"
+)
+
+// The edits option's values: apply writes each edit call at once (the
+// default); review holds its changes as pending hunks for /review.
+const (
+	editsApply  = "apply"
+	editsReview = "review"
 )
 
 // thinkingValues are the thinking setting's values, as the option offers
@@ -71,10 +79,34 @@ func (s *session) models() (current string, all []string) {
 
 // configOptions are the session's options as ACP shows them.
 func (s *session) configOptions() []sdk.SessionConfigOption {
+	out := []sdk.SessionConfigOption{}
 	current, all := s.models()
-	if current == "" {
-		return []sdk.SessionConfigOption{}
+	if current != "" {
+		out = append(out, s.modelOption(current, all))
 	}
+	var th sdk.SessionConfigSelectOptionsUngrouped
+	for _, v := range thinkingValues {
+		th = append(th, sdk.SessionConfigSelectOption{Name: v.name, Value: sdk.SessionConfigValueId(v.value)})
+	}
+	t := sdk.NewSessionConfigOptionSelect(sdk.SessionConfigValueId(s.settings().Thinking), sdk.SessionConfigSelectOptions{Ungrouped: &th})
+	t.Select.Id, t.Select.Name = configThinking, "Thinking"
+	t.Select.Description = sdk.Ptr("how the model marks its thinking (the thinking setting)")
+	mode := editsApply
+	if s.reviewing() {
+		mode = editsReview
+	}
+	e := sdk.NewSessionConfigOptionSelect(sdk.SessionConfigValueId(mode), sdk.SessionConfigSelectOptions{Ungrouped: &sdk.SessionConfigSelectOptionsUngrouped{
+		{Name: "Apply: edits are written at once", Value: editsApply},
+		{Name: "Review: edits wait as pending hunks; /review accepts or rejects them", Value: editsReview},
+	}})
+	e.Select.Id, e.Select.Name = configEdits, "Edits"
+	e.Select.Category = sdk.Ptr(sdk.SessionConfigOptionCategoryMode)
+	e.Select.Description = sdk.Ptr("whether the agent's edits are written at once or held for review")
+	return append(out, t, e)
+}
+
+// modelOption is the model option, current first among all.
+func (s *session) modelOption(current string, all []string) sdk.SessionConfigOption {
 	var opts sdk.SessionConfigSelectOptionsUngrouped
 	for _, m := range all {
 		opts = append(opts, sdk.SessionConfigSelectOption{Name: m, Value: sdk.SessionConfigValueId(m)})
@@ -83,14 +115,7 @@ func (s *session) configOptions() []sdk.SessionConfigOption {
 	o.Select.Id, o.Select.Name = configModel, "Model"
 	o.Select.Category = sdk.Ptr(sdk.SessionConfigOptionCategoryModel)
 	o.Select.Description = sdk.Ptr("the model the next turns use (the settings' model, or one the prices setting names)")
-	var th sdk.SessionConfigSelectOptionsUngrouped
-	for _, v := range thinkingValues {
-		th = append(th, sdk.SessionConfigSelectOption{Name: v.name, Value: sdk.SessionConfigValueId(v.value)})
-	}
-	t := sdk.NewSessionConfigOptionSelect(sdk.SessionConfigValueId(s.settings().Thinking), sdk.SessionConfigSelectOptions{Ungrouped: &th})
-	t.Select.Id, t.Select.Name = configThinking, "Thinking"
-	t.Select.Description = sdk.Ptr("how the model marks its thinking (the thinking setting)")
-	return []sdk.SessionConfigOption{o, t}
+	return o
 }
 
 // SetSessionConfigOption sets one of the session's options for its
@@ -120,8 +145,15 @@ func (a *Agent) SetSessionConfigOption(_ context.Context, p sdk.SetSessionConfig
 		s.mu.Lock()
 		s.thinking = string(v.Value)
 		s.mu.Unlock()
+	case configEdits:
+		if v.Value != editsApply && v.Value != editsReview {
+			return sdk.SetSessionConfigOptionResponse{}, rpcError(codeInvalidParams, fmt.Sprintf("edits %q is not %s or %s", v.Value, editsApply, editsReview))
+		}
+		s.mu.Lock()
+		s.review = v.Value == editsReview
+		s.mu.Unlock()
 	default:
-		return sdk.SetSessionConfigOptionResponse{}, rpcError(codeInvalidParams, fmt.Sprintf("no option %q (agentls has %q and %q)", v.ConfigId, configModel, configThinking))
+		return sdk.SetSessionConfigOptionResponse{}, rpcError(codeInvalidParams, fmt.Sprintf("no option %q (agentls has %q, %q and %q)", v.ConfigId, configModel, configThinking, configEdits))
 	}
 	return sdk.SetSessionConfigOptionResponse{ConfigOptions: s.configOptions()}, nil
 }

@@ -63,7 +63,9 @@ func TestPromptText(t *testing.T) {
 			TextResourceContents: &sdk.TextResourceContents{Uri: "file:///w/spec.md", Text: "```go\nx\n```"}})},
 			"use\n\n`spec.md`, attached by the user:\n````\n```go\nx\n```\n````"},
 		{"image", []sdk.ContentBlock{sdk.TextBlock("look"), sdk.ImageBlock("AAAA", "image/png")},
-			"look\n\n(an image or audio clip was attached; this agent takes text only, so it was left out)"},
+			"look\n\n(the user attached an image (image/png))"},
+		{"audio", []sdk.ContentBlock{sdk.TextBlock("listen"), {Audio: &sdk.ContentBlockAudio{Data: "AAAA", MimeType: "audio/wav"}}},
+			"listen\n\n(an audio clip was attached; this agent takes no audio, so it was left out)"},
 	} {
 		if got := promptText(tc.blocks, root); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
@@ -136,7 +138,7 @@ func TestConfigThinking(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(resp.ConfigOptions) != 2 || resp.ConfigOptions[1].Select == nil || resp.ConfigOptions[1].Select.CurrentValue != "tagged" {
+	if len(resp.ConfigOptions) != 3 || resp.ConfigOptions[1].Select == nil || resp.ConfigOptions[1].Select.CurrentValue != "tagged" {
 		t.Errorf("options %+v", resp.ConfigOptions)
 	}
 	if _, err := set("never"); err == nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/internal/statedir"
+	"github.com/agentls/agentls/procs/shell"
 	"github.com/agentls/agentls/settings"
 	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/tools/mcp"
@@ -46,6 +47,9 @@ type session struct {
 	told     bool            // the client was told the slash commands
 	model    string          // the model the client chose ("": the settings')
 	thinking string          // the thinking mode the client chose ("": the settings')
+	review   bool            // edits wait for /review (the Edits option)
+	pending  []pendingHunk   // the edits waiting, by id
+	hunks    int             // the last pending hunk's id
 	closed   bool
 }
 
@@ -77,14 +81,23 @@ func newSession(a *Agent, id sdk.SessionId, cwd string, servers []sdk.McpServer,
 	if dir, err := statedir.Dir(getenv, "runs", root); err == nil {
 		opts.LogDir = filepath.Join(dir, fmt.Sprintf("%s-%d-acp", time.Now().UTC().Format("20060102T150405Z"), os.Getpid()))
 	}
+	s := &session{a: a, id: id, root: root, set: set, client: client, rejected: map[string]bool{}}
+	if client.Terminal {
+		// Allowed commands run where the user sees them (terminal.go).
+		timeout := opts.Timeout
+		opts.Exec = func(ctx context.Context, script string) (shell.Command, error) {
+			return s.execInTerminal(ctx, script, timeout)
+		}
+	}
 	host, err := shelltool.New(opts)
 	if err != nil {
 		return nil, err
 	}
-	manager := mcp.NewManager(mcp.Options{Dir: root, Version: a.opts.Version, Log: func(stream string, p []byte) {
+	s.host = host
+	s.mcp = mcp.NewManager(mcp.Options{Dir: root, Version: a.opts.Version, Log: func(stream string, p []byte) {
 		a.logf("%s: %s", stream, p)
 	}})
-	return &session{a: a, id: id, root: root, set: set, client: client, host: host, mcp: manager, rejected: map[string]bool{}}, nil
+	return s, nil
 }
 
 // withClientServers adds the MCP servers the client passed to the
@@ -166,6 +179,10 @@ func (s *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.Pr
 	}
 	defer s.running.Unlock()
 	text := promptText(blocks, s.root)
+	images, err := promptImages(blocks, s.root, agent.VisionOptionsOf(s.settings()))
+	if err != nil {
+		return sdk.PromptResponse{}, rpcError(codeInvalidParams, err.Error())
+	}
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	s.mu.Lock()
@@ -190,11 +207,12 @@ func (s *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.Pr
 	// turn (its calls ending) are still sent before the prompt's answer.
 	calls := newTracker(s, context.WithoutCancel(ctx))
 	defer calls.mute()
+	ctx = withTracker(ctx, calls)
 	if tell {
 		calls.send(sdk.SessionUpdate{AvailableCommandsUpdate: &sdk.SessionAvailableCommandsUpdate{
 			SessionUpdate: "available_commands_update", AvailableCommands: commands()}})
 	}
-	if ran, err := s.slashCommand(ctx, text, calls); ran {
+	if ran, err := s.slashCommand(ctx, text, id, calls); ran {
 		if err != nil {
 			return sdk.PromptResponse{}, rpcError(codeInternal, err.Error())
 		}
@@ -232,7 +250,7 @@ func (s *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.Pr
 	}
 	done := make(chan result, 1)
 	go func() {
-		sum, err := turn.Run(ctx, agent.Request{Prompt: text, History: history})
+		sum, err := turn.Run(ctx, agent.Request{Prompt: text, History: history, Images: images})
 		done <- result{sum, err}
 	}()
 	var r result

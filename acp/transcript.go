@@ -12,6 +12,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/internal/statedir"
 )
 
@@ -23,6 +24,20 @@ import (
 type transcript struct {
 	Cwd   string      `json:"cwd"`
 	Turns []savedTurn `json:"turns"`
+	// Pending are the edits waiting for /review (review.go), and Hunks
+	// the last one's number: they wait across a restart too.
+	Pending []savedHunk `json:"pending,omitempty"`
+	Hunks   int         `json:"hunks,omitempty"`
+}
+
+// A savedHunk is a pendingHunk as the transcript keeps it.
+type savedHunk struct {
+	ID      int        `json:"id"`
+	Path    string     `json:"path"`
+	Create  bool       `json:"create,omitempty"`
+	Remove  bool       `json:"remove,omitempty"`
+	Content string     `json:"content,omitempty"`
+	Hunk    edits.Hunk `json:"hunk"`
 }
 
 type savedTurn struct {
@@ -31,6 +46,8 @@ type savedTurn struct {
 	Calls  []savedCall `json:"calls,omitempty"`
 	Final  string      `json:"final,omitempty"`
 	Log    string      `json:"log,omitempty"`
+	// Plan is the last plan the turn showed (plan.go).
+	Plan []sdk.PlanEntry `json:"plan,omitempty"`
 }
 
 type savedCall struct {
@@ -104,10 +121,34 @@ func (s *session) remember(turn savedTurn) {
 	if turn.Final != "" {
 		s.history = append(s.history, agent.ChatMessage{Role: "assistant", Content: turn.Final})
 	}
-	saved := transcript{Cwd: s.root, Turns: append([]savedTurn(nil), s.saved.Turns...)}
+	s.mu.Unlock()
+	s.persist()
+}
+
+// persist saves the session's transcript as it is now: its turns and
+// the edits waiting for review.
+func (s *session) persist() {
+	s.mu.Lock()
+	saved := transcript{Cwd: s.root, Turns: append([]savedTurn(nil), s.saved.Turns...), Hunks: s.hunks}
+	for _, h := range s.pending {
+		saved.Pending = append(saved.Pending, savedHunk{ID: h.id, Path: h.path, Create: h.create, Remove: h.remove, Content: h.content, Hunk: h.hunk})
+	}
 	s.mu.Unlock()
 	if err := s.save(saved); err != nil {
 		s.a.logf("session %s is not kept for session/load: %v", s.id, err)
+	}
+}
+
+// restorePending takes back the edits a loaded transcript held for
+// review. Their paths are checked again when they are accepted, as
+// every pending hunk's is.
+func (s *session) restorePending(t transcript) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hunks = t.Hunks
+	for _, h := range t.Pending {
+		s.pending = append(s.pending, pendingHunk{id: h.ID, path: h.Path, create: h.Create, remove: h.Remove, content: h.Content, hunk: h.Hunk})
+		s.hunks = max(s.hunks, h.ID)
 	}
 }
 
@@ -122,6 +163,9 @@ func (s *session) replay(t transcript, calls *tracker) {
 		for _, c := range turn.Calls {
 			id := calls.nextID()
 			calls.send(sdk.StartToolCall(id, c.Title, sdk.WithStartKind(c.Kind), sdk.WithStartStatus(c.Status)))
+		}
+		if len(turn.Plan) > 0 {
+			calls.sendPlan(turn.Plan)
 		}
 	}
 }

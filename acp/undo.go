@@ -58,6 +58,8 @@ func commands() []sdk.AvailableCommand {
 		{Name: "undo", Description: "put back the files the last turn that edited changed, if nobody changed them since"},
 		{Name: "redo", Description: "make again the edits the last /undo put back, if nobody changed the files since"},
 		{Name: "jobs", Description: "list the background jobs the agent started in this session, running or ended"},
+		{Name: "review", Description: "list the edits waiting for review (the Edits option set to review); /review accept all|N|PATH or /review reject all|N|PATH takes them",
+			Input: &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: "accept all, reject 2, accept src/a.go (none: list them)"}}},
 		{Name: "model", Description: "show the models this session may use; /model NAME uses NAME for the next turns",
 			Input: &sdk.AvailableCommandInput{Unstructured: &sdk.UnstructuredCommandInput{Hint: "a model name (none: list them)"}}},
 	}
@@ -65,9 +67,12 @@ func commands() []sdk.AvailableCommand {
 
 // slashCommand runs a prompt that is one of commands(), and reports
 // whether it was one.
-func (s *session) slashCommand(ctx context.Context, text string, calls *tracker) (bool, error) {
+func (s *session) slashCommand(ctx context.Context, text string, turn int, calls *tracker) (bool, error) {
 	name, arg, _ := strings.Cut(strings.TrimSpace(text), " ")
 	switch name {
+	case "/review":
+		s.reviewCommand(ctx, arg, turn, calls)
+		return true, nil
 	case "/undo":
 		return true, s.undo(ctx, calls)
 	case "/redo":

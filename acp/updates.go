@@ -2,8 +2,10 @@ package acp
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -33,6 +35,7 @@ type tracker struct {
 	shown   strings.Builder
 	ended   []savedCall
 	log     string // the turn's conversation log
+	plan    planner
 }
 
 // A call is a tool call shown to the client.
@@ -41,6 +44,9 @@ type call struct {
 	kind  sdk.ToolKind
 	title string
 	diffs []sdk.ToolCallContent // what its edits changed, as they were applied
+	// terminals are the client terminals its commands ran in (embedded
+	// in its content, for the client to keep showing).
+	terminals []sdk.ToolCallContent
 }
 
 func newTracker(s *session, ctx context.Context) *tracker {
@@ -90,11 +96,27 @@ func (t *tracker) message(text string) {
 	t.send(sdk.UpdateAgentMessageText(text))
 }
 
+// flushPlan ends the plan's last line (a reply ended or was cut for a
+// call) and sends the plan if that changed it.
+func (t *tracker) flushPlan() {
+	t.mu.Lock()
+	plan, changed := t.plan.flush()
+	t.mu.Unlock()
+	if changed {
+		t.sendPlan(plan)
+	}
+}
+
+// sendPlan shows the model's plan (plan.go).
+func (t *tracker) sendPlan(entries []sdk.PlanEntry) {
+	t.send(sdk.UpdatePlan(entries...))
+}
+
 // saved is the turn as its transcript keeps it.
 func (t *tracker) saved(prompt, final string) savedTurn {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return savedTurn{Prompt: prompt, Text: t.shown.String(), Calls: append([]savedCall(nil), t.ended...), Final: final, Log: t.log}
+	return savedTurn{Prompt: prompt, Text: t.shown.String(), Calls: append([]savedCall(nil), t.ended...), Final: final, Log: t.log, Plan: slices.Clone(t.plan.sent)}
 }
 
 // setLog records the turn's conversation log.
@@ -117,11 +139,20 @@ func (t *tracker) observe(e agent.Event) {
 	switch e.Kind {
 	case agent.EventText:
 		t.message(e.Text)
+		t.mu.Lock()
+		plan, changed := t.plan.feed(e.Text)
+		t.mu.Unlock()
+		if changed {
+			t.sendPlan(plan)
+		}
+	case agent.EventReply:
+		t.flushPlan()
 	case agent.EventReasoning:
 		t.send(sdk.UpdateAgentThoughtText(e.Text))
 	case agent.EventNotice:
 		t.message(fmt.Sprintf("\n> agentls: %s\n\n", e.Text))
 	case agent.EventToolStart:
+		t.flushPlan()
 		t.start(e.Use)
 	case agent.EventToolDone:
 		t.done(e)
@@ -154,13 +185,21 @@ func (t *tracker) done(e agent.Event) {
 	t.mu.Unlock()
 	status := sdk.ToolCallStatusCompleted
 	var content []sdk.ToolCallContent
+	t.mu.Lock()
 	content = append(content, c.diffs...)
+	content = append(content, c.terminals...)
+	t.mu.Unlock()
 	out := strings.TrimSpace(e.Text)
 	if e.Err != nil {
 		status = sdk.ToolCallStatusFailed
 		out = strings.TrimSpace(strings.TrimSpace(out + "\n" + e.Err.Error()))
 	}
-	if out != "" && (len(c.diffs) == 0 || e.Err != nil) {
+	for _, img := range e.Images {
+		// What the call showed the model (view_image, a screenshot),
+		// shown to the user too.
+		content = append(content, sdk.ToolContent(sdk.ImageBlock(base64.StdEncoding.EncodeToString(img.Data), img.MIMEType)))
+	}
+	if out != "" && (len(content) == len(e.Images) || e.Err != nil) {
 		if c.kind == sdk.ToolKindExecute {
 			f := text.Fence(out)
 			out = f + "\n" + out + "\n" + f
@@ -171,6 +210,21 @@ func (t *tracker) done(e agent.Event) {
 	t.ended = append(t.ended, savedCall{Title: c.title, Kind: c.kind, Status: status})
 	t.mu.Unlock()
 	t.send(sdk.UpdateToolCall(c.id, sdk.WithUpdateStatus(status), sdk.WithUpdateContent(content)))
+}
+
+// addTerminal embeds a client terminal in the running call, at once,
+// so that the client shows the command's output as it comes.
+func (t *tracker) addTerminal(id string) {
+	t.mu.Lock()
+	c := t.current
+	if c == nil {
+		t.mu.Unlock()
+		return
+	}
+	c.terminals = append(c.terminals, sdk.ToolTerminalRef(id))
+	content := append(append([]sdk.ToolCallContent(nil), c.diffs...), c.terminals...)
+	t.mu.Unlock()
+	t.send(sdk.UpdateToolCall(c.id, sdk.WithUpdateContent(content)))
 }
 
 // running returns the call running now, or one started for a question

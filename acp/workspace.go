@@ -13,6 +13,7 @@ import (
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/settings"
+	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/tools/edittool"
 )
@@ -68,18 +69,28 @@ func (w *workspace) abs(rel string) string {
 	return filepath.Join(w.s.root, filepath.FromSlash(rel))
 }
 
-// Propose computes an edit call's changes on a Batch that reads through
-// the workspace and applies them all or none.
-func (w *workspace) Propose(ctx context.Context, compute func(context.Context, *edittool.Batch) error) (string, error) {
-	b := &edittool.Batch{Root: w.s.root, Source: w}
-	if err := compute(ctx, b); err != nil {
+// Propose computes an edit call's changes over the files as the workspace
+// reads them and applies them all or none.
+func (w *workspace) Propose(ctx context.Context, compute func(context.Context, tools.Source) (edits.Changeset, error)) (string, error) {
+	cs, err := compute(ctx, w)
+	if err != nil {
 		return "", err
 	}
-	changes := b.Changes.Effective()
+	changes := cs.Effective()
 	if len(changes) == 0 {
 		return "", nil
 	}
-	where, err := w.apply(ctx, &b.Changes)
+	if w.s.reviewing() {
+		// Review mode: nothing is written until /review accepts it
+		// (review.go); the call shows what waits.
+		var names []string
+		for _, c := range changes {
+			names = append(names, c.Path)
+			w.calls.addDiff(diffOf(w.abs(c.Path), c))
+		}
+		return heldMessage(w.s.hold(changes), names), nil
+	}
+	where, err := w.apply(ctx, &cs)
 	if err != nil {
 		return "", err
 	}

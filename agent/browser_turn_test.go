@@ -51,9 +51,9 @@ func TestTurnReadsPage(t *testing.T) {
 				opts: ToolOptions{Browser: browser.Options{Allowlist: tc.allow}}}
 			var bound *tools.Registry
 			if tc.decline {
-				bound = BindTools(builtin.Registry(), declining{ws}, noHost, testToolOptions(declining{ws}))
+				bound = BindTools(builtin.Registry(), tools.Env{Workspace: declining{ws}}, noHost, testToolOptions(declining{ws}))
 			} else {
-				bound = BindTools(builtin.Registry(), ws, noHost, testToolOptions(ws))
+				bound = BindTools(builtin.Registry(), tools.Env{Workspace: ws}, noHost, testToolOptions(ws))
 			}
 			turn := &Turn{Model: testModel(t, srv.URL, ModelConfig{Retries: 1}), Registry: bound, Format: tools.FormatMarkdown, Runner: Runner{Registry: bound}}
 			if _, err := turn.Run(context.Background(), Request{Prompt: "read the notes"}); err != nil {

@@ -26,10 +26,10 @@ import (
 // compactTools are the built-in tools the compact prompt describes, in
 // order, with what each is for.
 var compactTools = []struct{ name, use string }{
-	{"read", "show a file with numbered lines"},
-	{"save", "create a file or write its whole new content (simplest for small files: every line, changed as needed)"},
-	{"patch", "change part of a long file: each hunk replaces ORIGINAL lines, copied exactly from the file, by the UPDATED lines"},
-	{"shell", "run a shell command in the workspace"},
+	{tools.NameRead, "show a file with numbered lines"},
+	{tools.NameSave, "create a file or write its whole new content (simplest for small files: every line, changed as needed)"},
+	{tools.NamePatch, "change part of a long file: each hunk replaces ORIGINAL lines, copied exactly from the file, by the UPDATED lines"},
+	{tools.NameShell, "run a shell command in the workspace"},
 }
 
 // PromptBudget is the most tokens (estimated: EstimateTokens) the compact
@@ -70,11 +70,11 @@ func CompactSystemPrompt(reg *tools.Registry, format tools.Format, req Request) 
 	}
 	for _, ct := range compactTools {
 		spec, ok := reg.Get(ct.name)
-		if !ok || ct.name == "patch" && wholeFiles(req) {
+		if !ok || ct.name == tools.NamePatch && wholeFiles(req) {
 			continue
 		}
 		fmt.Fprintf(&b, "\n## %s: %s\n", ct.name, ct.use)
-		if format == tools.FormatTool || ct.name == "save" && wholeFiles(req) {
+		if format == tools.FormatTool || ct.name == tools.NameSave && wholeFiles(req) {
 			// The native definition shows the call; the request's
 			// files are shown as save calls already, and an example
 			// with a placeholder is copied as it is.
@@ -116,15 +116,15 @@ func wholeFiles(req Request) bool {
 // placeholders rather than code a model could copy.
 func compactCall(name, target string) tools.ToolUse {
 	switch name {
-	case "read":
+	case tools.NameRead:
 		return tools.ToolUse{Tool: name, Args: []string{target}}
-	case "patch":
+	case tools.NamePatch:
 		return tools.ToolUse{Tool: name, Args: []string{target}, Content: "<<<<<<< ORIGINAL\n(lines copied exactly from " + target + ")\n=======\n(the new lines)\n>>>>>>> UPDATED"}
-	case "save":
+	case tools.NameSave:
 		// A placeholder save refuses ("// ..."): a model that copies
 		// the example loses no file.
 		return tools.ToolUse{Tool: name, Args: []string{target}, Content: "// ... every line of " + target + ", changed as needed ..."}
-	case "shell":
+	case tools.NameShell:
 		return tools.ToolUse{Tool: name, Content: "(one command)"}
 	}
 	return tools.ToolUse{Tool: name}
@@ -135,8 +135,7 @@ func compactCall(name, target string) tools.ToolUse {
 // for a small model than four) and the specialised tools.
 func isBuiltinExtra(name string) bool {
 	switch name {
-	case "append", "patch_many", "apply_patch", "view_anchored", "patch_anchored", "ipython", "tmux", "morph",
-		"view_image", "browser", "subagent", "rag", "screenshot", "computer":
+	case tools.NameAppend, tools.NamePatchMany, tools.NameApplyPatch, tools.NameViewAnchored, tools.NamePatchAnchored, tools.NameIPython, tools.NameTmux, tools.NameMorph, tools.NameViewImage, tools.NameBrowser, tools.NameSubagent, tools.NameRag, tools.NameScreenshot, tools.NameComputer:
 		return true
 	}
 	return false
@@ -163,12 +162,12 @@ func CompactMessages(reg *tools.Registry, format tools.Format, req Request) []op
 	if r := compactReminder(reg, format, req); r != "" {
 		last.Content += r
 	}
-	save, canSave := reg.Get("save")
+	save, canSave := reg.Get(tools.NameSave)
 	for _, f := range files {
 		content := unnumbered(f.Text)
 		if canSave && format != tools.FormatTool {
 			last.Content += "\nThe current content of " + f.Path + ", as a save call would write it:\n" +
-				save.RenderCall(tools.ToolUse{Tool: "save", Args: []string{f.Path}, Content: strings.TrimSuffix(content, "\n")}, format, "call_0") + "\n"
+				save.RenderCall(tools.ToolUse{Tool: tools.NameSave, Args: []string{f.Path}, Content: strings.TrimSuffix(content, "\n")}, format, "call_0") + "\n"
 			continue
 		}
 		fence := text.Fence(content)
@@ -234,18 +233,18 @@ func fileCalls(reg *tools.Registry, format tools.Format, req Request) (string, [
 	}
 	var b strings.Builder
 	var covered []string
-	if spec, ok := reg.Get("move"); ok {
+	if spec, ok := reg.Get(tools.NameMove); ok {
 		if m := moveFile.FindStringSubmatch(req.Prompt); m != nil && exists(m[1]) && !exists(m[2]) && m[2] != m[1] {
 			fmt.Fprintf(&b, "\nTo move %s to %s, reply with this call (the file keeps its content):\n%s\n", m[1], m[2],
-				spec.RenderCall(tools.ToolUse{Tool: "move", Args: []string{m[1], m[2]}}, format, "call_0"))
+				spec.RenderCall(tools.ToolUse{Tool: tools.NameMove, Args: []string{m[1], m[2]}}, format, "call_0"))
 			covered = append(covered, m[1], m[2])
 		}
 	}
-	if spec, ok := reg.Get("delete"); ok {
+	if spec, ok := reg.Get(tools.NameDelete); ok {
 		for _, m := range deleteFile.FindAllStringSubmatch(req.Prompt, -1) {
 			if exists(m[1]) && !slices.Contains(covered, m[1]) {
 				fmt.Fprintf(&b, "\nTo delete %s, reply with this call:\n%s\n", m[1],
-					spec.RenderCall(tools.ToolUse{Tool: "delete", Args: []string{m[1]}}, format, "call_0"))
+					spec.RenderCall(tools.ToolUse{Tool: tools.NameDelete, Args: []string{m[1]}}, format, "call_0"))
 				covered = append(covered, m[1])
 			}
 		}
@@ -259,8 +258,8 @@ func saveReminder(reg *tools.Registry, format tools.Format, req Request) string 
 	if names := namedFiles(req); len(names) > 0 {
 		target = names[0]
 	}
-	_, canSave := reg.Get("save")
-	_, canPatch := reg.Get("patch")
+	_, canSave := reg.Get(tools.NameSave)
+	_, canPatch := reg.Get(tools.NamePatch)
 	switch {
 	case canSave && format == tools.FormatMarkdown:
 		r := "\nReply with a ```save " + target + " block holding the whole new file, changed as asked"

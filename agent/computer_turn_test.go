@@ -36,7 +36,7 @@ func TestTurnComputer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bound := BindTools(reg, ws, noHost, testToolOptions(ws))
+	bound := BindTools(reg, tools.Env{Workspace: ws}, noHost, testToolOptions(ws))
 	turn := &Turn{Model: testModel(t, srv.URL, ModelConfig{Retries: 1}), Registry: bound, Format: tools.FormatMarkdown, Runner: Runner{Registry: bound}}
 	if _, err := turn.Run(context.Background(), Request{Prompt: "what is on my screen?"}); err != nil {
 		t.Fatal(err)
@@ -91,7 +91,7 @@ func TestTurnScreenshotScreen(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			bound := BindTools(reg, ws, noHost, testToolOptions(ws))
+			bound := BindTools(reg, tools.Env{Workspace: ws}, noHost, testToolOptions(ws))
 			turn := &Turn{Model: testModel(t, srv.URL, ModelConfig{Retries: 1}), Registry: bound, Format: tools.FormatMarkdown, Runner: Runner{Registry: bound}}
 			if _, err := turn.Run(context.Background(), Request{Prompt: "what is on my screen?"}); err != nil {
 				t.Fatal(err)

@@ -81,11 +81,11 @@ func looksLikeNumber(s string) bool {
 func (t *Turn) contextFiles(ctx context.Context, req Request) []FileText {
 	var out []FileText
 	for _, p := range namedFiles(req) {
-		spec, ok := t.Registry.Get("read")
+		spec, ok := t.Registry.Get(tools.NameRead)
 		if !ok || !spec.Runnable() {
 			return nil
 		}
-		text, err := spec.Run(ctx, tools.ToolUse{Tool: "read", Args: []string{p}})
+		text, err := spec.Run(ctx, tools.ToolUse{Tool: tools.NameRead, Args: []string{p}})
 		if err != nil || isListing(text) {
 			continue
 		}

@@ -2,11 +2,13 @@
 // through any OpenAI-compatible endpoint, the prompt, and the loop that
 // parses the model's tool calls, runs them and feeds the results back.
 // It never imports lsp: the editor reaches it through the Workspace the
-// tools see (Read, Propose, Confirm, Output), which the language server
-// implements over the editor's buffers and agentls ask over the disk.
-// BindTools binds the built-in tools to a Workspace and a shell Host, and
-// the Runner runs any call by its spec's Run, so a tool that brings its
-// own Run needs nothing here.
+// tools see (tools.Workspace: Read, Propose, Confirm, Output), which the
+// language server implements over the editor's buffers and agentls ask
+// over the disk, and the rest of the turn's tools.Env (Setup's Buffers,
+// Hashes, Progress: nil where a front-end has none). BindTools is a loop
+// over builtin.Tools calling each Tool's Bind with that Env, and the
+// Runner runs any call by its spec's Run, so a tool that brings its own
+// Run needs nothing here.
 //
 // # The one core
 //

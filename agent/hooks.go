@@ -37,7 +37,7 @@ type ToolCall struct {
 // Summary is the call's timing line: "[shell] go test ./... 4.2 s, exit 1".
 func (c ToolCall) Summary() string {
 	what := DescribeUse(c.Use)
-	if c.Use.Tool == "shell" {
+	if c.Use.Tool == tools.NameShell {
 		if line, _, _ := strings.Cut(strings.TrimSpace(c.Use.Content), "\n"); line != "" {
 			what = "shell " + clipWords(line, 60)
 		}

@@ -115,6 +115,21 @@ func (t *turnImages) strict() bool {
 	return slices.ContainsFunc(t.sent, func(s sentImages) bool { return s.strict })
 }
 
+// withPromptImages puts the images the user attached to the prompt
+// after the text of the conversation's last user message, the prompt's.
+func withPromptImages(msgs []openai.ChatCompletionMessage, images []tools.Image) {
+	if len(images) == 0 {
+		return
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == openai.ChatMessageRoleUser && msgs[i].MultiContent == nil {
+			msgs[i].MultiContent = imageParts(msgs[i].Content, images)
+			msgs[i].Content = ""
+			return
+		}
+	}
+}
+
 // imageParts is a message's content: text, then each image as an
 // image_url part with its data: URL.
 func imageParts(text string, images []tools.Image) []openai.ChatMessagePart {

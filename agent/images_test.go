@@ -64,7 +64,7 @@ func imageTurn(t *testing.T, srv *modeltest.Server, format tools.Format, opts To
 	data := writePNG(t, root, "a.png", 8, 6)
 	writePNG(t, root, "b.png", 4, 4)
 	ws := dirWorkspace{memWorkspace: &memWorkspace{files: map[string]string{}}, root: root, opts: opts}
-	reg := BindTools(builtin.Registry(), ws, noHost, testToolOptions(ws))
+	reg := BindTools(builtin.Registry(), tools.Env{Workspace: ws}, noHost, testToolOptions(ws))
 	return &Turn{Model: testModel(t, srv.URL, ModelConfig{Retries: 1}), Registry: reg, Format: format, Runner: Runner{Registry: reg}}, data
 }
 

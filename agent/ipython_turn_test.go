@@ -29,7 +29,7 @@ func TestTurnIPython(t *testing.T) {
 	srv := modeltest.New(modeltest.Text("```ipython\nn = %time 6 * 7\nprint('n is', n)\nview_image('a.png')\n```\n", 100), modeltest.Text("done", 100))
 	defer srv.Close()
 	ws := dirWorkspace{memWorkspace: &memWorkspace{files: map[string]string{}}, root: root}
-	bound := BindTools(builtin.Registry(), ws, func() (*shelltool.Host, error) { return h, nil }, testToolOptions(ws))
+	bound := BindTools(builtin.Registry(), tools.Env{Workspace: ws}, func() (*shelltool.Host, error) { return h, nil }, testToolOptions(ws))
 	turn := &Turn{Model: testModel(t, srv.URL, ModelConfig{Retries: 1}), Registry: bound, Format: tools.FormatMarkdown, Runner: Runner{Registry: bound}}
 	if _, err := turn.Run(context.Background(), Request{Prompt: "compute and look"}); err != nil {
 		t.Fatal(err)

@@ -46,6 +46,9 @@ type Event struct {
 	// Call is the call as it ended, with its duration and outcome
 	// (ToolDone).
 	Call *ToolCall
+	// Images are the images the call sent the model (ToolDone), for a
+	// front-end that shows them.
+	Images []tools.Image
 }
 
 // EventKind says what an Event is.
@@ -134,6 +137,7 @@ func (t *Turn) Run(ctx context.Context, req Request) (Summary, error) {
 		req.Files = t.contextFiles(ctx, req)
 	}
 	sum := Summary{Messages: t.messages(req)}
+	withPromptImages(sum.Messages, req.Images)
 	t.log(sum.Messages...)
 	native := NativeTools(t.Registry, t.Format)
 	if t.Compact {
@@ -399,7 +403,7 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 			call.release() // a failed call's images are not sent
 		}
 		t.logCall(ran)
-		t.observe(Event{Step: step, Kind: EventToolDone, Use: use, Text: output, Err: err, Call: &ran})
+		t.observe(Event{Step: step, Kind: EventToolDone, Use: use, Text: output, Err: err, Call: &ran, Images: call.images})
 		text := fmt.Sprintf("Result of %s:\n%s", DescribeUse(*use), output)
 		switch {
 		case errors.Is(err, approval.ErrStopTurn):

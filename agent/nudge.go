@@ -106,24 +106,24 @@ func nudgeText(reg *tools.Registry, format tools.Format, lang, file string, save
 	}
 	fmt.Fprintf(&b, " To change %s, call a tool:", target)
 	alt := ""
-	if spec, ok := reg.Get("save"); ok {
+	if spec, ok := reg.Get(tools.NameSave); ok {
 		// The placeholder is one save refuses ("// ..."), should the
 		// model send it as it is.
 		if current != "" {
 			// The file itself, to send back changed: a small model
 			// copies an example's placeholder instead of the file.
 			b.WriteString(" send back this save call with the lines changed as asked:\n")
-			b.WriteString(spec.RenderCall(tools.ToolUse{Tool: "save", Args: []string{target}, Content: strings.TrimSuffix(current, "\n")}, format, "call_1"))
+			b.WriteString(spec.RenderCall(tools.ToolUse{Tool: tools.NameSave, Args: []string{target}, Content: strings.TrimSuffix(current, "\n")}, format, "call_1"))
 		} else {
 			b.WriteString(" write the whole new file, every line, with\n")
-			b.WriteString(spec.RenderCall(tools.ToolUse{Tool: "save", Args: []string{target}, Content: "// ... every line of " + target + ", changed as asked ..."}, format, "call_1"))
+			b.WriteString(spec.RenderCall(tools.ToolUse{Tool: tools.NameSave, Args: []string{target}, Content: "// ... every line of " + target + ", changed as asked ..."}, format, "call_1"))
 		}
 		b.WriteString("\n")
 		alt = "or "
 	}
-	if spec, ok := reg.Get("patch"); ok && !saveOnly {
+	if spec, ok := reg.Get(tools.NamePatch); ok && !saveOnly {
 		b.WriteString(alt + "change only the lines that differ with\n")
-		b.WriteString(spec.RenderCall(tools.ToolUse{Tool: "patch", Args: []string{target},
+		b.WriteString(spec.RenderCall(tools.ToolUse{Tool: tools.NamePatch, Args: []string{target},
 			Content: "<<<<<<< ORIGINAL\n(the lines to replace, copied exactly from " + target + ")\n=======\n(their new text)\n>>>>>>> UPDATED"}, format, "call_2"))
 		b.WriteString("\n")
 	}

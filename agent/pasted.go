@@ -38,15 +38,15 @@ func pastedUses(reply string, reg *tools.Registry, format tools.Format) []tools.
 		}
 		switch pe.Kind {
 		case edittool.PastedFile:
-			if _, ok := reg.Get("save"); ok && len(pe.Paths) == 1 {
-				uses = append(uses, tools.ToolUse{Tool: "save", Args: []string{pe.Paths[0]}, Content: pe.Body, Start: pe.Start, End: pe.Start, Format: format})
+			if _, ok := reg.Get(tools.NameSave); ok && len(pe.Paths) == 1 {
+				uses = append(uses, tools.ToolUse{Tool: tools.NameSave, Args: []string{pe.Paths[0]}, Content: pe.Body, Start: pe.Start, End: pe.Start, Format: format})
 			}
 		default:
-			if _, ok := reg.Get("apply_patch"); !ok {
+			if _, ok := reg.Get(tools.NameApplyPatch); !ok {
 				continue
 			}
 			if patch, ok := diffAsV4A(pe); ok {
-				uses = append(uses, tools.ToolUse{Tool: "apply_patch", Content: patch, Start: pe.Start, End: pe.Start, Format: format})
+				uses = append(uses, tools.ToolUse{Tool: tools.NameApplyPatch, Content: patch, Start: pe.Start, End: pe.Start, Format: format})
 			}
 		}
 	}

@@ -36,6 +36,10 @@ type Request struct {
 	// Attached is what the prompt's mentions added (ExpandMentions),
 	// sent right after the prompt.
 	Attached string
+	// Images are the images the user attached to the prompt (an ACP
+	// client's image blocks, checked and fitted by the front-end), sent
+	// with the user's message.
+	Images []tools.Image
 }
 
 // A ChatMessage is one earlier message of a conversation.

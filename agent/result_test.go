@@ -46,7 +46,7 @@ func TestTurnShellFailsPartway(t *testing.T) {
 			srv := modeltest.New(modeltest.Text("```shell\n"+tc.block+"\n```\n", 100), modeltest.Text("done", 100))
 			defer srv.Close()
 			ws := dirWorkspace{memWorkspace: &memWorkspace{files: map[string]string{}}, root: root}
-			bound := BindTools(builtin.Registry(), ws, func() (*shelltool.Host, error) { return h, nil }, testToolOptions(ws))
+			bound := BindTools(builtin.Registry(), tools.Env{Workspace: ws}, func() (*shelltool.Host, error) { return h, nil }, testToolOptions(ws))
 			turn := &Turn{Model: testModel(t, srv.URL, ModelConfig{Retries: 1}), Registry: bound, Format: tools.FormatMarkdown, Runner: Runner{Registry: bound}}
 			if _, err := turn.Run(context.Background(), Request{Prompt: "write a.txt"}); err != nil {
 				t.Fatal(err)
@@ -76,7 +76,7 @@ func TestTurnEditRefusedAtomically(t *testing.T) {
 	)
 	defer srv.Close()
 	ws := &memWorkspace{files: map[string]string{"a.go": "package a\n"}}
-	bound := BindTools(builtin.Registry(), ws, func() (*shelltool.Host, error) { return nil, nil }, testToolOptions(ws))
+	bound := BindTools(builtin.Registry(), tools.Env{Workspace: ws}, func() (*shelltool.Host, error) { return nil, nil }, testToolOptions(ws))
 	turn := &Turn{Model: testModel(t, srv.URL, ModelConfig{Retries: 1}), Registry: bound, Format: tools.FormatMarkdown, Runner: Runner{Registry: bound}}
 	if _, err := turn.Run(context.Background(), Request{Prompt: "x"}); err != nil {
 		t.Fatal(err)

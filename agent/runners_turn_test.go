@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/tools/builtin"
@@ -29,12 +30,12 @@ func (w nobodyDisk) Read(ctx context.Context, p string) (string, int32, bool, er
 func (w nobodyDisk) Confirm(context.Context, approval.Question) (approval.Answer, error) {
 	return approval.Skip, approval.ErrNobodyToAsk
 }
-func (w nobodyDisk) Propose(ctx context.Context, compute func(context.Context, *edittool.Batch) error) (string, error) {
-	b := &edittool.Batch{Root: w.root, Source: w}
-	if err := compute(ctx, b); err != nil {
+func (w nobodyDisk) Propose(ctx context.Context, compute func(context.Context, tools.Source) (edits.Changeset, error)) (string, error) {
+	cs, err := compute(ctx, w)
+	if err != nil {
 		return "", err
 	}
-	for _, c := range b.Changes.Effective() {
+	for _, c := range cs.Effective() {
 		if err := os.WriteFile(filepath.Join(w.root, filepath.FromSlash(c.Path)), []byte(c.Result()), 0o644); err != nil {
 			return "", err
 		}
@@ -75,7 +76,7 @@ func TestTurnRunnerAfterSave(t *testing.T) {
 	}
 	goTest := tools.ToolUse{Tool: "shell", Content: "go test -count=1 ./..."}
 
-	turn := BindTools(builtin.Registry(), ws, host, testToolOptions(ws))
+	turn := BindTools(builtin.Registry(), tools.Env{Workspace: ws}, host, testToolOptions(ws))
 	if _, err := call(turn, tools.ToolUse{Tool: "save", Args: []string{"x_test.go"}, Content: "package x\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMain(m *testing.M) {\n\tos.WriteFile(\"PWNED\", nil, 0o644)\n\tos.Exit(m.Run())\n}\n"}); err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestTurnRunnerAfterSave(t *testing.T) {
 		t.Fatal("go test ran the TestMain the model wrote, unasked")
 	}
 
-	next := BindTools(builtin.Registry(), ws, host, testToolOptions(ws))
+	next := BindTools(builtin.Registry(), tools.Env{Workspace: ws}, host, testToolOptions(ws))
 	if _, err := call(next, goTest); err != nil {
 		t.Errorf("the next turn's go test: %v", err)
 	}

@@ -36,7 +36,7 @@ func bareCall(reply string, reg *tools.Registry, req Request) (tools.ToolUse, st
 		}
 	}
 	words := strings.Fields(first)
-	if len(words) != 2 || words[0] != "save" && words[0] != "patch" {
+	if len(words) != 2 || words[0] != tools.NameSave && words[0] != tools.NamePatch {
 		return tools.ToolUse{}, "", false
 	}
 	ref, ok := reg.Lookup(words[0])
@@ -47,7 +47,7 @@ func bareCall(reply string, reg *tools.Registry, req Request) (tools.ToolUse, st
 	current := currentText(req, path)
 	// A file the request names and that does not exist may be created:
 	// writing it loses nothing.
-	creates := current == "" && ref.Name == "save" && slices.Contains(namedFiles(req), path) &&
+	creates := current == "" && ref.Name == tools.NameSave && slices.Contains(namedFiles(req), path) &&
 		!slices.ContainsFunc(req.Files, func(f FileText) bool { return f.Path == path })
 	if current == "" && !creates {
 		return tools.ToolUse{}, "", false
@@ -57,14 +57,14 @@ func bareCall(reply string, reg *tools.Registry, req Request) (tools.ToolUse, st
 	// model is asked for the next after its result, as with fences.
 	var lines []string
 	for l := range strings.Lines(rest) {
-		if w := strings.Fields(l); len(w) == 2 && (w[0] == "save" || w[0] == "patch") && currentText(req, w[1]) != "" {
+		if w := strings.Fields(l); len(w) == 2 && (w[0] == tools.NameSave || w[0] == tools.NamePatch) && currentText(req, w[1]) != "" {
 			break
 		}
 		lines = append(lines, l)
 	}
 	body := strings.TrimRight(strings.Join(lines, ""), " \n")
 	body = strings.TrimRight(strings.TrimSuffix(body, "```"), "\n")
-	if ref.Name == "save" && !creates && !keepsHalf(current, body) && firstLine(strings.TrimSpace(current)) != firstLine(strings.TrimSpace(body)) {
+	if ref.Name == tools.NameSave && !creates && !keepsHalf(current, body) && firstLine(strings.TrimSpace(current)) != firstLine(strings.TrimSpace(body)) {
 		return tools.ToolUse{}, "", false
 	}
 	use := tools.ToolUse{Tool: ref.Name, Args: []string{path}, Content: body + "\n", Format: tools.FormatMarkdown}
@@ -111,18 +111,18 @@ var removalWords = regexp.MustCompile(`(?i)\b(delete|remove|drop|strip|shorten|c
 // count.py's function, and only the new function over a 3-line math.ts
 // it was asked to add to), and the save would lose the rest.
 func (t *Turn) shrinkingSave(ctx context.Context, use tools.ToolUse, state *turnState) error {
-	if !t.Compact || use.Tool != "save" || removalWords.MatchString(state.prompt) {
+	if !t.Compact || use.Tool != tools.NameSave || removalWords.MatchString(state.prompt) {
 		return nil
 	}
 	path := ""
 	if len(use.Args) > 0 {
 		path = use.Args[0]
 	}
-	spec, ok := t.Registry.Get("read")
+	spec, ok := t.Registry.Get(tools.NameRead)
 	if path == "" || !ok || !spec.Runnable() {
 		return nil
 	}
-	view, err := spec.Run(ctx, tools.ToolUse{Tool: "read", Args: []string{path}})
+	view, err := spec.Run(ctx, tools.ToolUse{Tool: tools.NameRead, Args: []string{path}})
 	if err != nil || isListing(view) {
 		return nil // a new file, or one save will refuse itself
 	}

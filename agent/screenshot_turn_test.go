@@ -29,7 +29,7 @@ func TestTurnScreenshot(t *testing.T) {
 	defer srv.Close()
 	ws := dirWorkspace{memWorkspace: &memWorkspace{files: map[string]string{}}, root: t.TempDir(),
 		opts: ToolOptions{Browser: browser.Options{Allowlist: []string{"127.0.0.1"}}}}
-	bound := BindTools(builtin.Registry(), ws, noHost, testToolOptions(ws))
+	bound := BindTools(builtin.Registry(), tools.Env{Workspace: ws}, noHost, testToolOptions(ws))
 	turn := &Turn{Model: testModel(t, srv.URL, ModelConfig{Retries: 1}), Registry: bound, Format: tools.FormatMarkdown, Runner: Runner{Registry: bound}}
 	if _, err := turn.Run(context.Background(), Request{Prompt: "look at the dashboard"}); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/agentls/agentls/procs/policy"
 	"github.com/agentls/agentls/procs/shell"
 	"github.com/agentls/agentls/settings"
+	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/tools/browser"
 	"github.com/agentls/agentls/tools/builtin"
@@ -126,7 +127,7 @@ func TurnToolsOf(s settings.Settings) []string {
 	}
 	out := append(edittool.TurnTools(), shelltool.TurnTools()...)
 	if s.ApplyModel != nil {
-		out = append(out, "morph") // configured, so offered
+		out = append(out, tools.NameMorph) // configured, so offered
 	}
 	return out
 }

@@ -32,12 +32,12 @@ func (w diskWorkspace) Read(ctx context.Context, p string) (string, int32, bool,
 func (w diskWorkspace) Confirm(context.Context, approval.Question) (approval.Answer, error) {
 	return approval.Skip, approval.ErrNobodyToAsk
 }
-func (w diskWorkspace) Propose(ctx context.Context, compute func(context.Context, *edittool.Batch) error) (string, error) {
-	b := &edittool.Batch{Root: w.root, Source: edittool.DiskSource{Root: w.root}}
-	if err := compute(ctx, b); err != nil {
+func (w diskWorkspace) Propose(ctx context.Context, compute func(context.Context, tools.Source) (edits.Changeset, error)) (string, error) {
+	cs, err := compute(ctx, edittool.DiskSource{Root: w.root})
+	if err != nil {
 		return "", err
 	}
-	return "written", edits.ApplyToDisk(w.root, &b.Changes)
+	return "written", edits.ApplyToDisk(w.root, &cs)
 }
 
 // TestUntrustedApplyModelSendsNothing: the attack of a repository whose
@@ -69,7 +69,7 @@ func TestUntrustedApplyModelSendsNothing(t *testing.T) {
 		if _, offered := reg.Get("morph"); offered != (s.ApplyModel != nil) {
 			t.Errorf("morph offered = %v with applyModel %+v", offered, s.ApplyModel)
 		}
-		bound := BindTools(builtin.Registry(), diskWorkspace{root}, nil, opts)
+		bound := BindTools(builtin.Registry(), tools.Env{Workspace: diskWorkspace{root}}, nil, opts)
 		_, err = Runner{Registry: bound}.RunTool(context.Background(), tools.ToolUse{Tool: "morph", Args: []string{"secret.go"},
 			Content: "// ... existing code ...\nconst token = \"hunter3\"\n"})
 		return err
@@ -166,7 +166,7 @@ func TestApplyModelFallback(t *testing.T) {
 		writeFiles(t, root, map[string]string{"p.go": file})
 		s, _ := settings.Defaults(func(string) string { return "" }).Apply([]byte(`{"applyModel": {"model": "m", "baseUrl": "`+apply.URL+`/v1"}}`), settings.Source{Name: "user", Trusted: true}, SettingChecks())
 		s, _ = s.Apply([]byte(raw), src, SettingChecks())
-		bound := BindTools(builtin.Registry(), diskWorkspace{root}, nil, ToolOptionsOf(s))
+		bound := BindTools(builtin.Registry(), tools.Env{Workspace: diskWorkspace{root}}, nil, ToolOptionsOf(s))
 		_, err := Runner{Registry: bound}.RunTool(context.Background(), tools.ToolUse{Tool: "patch", Args: []string{"p.go"}, Content: patch})
 		data, _ := os.ReadFile(filepath.Join(root, "p.go"))
 		return s, string(data), err

@@ -51,7 +51,7 @@ func TestUntrustedEmbeddingsSendNothing(t *testing.T) {
 	rag := func(s settings.Settings) string {
 		opts := ToolOptionsOf(s)
 		opts.Getenv = e.getenv
-		bound := BindTools(builtin.Registry(), diskWorkspace{root}, nil, opts)
+		bound := BindTools(builtin.Registry(), tools.Env{Workspace: diskWorkspace{root}}, nil, opts)
 		out, err := Runner{Registry: bound}.RunTool(context.Background(), tools.ToolUse{Tool: "rag", Content: "secret token"})
 		if err != nil {
 			t.Fatal(err)

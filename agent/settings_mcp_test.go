@@ -46,7 +46,7 @@ func TestUntrustedWorkspaceStartsNoMCPServer(t *testing.T) {
 		base, _ := tools.NewRegistry()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		m.SelectTurn(ctx, MCPConfigOf(s), base, TurnToolsOf(s), len(s.Tools) > 0, nil)
+		m.SelectTurn(ctx, MCPConfigOf(s), base, TurnToolsOf(s), len(s.Tools) > 0, mcp.Turn{})
 	}
 
 	l := LoadSettings(e.getenv, root)

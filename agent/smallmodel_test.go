@@ -20,7 +20,7 @@ import (
 // as agentls ask runs one.
 func boundTurn(t *testing.T, srv *modeltest.Server, ws *memWorkspace, format tools.Format) *Turn {
 	t.Helper()
-	reg, _, err := BindTools(builtin.Registry(), ws, noHost, testToolOptions(ws)).Select(append(edittool.TurnTools(), shelltool.TurnTools()...))
+	reg, _, err := BindTools(builtin.Registry(), tools.Env{Workspace: ws}, noHost, testToolOptions(ws)).Select(append(edittool.TurnTools(), shelltool.TurnTools()...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,13 @@ type Setup struct {
 	// Workspace is where the turn reads files, proposes edits and asks
 	// the user (its Confirm is asked only under approvalPolicy "ask").
 	Workspace Workspace
+	// Buffers, Hashes and Progress are what the front-end has beyond its
+	// Workspace, for the turn's tools.Env (nil: it has not): an editor's
+	// open buffers (rag searches them), their line hashes
+	// (view_anchored), and the turn's progress (an MCP call's).
+	Buffers  func() map[string]string
+	Hashes   tools.Hashes
+	Progress func(msg string)
 	// Host returns the shell host commands run in (nil: the turn runs no
 	// commands); the front-end makes it with ShellOptionsOf.
 	Host func() (*shelltool.Host, error)
@@ -164,17 +171,24 @@ func OfferedTools(ctx context.Context, setup Setup) (*tools.Registry, []string, 
 	allow := TurnToolsOf(set)
 	servers := setup.MCP
 	if setup.ReadOnly {
-		allow = []string{"read"} // a question changes nothing,
-		servers = nil            // offers no MCP tool, and warns of none
+		allow = []string{tools.NameRead} // a question changes nothing,
+		servers = nil                    // offers no MCP tool, and warns of none
 	}
 	mcpConfig := MCPConfigOf(set)
 	mcpConfig.Dir = setup.Workspace.Root()
 	explicit := len(set.Tools) > 0 || setup.ReadOnly
-	reg, warnings, err := servers.SelectTurn(ctx, mcpConfig, builtin.Registry(), allow, explicit, setup.Workspace)
+	env := setup.Env()
+	reg, warnings, err := servers.SelectTurn(ctx, mcpConfig, builtin.Registry(), allow, explicit, mcp.TurnOf(env))
 	if err != nil {
 		return nil, warnings, err
 	}
-	return BindTools(reg, setup.Workspace, setup.Host, BoundToolOptions(setup)), warnings, nil
+	return BindTools(reg, env, setup.Host, BoundToolOptions(setup)), warnings, nil
+}
+
+// Env is the tools.Env the front-end gives the turn's tools: its
+// Workspace and the parts it has.
+func (setup Setup) Env() tools.Env {
+	return tools.Env{Workspace: setup.Workspace, Buffers: setup.Buffers, Hashes: setup.Hashes, Progress: setup.Progress}
 }
 
 // BoundToolOptions are the options a turn set up so binds its tools

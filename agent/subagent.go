@@ -138,15 +138,12 @@ func (s *Subagents) done() {
 	slots.release()
 }
 
-// bindSubagent binds the subagent tool of reg, when it has one, to run
-// children over reg's own tools (without the subagent tool: a child
-// starts no child).
-func bindSubagent(reg *tools.Registry, ws Workspace) *tools.Registry {
-	if _, ok := reg.Get("subagent"); !ok {
-		return reg
-	}
-	parent := reg
-	return reg.Bind(map[string]tools.RunFunc{"subagent": func(ctx context.Context, use tools.ToolUse) (string, error) {
+// runSubagent is the subagent tool's run in a turn whose bound registry
+// *parent will hold once bound: it runs children over the parent's own
+// tools (without the subagent tool: a child starts no child), or over the
+// Subagents' Registry when that is set.
+func runSubagent(parent **tools.Registry) tools.RunFunc {
+	return func(ctx context.Context, use tools.ToolUse) (string, error) {
 		s, _ := ctx.Value(subagentsKey{}).(*Subagents)
 		if s == nil {
 			return "", errors.New("subagents cannot run here (this turn was started without them); do the task yourself")
@@ -154,8 +151,8 @@ func bindSubagent(reg *tools.Registry, ws Workspace) *tools.Registry {
 		if s.Registry != nil {
 			return s.run(ctx, s.Registry, use)
 		}
-		return s.run(ctx, parent, use)
-	}})
+		return s.run(ctx, *parent, use)
+	}
 }
 
 // A subagentCall is a subagent call's arguments.
@@ -230,18 +227,18 @@ func (s *Subagents) run(ctx context.Context, parent *tools.Registry, use tools.T
 		return "", err
 	}
 	if len(call.tools) == 0 {
-		call.tools = []string{"read"} // read-only by default
+		call.tools = []string{tools.NameRead} // read-only by default
 	}
 	var own []string
 	for _, spec := range parent.All() {
-		if spec.Name != "subagent" {
+		if spec.Name != tools.NameSubagent {
 			own = append(own, spec.Name)
 		}
 	}
 	for _, name := range call.tools {
 		spec, ok := parent.Get(name)
 		switch {
-		case name == "subagent":
+		case name == tools.NameSubagent:
 			return "", errors.New("subagent: a subagent cannot start subagents: leave subagent out of its tools")
 		case !ok || !spec.Runnable():
 			return "", fmt.Errorf("subagent: it cannot have the %s tool: this turn may not use it (its tools: %s); ask for a subset of them", name, strings.Join(own, ", "))

@@ -35,7 +35,7 @@ func parentTurn(t *testing.T, url string, ws *memWorkspace, allow []string) (*Tu
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := BindTools(sel, ws, noHost, testToolOptions(ws))
+	reg := BindTools(sel, tools.Env{Workspace: ws}, noHost, testToolOptions(ws))
 	model := testModel(t, url, ModelConfig{Retries: 1})
 	sub := &Subagents{Model: model, Format: tools.FormatMarkdown, Registry: reg, Root: "/ws"}
 	turn := &Turn{Model: model, Registry: reg, Format: tools.FormatMarkdown, Runner: Runner{Registry: reg}}

@@ -3,14 +3,14 @@ package agent
 import (
 	"context"
 	"fmt"
-	"maps"
 	"os"
 
 	"github.com/agentls/agentls/internal/statedir"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/tools/browser"
+	"github.com/agentls/agentls/tools/builtin"
 	"github.com/agentls/agentls/tools/computer"
-	"github.com/agentls/agentls/tools/edittool"
 	"github.com/agentls/agentls/tools/morph"
 	"github.com/agentls/agentls/tools/rag"
 	"github.com/agentls/agentls/tools/screenshot"
@@ -18,71 +18,46 @@ import (
 	"github.com/agentls/agentls/tools/vision"
 )
 
-// A Workspace is what a turn's tools see and do (DESIGN §2): the edit
-// tools' Workspace (the files as the turn's view has them, a way to
-// propose an edit, the user to ask, the user's own folders) and the output
-// channel. The language server implements it over the editor's buffers
-// (edits become WorkspaceEdits or pending review), agentls ask over the
-// disk (edits are written atomically), the ACP agent over its client's
-// files. BindTools binds the built-in tools to one.
-type Workspace interface {
-	edittool.Workspace
-	// Output writes a tool's live output to what the user watches (the
-	// editor's output channel, the terminal), as from stream ("cmd 3").
-	// It must not block long.
-	Output(stream string, p []byte)
-}
+// A Workspace is where a turn's tools run (DESIGN §2): tools.Workspace,
+// the one contract every front-end implements — the files as the turn's
+// view has them, a way to propose an edit, the user to ask, the user's own
+// folders and the output channel. The language server implements it over
+// the editor's buffers (edits become WorkspaceEdits or pending review),
+// agentls ask over the disk (edits are written atomically), the ACP agent
+// over its client's files.
+type Workspace = tools.Workspace
 
-// BindTools returns reg with the built-in tools bound to where the turn
-// runs, configured by opts (the settings': ToolOptionsOf):
-//   - read and the edit tools to ws: each edit call computed on a Batch in
-//     ws.Propose, edits to protected files put to the user first;
-//   - the shell tools to the Host that host returns (made on first use;
-//     nil and no error: the workspace runs no commands), asking through ws;
-//   - view_image to ws's root; browser asking through ws before each fetch
-//     its allowlist does not allow (one Browser a call: an "Always" lasts
-//     the turn); screenshot through the browser's approval;
-//   - morph through opts' apply model (none: marked unavailable);
-//   - rag over ws's files, its index in the state folder;
-//   - computer on the screen $DISPLAY names, each action asked unless
-//     allowlisted; subagent as child turns over the bound tools themselves
-//     (the Subagents in the call's context: WithSubagents).
+// BindTools returns reg with the built-in tools bound to env, the turn's
+// tools.Env (the front-end's Workspace and what else it has: an editor's
+// buffers and line hashes, its progress), configured by opts (the
+// settings': ToolOptionsOf): it is a loop over builtin.Tools calling each
+// tool's Bind. BindTools adds to env what the turn's tools share: the
+// files its edits wrote (a runner the user allowed asks again before it
+// runs one), the web hosts allowed with "Always" (browser and screenshot),
+// and view_image for ipython's cells. The shell tools run in the Host host
+// returns (made on first use; nil: the workspace runs no commands). Two
+// tools are special, and said so in the list's Config rather than rewired
+// by name: patch falls back to morph's apply model when opts ask
+// (builtin.Config.MorphFallback), and subagent runs child turns over the
+// very registry BindTools returns (the Subagents in the call's context:
+// WithSubagents). Without an apply model morph is marked unavailable.
 //
-// Tools reg holds that none of these packages runs keep their own Run.
-func BindTools(reg *tools.Registry, ws Workspace, host func() (*shelltool.Host, error), opts ToolOptions) *tools.Registry {
-	runs := edittool.Runs(ws)
-	// The files the turn's edits name, so that an allowlisted runner
-	// asks again before it runs them (turnwrites.go).
-	writes := &shelltool.TurnWrites{}
-	maps.Copy(runs, shelltool.RunsInTurn(host, ws, writes)) // no name is in two
-	runs["ipython"] = shelltool.WithImages(runs["ipython"], func(ctx context.Context, rel string) (string, error) {
-		return vision.ViewImage(ctx, ws.Root(), rel, opts.Vision) // view_image(path) in a cell is the tool's
-	})
-	maps.Copy(runs, vision.Runs(ws, opts.Vision))
-	web := browser.New(ws, opts.Browser) // one for both: an "Always" for a host covers screenshots too
-	runs["browser"] = web.Run
-	shots := screenshot.Options{Vision: opts.Vision, Timeout: opts.Browser.Timeout}
-	if copts := opts.computer(); computer.Available(copts.Display) {
-		// `screenshot screen` is the computer tool's screenshot action,
-		// asked as that is (the screen leaves the machine).
-		screen := computer.New(ws, copts)
-		shots.Screen = func(ctx context.Context) (string, error) {
-			return screen.Run(ctx, tools.ToolUse{Tool: "computer", Args: []string{"screenshot"}})
-		}
+// Tools reg holds that the list does not name keep their own Run.
+func BindTools(reg *tools.Registry, env tools.Env, host func() (*shelltool.Host, error), opts ToolOptions) *tools.Registry {
+	root := env.Workspace.Root()
+	env.Writes = &tools.TurnWrites{}
+	env.Hosts = &approval.Kept{}
+	env.ViewImage = func(ctx context.Context, rel string) (string, error) {
+		return vision.ViewImage(ctx, root, rel, opts.Vision) // view_image(path) in a cell is the tool's
 	}
-	maps.Copy(runs, screenshot.Runs(web, shots))
-	maps.Copy(runs, morph.Runs(ws, opts.morph()))
-	if opts.ApplyModelFallback && opts.ApplyModel != nil && runs["patch"] != nil {
-		runs["patch"] = morph.PatchFallback(runs["patch"], ws, opts.morph())
-	}
-	maps.Copy(runs, rag.Runs(ws, opts.rag(ws.Root())))
-	maps.Copy(runs, computer.Runs(ws, opts.computer())) // each action asks through ws unless allowlisted
-	recordWrites(runs, ws.Root(), writes)
-	bound := reg.Bind(runs)
+	cfg := opts.config(root, host)
+	var bound *tools.Registry // the registry a subagent's tools are chosen from: the one returned
+	cfg.Subagent = func(tools.Env) tools.RunFunc { return runSubagent(&bound) }
+	bound = reg.BindTools(env, builtin.Tools(cfg))
 	if opts.ApplyModel == nil {
-		bound = unavailable(bound, "morph")
+		bound = unavailable(bound, tools.NameMorph)
 	}
-	return bindSubagent(bound, ws)
+	return bound
 }
 
 // ToolOptions configure the built-in tools that the settings, not the
@@ -108,6 +83,21 @@ type ToolOptions struct {
 	// Getenv reads the apply and embeddings models' keys, and the
 	// computer tool's $DISPLAY; nil: the process's environment.
 	Getenv func(string) string
+}
+
+// config is the built-in tools' Config for a turn in root whose shell
+// tools run in the Host host returns.
+func (o ToolOptions) config(root string, host func() (*shelltool.Host, error)) builtin.Config {
+	return builtin.Config{
+		Shell:         host,
+		Vision:        o.Vision,
+		Browser:       o.Browser,
+		Screenshot:    screenshot.Options{Vision: o.Vision, Timeout: o.Browser.Timeout},
+		Computer:      o.computer(),
+		Morph:         o.morph(),
+		MorphFallback: o.ApplyModelFallback && o.ApplyModel != nil,
+		Rag:           o.rag(root),
+	}
 }
 
 // computer returns the computer tool's options: the display Getenv

@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/agent/modeltest"
+	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/tools/builtin"
-	"github.com/agentls/agentls/tools/edittool"
 	"github.com/agentls/agentls/tools/shelltool"
 )
 
@@ -33,14 +33,14 @@ func (w *memWorkspace) Read(_ context.Context, p string) (string, int32, bool, e
 	return c, 1, ok, nil
 }
 
-func (w *memWorkspace) Propose(ctx context.Context, compute func(context.Context, *edittool.Batch) error) (string, error) {
-	b := &edittool.Batch{Root: w.Root(), Source: w}
-	if err := compute(ctx, b); err != nil {
+func (w *memWorkspace) Propose(ctx context.Context, compute func(context.Context, tools.Source) (edits.Changeset, error)) (string, error) {
+	cs, err := compute(ctx, w)
+	if err != nil {
 		return "", err
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for _, c := range b.Changes.Effective() {
+	for _, c := range cs.Effective() {
 		w.files[c.Path] = c.Result()
 	}
 	return "applied", nil
@@ -76,7 +76,7 @@ func TestCustomToolRunsInTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, _, err := BindTools(all, ws, noHost, testToolOptions(ws)).Select([]string{"read", "lookup_issue"})
+	reg, _, err := BindTools(all, tools.Env{Workspace: ws}, noHost, testToolOptions(ws)).Select([]string{"read", "lookup_issue"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestRunnerRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := Runner{Registry: BindTools(reg, &memWorkspace{}, noHost, testToolOptions(&memWorkspace{}))}
+	r := Runner{Registry: BindTools(reg, tools.Env{Workspace: &memWorkspace{}}, noHost, testToolOptions(&memWorkspace{}))}
 	for _, tc := range []struct {
 		tool, want string
 	}{
@@ -136,7 +136,7 @@ func TestRunnerRefuses(t *testing.T) {
 // edit.
 func TestBindToolsRunsEveryBuiltin(t *testing.T) {
 	ws := &memWorkspace{files: map[string]string{}}
-	reg := BindTools(builtin.Registry(), ws, noHost, testToolOptions(ws))
+	reg := BindTools(builtin.Registry(), tools.Env{Workspace: ws}, noHost, testToolOptions(ws))
 	for _, s := range reg.All() {
 		if !s.Runnable() {
 			t.Errorf("%s is not bound", s.Name)
@@ -173,10 +173,10 @@ func BenchmarkBindAndRun(b *testing.B) {
 		ws := &memWorkspace{files: map[string]string{}}
 		b.Run(fmt.Sprintf("bind/tools=%d", len(specs)), func(b *testing.B) {
 			for b.Loop() {
-				BindTools(reg, ws, noHost, testToolOptions(ws))
+				BindTools(reg, tools.Env{Workspace: ws}, noHost, testToolOptions(ws))
 			}
 		})
-		r := Runner{Registry: BindTools(reg, ws, noHost, testToolOptions(ws))}
+		r := Runner{Registry: BindTools(reg, tools.Env{Workspace: ws}, noHost, testToolOptions(ws))}
 		use := tools.ToolUse{Tool: "mcp_0"}
 		b.Run(fmt.Sprintf("run/tools=%d", len(specs)), func(b *testing.B) {
 			for b.Loop() {

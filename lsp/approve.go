@@ -17,6 +17,7 @@ import (
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/internal/statedir"
 	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/lsp/internal/documents"
 	"github.com/agentls/agentls/tools/approval"
 )
 
@@ -142,7 +143,7 @@ type approvalDesk struct {
 	publish  func(ctx context.Context, path string)
 	getenv   func(string) string
 	log      *slog.Logger
-	relPath  func(d document) (string, error)
+	relPath  func(d documents.Document) (string, error)
 }
 
 // confirm asks the user q on behalf of who, showing the question on
@@ -310,7 +311,7 @@ func (desk *approvalDesk) approvalDiagnostics(path string) []protocol.Diagnostic
 
 // approvalActions are Approve / Always / Deny / Stop code actions for the
 // approvals shown on lines of r.
-func (desk *approvalDesk) approvalActions(d document, r protocol.Range) []protocol.CodeAction {
+func (desk *approvalDesk) approvalActions(d documents.Document, r protocol.Range) []protocol.CodeAction {
 	rel, err := desk.relPath(d)
 	if err != nil {
 		return nil

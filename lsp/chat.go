@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/lsp/internal/documents"
 )
 
 // Chat documents: a Markdown file per conversation under .agentls/chat/.
@@ -97,14 +98,14 @@ func (s *Server) chatOpenCommand(_ context.Context, a chatOpenArgs) (any, error)
 }
 
 // chatActions offer "Send to agent" anywhere in a chat document.
-func (s *Server) chatActions(d document) []protocol.CodeAction {
+func (s *Server) chatActions(d documents.Document) []protocol.CodeAction {
 	rel, err := s.relPath(d)
 	if err != nil || !isChat(rel) {
 		return nil
 	}
 	title := "Send to agent"
 	return []protocol.CodeAction{{Title: title, Kind: protocol.Source,
-		Command: &protocol.Command{Title: title, Command: cmdChatSend, Arguments: []any{chatSendArgs{URI: d.uri}}}}}
+		Command: &protocol.Command{Title: title, Command: cmdChatSend, Arguments: []any{chatSendArgs{URI: d.URI}}}}}
 }
 
 // chatSendCommand sends the last message of a chat document to the agent
@@ -151,13 +152,13 @@ func (s *Server) chatSendCommand(_ context.Context, a chatSendArgs) (any, error)
 }
 
 // chatText is a chat document's text: the open buffer, else the file.
-func chatText(docs *documents, root, rel string) (string, error) {
+func chatText(docs *documents.Store, root, rel string) (string, error) {
 	file, err := chatFile(root, rel)
 	if err != nil {
 		return "", err
 	}
-	if d, ok := docs.byFile(file); ok {
-		return d.text(), nil
+	if d, ok := docs.ByFile(file); ok {
+		return d.Text(), nil
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -363,7 +364,7 @@ func (w *chatWriter) edit(ctx context.Context, change func(cur string) string) {
 		s.client.showMessage(ctx, protocol.MessageTypeError, "agentls: %v", err)
 		return
 	}
-	if _, open := s.docs.byFile(file); !open {
+	if _, open := s.docs.ByFile(file); !open {
 		// Not open: written as the edit engine writes a file, checked
 		// against what was read and with no symlink on the way.
 		data, err := os.ReadFile(file)
@@ -380,11 +381,11 @@ func (w *chatWriter) edit(ctx context.Context, change func(cur string) string) {
 	}
 	compute := func(context.Context) (edits.Changeset, error) {
 		var cs edits.Changeset
-		d, open := s.docs.byFile(file)
+		d, open := s.docs.ByFile(file)
 		if !open {
 			return cs, fmt.Errorf("the chat %s was closed", w.rel)
 		}
-		cs.Write(w.rel, d.text(), true, d.version, change(d.text()))
+		cs.Write(w.rel, d.Text(), true, d.Version, change(d.Text()))
 		return cs, nil
 	}
 	cs, _ := compute(ctx)

@@ -8,6 +8,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/lsp/internal/documents"
 	"github.com/agentls/agentls/lsp/internal/journal"
 	"github.com/agentls/agentls/lsp/internal/position"
 	"github.com/agentls/agentls/settings"
@@ -20,7 +21,7 @@ import (
 // when the selection (or a whole Markdown document) holds edit blocks.
 func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) (any, error) {
 	actions := []protocol.CodeAction{}
-	d, ok := s.docs.get(p.TextDocument.URI)
+	d, ok := s.docs.Get(p.TextDocument.URI)
 	if !ok {
 		return actions, nil
 	}
@@ -70,15 +71,15 @@ func (s *Server) codeAction(_ context.Context, p *protocol.CodeActionParams) (an
 		if err != nil {
 			return actions, nil
 		}
-		text, arg = t, applyReplyArgs{URI: d.uri, Range: &r}
+		text, arg = t, applyReplyArgs{URI: d.URI, Range: &r}
 		if n, _ := countEdits(t); n == 0 {
 			// Editors send the word or character at the cursor as the
 			// range (eglot's code actions, Helix's one-character
 			// selection): the reply is around it.
 			text, arg = replyAround(d, r, s.session().encoding)
 		}
-	case d.language == "markdown":
-		whole, arg = true, applyReplyArgs{URI: d.uri}
+	case d.Language == "markdown":
+		whole, arg = true, applyReplyArgs{URI: d.URI}
 	default:
 		return actions, nil
 	}
@@ -133,12 +134,12 @@ func undoActions(j *journal.Journal, rel string) []protocol.CodeAction {
 // replyAround returns the reply a range holding no whole edit block points
 // into: the edit block the range lies inside, else, in a Markdown
 // document, the whole document; "" for none.
-func replyAround(d document, r protocol.Range, enc edits.Encoding) (string, applyReplyArgs) {
-	doc := d.text()
-	if d.language != "markdown" && !strings.Contains(doc, "```") {
+func replyAround(d documents.Document, r protocol.Range, enc edits.Encoding) (string, applyReplyArgs) {
+	doc := d.Text()
+	if d.Language != "markdown" && !strings.Contains(doc, "```") {
 		return "", applyReplyArgs{} // code with no fence holds no block: nothing to parse
 	}
-	m := position.New(d.buf, enc)
+	m := position.New(d.Buf, enc)
 	start, errStart := m.Offset(r.Start)
 	end, errEnd := m.Offset(r.End)
 	if errStart != nil || errEnd != nil {
@@ -153,10 +154,10 @@ func replyAround(d document, r protocol.Range, enc edits.Encoding) (string, appl
 		if err != nil {
 			break
 		}
-		return doc[u.Start:u.End], applyReplyArgs{URI: d.uri, Range: &block}
+		return doc[u.Start:u.End], applyReplyArgs{URI: d.URI, Range: &block}
 	}
-	if d.language == "markdown" {
-		return doc, applyReplyArgs{URI: d.uri}
+	if d.Language == "markdown" {
+		return doc, applyReplyArgs{URI: d.URI}
 	}
 	return "", applyReplyArgs{}
 }

@@ -8,6 +8,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/lsp/internal/documents"
 )
 
 // TestReplyCountFollowsKeystrokes: a count carried over a keystroke
@@ -61,7 +62,7 @@ func followKeystrokes(t *testing.T, reply string, seed uint64) {
 	var c replyCounts
 	text := reply
 	version := int32(1)
-	c.count(document{uri: u, version: version, buf: edits.NewBuffer(text)})
+	c.count(documents.Document{URI: u, Version: version, Buf: edits.NewBuffer(text)})
 	kept := 0
 	for step := 0; step < 2000; step++ {
 		start := rng.IntN(len(text) + 1)
@@ -76,14 +77,14 @@ func followKeystrokes(t *testing.T, reply string, seed uint64) {
 		if rng.IntN(2) == 0 && len(text) > 0 { // mostly prose: where users type
 			ins = "word "
 		}
-		ch := textChange{firstLine: strings.Count(text[:start], "\n"), lastLine: strings.Count(text[:end], "\n"), text: ins, before: edits.NewBuffer(text)}
+		ch := documents.Change{First: strings.Count(text[:start], "\n"), Last: strings.Count(text[:end], "\n"), Text: ins, Before: edits.NewBuffer(text)}
 		text = text[:start] + ins + text[end:]
 		version++
-		c.follow(u, version-1, version, []textChange{ch})
+		c.follow(u, version-1, version, []documents.Change{ch})
 		if _, ok := c.byURI[u]; ok {
 			kept++
 		}
-		gotCalls, gotFiles := c.count(document{uri: u, version: version, buf: edits.NewBuffer(text)})
+		gotCalls, gotFiles := c.count(documents.Document{URI: u, Version: version, Buf: edits.NewBuffer(text)})
 		wantCalls, wantFiles := countEdits(text)
 		if gotCalls != wantCalls || gotFiles != wantFiles {
 			t.Fatalf("seed %d step %d (%q at %d-%d): count %d calls in %d files, a fresh parse %d in %d; text:\n%s", seed, step, ins, start, end, gotCalls, gotFiles, wantCalls, wantFiles, text)

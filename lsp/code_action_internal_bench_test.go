@@ -8,6 +8,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/lsp/internal/documents"
 )
 
 // BenchmarkReplyAround measures what a cursor-sized code-action range
@@ -27,7 +28,7 @@ func BenchmarkReplyAround(b *testing.B) {
 		}
 		text := code.String()
 		b.Run(fmt.Sprintf("go/lines=%d/same-version", lines), func(b *testing.B) {
-			d := document{uri: "file:///big.go", language: "go", buf: edits.NewBuffer(text)}
+			d := documents.Document{URI: "file:///big.go", Language: "go", Buf: edits.NewBuffer(text)}
 			b.SetBytes(int64(len(text)))
 			for b.Loop() {
 				if got, _ := replyAround(d, r(lines/2), edits.UTF16); got != "" {
@@ -38,14 +39,14 @@ func BenchmarkReplyAround(b *testing.B) {
 		b.Run(fmt.Sprintf("go/lines=%d/new-version", lines), func(b *testing.B) {
 			// A keystroke before each request: the new version's text is
 			// joined once, by this request.
-			d := document{uri: "file:///big.go", language: "go", buf: edits.NewBuffer(text)}
+			d := documents.Document{URI: "file:///big.go", Language: "go", Buf: edits.NewBuffer(text)}
 			b.SetBytes(int64(len(text)))
 			for i := 0; b.Loop(); i++ {
-				buf, err := d.buf.Replace(len(text)/2, len(text)/2+1, string("01"[i%2]))
+				buf, err := d.Buf.Replace(len(text)/2, len(text)/2+1, string("01"[i%2]))
 				if err != nil {
 					b.Fatal(err)
 				}
-				d.buf = buf
+				d.Buf = buf
 				replyAround(d, r(lines/2), edits.UTF16)
 			}
 		})
@@ -57,7 +58,7 @@ func BenchmarkReplyAround(b *testing.B) {
 		}
 		text := reply.String()
 		b.Run(fmt.Sprintf("markdown/blocks=%d", blocks), func(b *testing.B) {
-			d := document{uri: "file:///reply.md", language: "markdown", buf: edits.NewBuffer(text)}
+			d := documents.Document{URI: "file:///reply.md", Language: "markdown", Buf: edits.NewBuffer(text)}
 			b.SetBytes(int64(len(text)))
 			for b.Loop() {
 				if got, _ := replyAround(d, r(blocks*10-6), edits.UTF16); !strings.HasPrefix(got, "```patch") {

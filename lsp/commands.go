@@ -34,9 +34,11 @@ func commandTable() []serverCommand {
 		{cmdRedo, "{turn?}", typed(func(s *Server, ctx context.Context, a undoArgs) (any, error) { return s.undoRedo(ctx, cmdRedo, a) })},
 		{cmdEditUndo, "{edit?}", typed(func(s *Server, ctx context.Context, a undoArgs) (any, error) { return s.undoRedo(ctx, cmdEditUndo, a) })},
 		{cmdEditRedo, "{edit?}", typed(func(s *Server, ctx context.Context, a undoArgs) (any, error) { return s.undoRedo(ctx, cmdEditRedo, a) })},
-		{cmdReviewAccept, "{hunk} or {uri} or {all}", typed(func(s *Server, _ context.Context, a reviewArgs) (any, error) { return s.reviewCommand(true, a) })},
-		{cmdReviewReject, "{hunk} or {uri} or {all}", typed(func(s *Server, _ context.Context, a reviewArgs) (any, error) { return s.reviewCommand(false, a) })},
-		{cmdReviewDiff, "{hunk?} or {uri?} or {all?}", typed((*Server).reviewDiffCommand)},
+		{cmdReviewAccept, "{hunk} or {uri} or {all}", typed(func(s *Server, _ context.Context, a reviewArgs) (any, error) { return s.pendingView.command(true, a) })},
+		{cmdReviewReject, "{hunk} or {uri} or {all}", typed(func(s *Server, _ context.Context, a reviewArgs) (any, error) { return s.pendingView.command(false, a) })},
+		{cmdReviewDiff, "{hunk?} or {uri?} or {all?}", typed(func(s *Server, ctx context.Context, a reviewArgs) (any, error) {
+			return s.pendingView.diffCommand(ctx, a)
+		})},
 		{cmdApprove, "{request?, digest?, always?}", typed(func(s *Server, _ context.Context, a approvalArgs) (any, error) { return s.desk.approveCommand(true, a) })},
 		{cmdDeny, "{request?, digest?, stop?}", typed(func(s *Server, _ context.Context, a approvalArgs) (any, error) {
 			return s.desk.approveCommand(false, a)
@@ -47,8 +49,8 @@ func commandTable() []serverCommand {
 		{cmdJobsList, "no argument", typed(func(s *Server, _ context.Context, a jobArgs) (any, error) { return s.jobCommand(cmdJobsList, a) })},
 		{cmdJobsOutput, "{job, show?}", typed(func(s *Server, _ context.Context, a jobArgs) (any, error) { return s.jobCommand(cmdJobsOutput, a) })},
 		{cmdJobsKill, "{job}", typed(func(s *Server, _ context.Context, a jobArgs) (any, error) { return s.jobCommand(cmdJobsKill, a) })},
-		{cmdTrust, "{sha256?}", typed((*Server).trustCommand)},
-		{cmdStatus, "{quiet?}", typed((*Server).statusCommand)},
+		{cmdTrust, "{sha256?}", typed(func(s *Server, ctx context.Context, a trustArgs) (any, error) { return s.config.trustCommand(ctx, a) })},
+		{cmdStatus, "{quiet?}", typed(func(s *Server, ctx context.Context, a statusArgs) (any, error) { return s.status.command(ctx, a) })},
 	}
 }
 

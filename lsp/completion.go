@@ -23,7 +23,7 @@ const maxCompletions = 100
 // documents get none: agentls is not a language's completion provider.
 func (s *Server) completion(_ context.Context, p *protocol.CompletionParams) (any, error) {
 	empty := &protocol.CompletionList{Items: []protocol.CompletionItem{}}
-	d, ok := s.docs.get(p.TextDocument.URI)
+	d, ok := s.docs.Get(p.TextDocument.URI)
 	if !ok {
 		return empty, nil
 	}
@@ -32,7 +32,7 @@ func (s *Server) completion(_ context.Context, p *protocol.CompletionParams) (an
 		return empty, nil
 	}
 	enc := s.session().encoding
-	m := position.New(d.buf, enc)
+	m := position.New(d.Buf, enc)
 	lineStart, err := m.Offset(protocol.Position{Line: p.Position.Line})
 	if err != nil {
 		return empty, nil
@@ -41,7 +41,7 @@ func (s *Server) completion(_ context.Context, p *protocol.CompletionParams) (an
 	if err != nil {
 		return empty, nil
 	}
-	before, err := d.buf.Slice(lineStart, at)
+	before, err := d.Buf.Slice(lineStart, at)
 	if err != nil {
 		return empty, nil
 	}

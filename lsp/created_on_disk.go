@@ -27,7 +27,7 @@ func (d *delivery) createOnDisk(cs edits.Changeset) (rest edits.Changeset, writt
 	}
 	rest.Label = cs.Label
 	for _, c := range cs.Effective() {
-		if _, open := d.docs.byFile(filepath.Join(sess.root, filepath.FromSlash(c.Path))); c.Action == edits.Create && !open {
+		if _, open := d.docs.ByFile(filepath.Join(sess.root, filepath.FromSlash(c.Path))); c.Action == edits.Create && !open {
 			written = append(written, c)
 			continue
 		}

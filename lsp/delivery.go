@@ -15,6 +15,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/lsp/internal/documents"
 	"github.com/agentls/agentls/lsp/internal/journal"
 	"github.com/agentls/agentls/lsp/internal/rpc"
 )
@@ -35,7 +36,7 @@ import (
 // than reached through the Server, and every wait in timers. It holds no lock of its own but unanswered's: the
 // documents, the inbound numbering and the journal each have theirs.
 type delivery struct {
-	docs    *documents       // the buffers, their echo watches and versions
+	docs    *documents.Store // the buffers, their echo watches and versions
 	inbound *rpc.Inbound     // which messages the editor sent before its answer
 	journal *journal.Journal // where what the editor made is recorded
 	log     *slog.Logger
@@ -46,7 +47,7 @@ type delivery struct {
 	session       func() *session                                                                   // root, quirks, capabilities
 	call          func(ctx context.Context, method string, params, result any) (jsonrpc2.ID, error) // a call to the client
 	notify        func(ctx context.Context, method string, params any) error                        // a notification to the client
-	queue         func(context.Context, []*edits.FileChange) int                                    // Server.queue: pending review
+	queue         func(context.Context, []*edits.FileChange) int                                    // pendingView.queue: pending review
 	answerTimeout func() time.Duration                                                              // Options.ApplyEditTimeout, else the setting (0: timers.answer)
 
 	// unanswered are the workspace/applyEdit calls given up on, by id,
@@ -224,10 +225,10 @@ func (d *delivery) send(ctx context.Context, req sendRequest) (sendResult, error
 			return sendResult{}, &notSentError{err}
 		}
 		ctx = context.WithoutCancel(ctx)
-		w := d.docs.watch(d.openVersions(changes))
+		w := d.docs.Watch(d.openVersions(changes))
 		res, err := d.applyEdit(ctx, req.label, we)
 		if err == nil && res.Applied {
-			defer d.docs.unwatch(w)
+			defer d.docs.Unwatch(w)
 			return d.sent(ctx, req, w, res.after, changes, onDisk)
 		}
 		if err == nil {
@@ -235,18 +236,18 @@ func (d *delivery) send(ctx context.Context, req sendRequest) (sendResult, error
 				// Part of the edit is in the buffers: it is not computed
 				// again (that would apply it twice); what was made is
 				// journalled, the rest kept.
-				defer d.docs.unwatch(w)
+				defer d.docs.Unwatch(w)
 				return d.partlyMade(ctx, req, w, res, made, changes[len(made):], onDisk)
 			}
 		}
-		d.docs.unwatch(w)
+		d.docs.Unwatch(w)
 		d.removeCreated(onDisk)
 		if err == nil && attempt == 0 && req.recompute != nil {
 			// The refusal may come from a buffer that moved on (the user
 			// typed): its didChange can still be on its way behind the
 			// answer, so give the buffers a moment to catch up first.
 			d.log.Info("the editor refused the edit: computing it once more on the current buffers", "label", req.label, "reason", res.FailureReason)
-			d.docs.waitVersionsPast(ctx, d.openVersions(changes), true, d.timers.catchUp)
+			d.docs.WaitVersionsPast(ctx, d.openVersions(changes), true, d.timers.catchUp)
 			if cs, err = req.recompute(ctx); err != nil {
 				return sendResult{}, err
 			}
@@ -267,7 +268,7 @@ func (d *delivery) send(ctx context.Context, req sendRequest) (sendResult, error
 // echo, recovers skipped buffers, and journals what was made.
 // onDisk are the changes written before the edit was sent (createOnDisk):
 // made too.
-func (d *delivery) sent(ctx context.Context, req sendRequest, w *echoWatch, after uint64, changes, onDisk []*edits.FileChange) (sendResult, error) {
+func (d *delivery) sent(ctx context.Context, req sendRequest, w *documents.Watch, after uint64, changes, onDisk []*edits.FileChange) (sendResult, error) {
 	made, skipped := d.confirmEcho(ctx, w, after, req.label, changes)
 	made = append(onDisk, made...)
 	if len(made) == 0 {
@@ -327,7 +328,7 @@ func documentChangeURI(dc any) protocol.DocumentURI {
 // changes (made): their echo is confirmed and they are journalled, the
 // rest is queued when the request keeps what it sends, and the error
 // says what was refused.
-func (d *delivery) partlyMade(ctx context.Context, req sendRequest, w *echoWatch, res applyEditResult, made, rest, onDisk []*edits.FileChange) (sendResult, error) {
+func (d *delivery) partlyMade(ctx context.Context, req sendRequest, w *documents.Watch, res applyEditResult, made, rest, onDisk []*edits.FileChange) (sendResult, error) {
 	out, err := d.sent(ctx, req, w, res.after, made, onDisk)
 	if err != nil && !errors.Is(err, errAllSkipped) {
 		return out, err
@@ -356,10 +357,10 @@ func (d *delivery) partlyMade(ctx context.Context, req sendRequest, w *echoWatch
 // didChange after the answer, and a late echo must not be taken for a
 // skip: for them the echo is awaited briefly, so the next command sees
 // the buffers as they are.
-func (d *delivery) confirmEcho(ctx context.Context, w *echoWatch, after uint64, label string, changes []*edits.FileChange) (made, skipped []*edits.FileChange) {
+func (d *delivery) confirmEcho(ctx context.Context, w *documents.Watch, after uint64, label string, changes []*edits.FileChange) (made, skipped []*edits.FileChange) {
 	if !d.session().quirks.skipsNewerBuffers {
 		d.inbound.Wait(ctx, after, d.timers.echo)
-		d.docs.waitVersionsPast(ctx, d.openVersions(changes), false, d.timers.settle)
+		d.docs.WaitVersionsPast(ctx, d.openVersions(changes), false, d.timers.settle)
 		return changes, nil
 	}
 	made, skipped = d.judgeEcho(ctx, w, after, changes)
@@ -376,8 +377,8 @@ func (d *delivery) confirmEcho(ctx context.Context, w *echoWatch, after uint64, 
 	if err != nil {
 		return made, skipped
 	}
-	w2 := d.docs.watch(d.openVersions(retry))
-	defer d.docs.unwatch(w2)
+	w2 := d.docs.Watch(d.openVersions(retry))
+	defer d.docs.Unwatch(w2)
 	res, err := d.applyEdit(ctx, fmt.Sprintf("%s (again: %d skipped %s)", label, len(retry), plural(len(retry), "file", "files")), we)
 	if err != nil || !res.Applied {
 		return made, skipped
@@ -389,7 +390,7 @@ func (d *delivery) confirmEcho(ctx context.Context, w *echoWatch, after uint64, 
 // judgeEcho waits for the messages up to after, then sorts changes into
 // those the buffers hold as that message left them and those skipped
 // (rebased onto the buffers as they are now, to be sent again).
-func (d *delivery) judgeEcho(ctx context.Context, w *echoWatch, after uint64, changes []*edits.FileChange) (made, skipped []*edits.FileChange) {
+func (d *delivery) judgeEcho(ctx context.Context, w *documents.Watch, after uint64, changes []*edits.FileChange) (made, skipped []*edits.FileChange) {
 	d.inbound.Wait(ctx, after, d.timers.echo)
 	root := d.session().root
 	for _, c := range changes {
@@ -398,20 +399,20 @@ func (d *delivery) judgeEcho(ctx context.Context, w *echoWatch, after uint64, ch
 			continue
 		}
 		file := cleanFile(filepath.Join(root, filepath.FromSlash(c.Path)))
-		st, ok := d.docs.echoAt(w, file, after)
-		if !ok || st.version == c.Version {
+		st, ok := d.docs.EchoAt(w, file, after)
+		if !ok || st.Version == c.Version {
 			// Not heard from before the answer: Neovim sends a didChange
 			// whether it applied the edit or skipped it (it skips only a
 			// buffer the user changed), so wait for it.
-			d.docs.waitVersionsPast(ctx, map[string]int32{file: c.Version}, false, d.timers.unheardBuffer)
-			doc, open := d.docs.byFile(file)
+			d.docs.WaitVersionsPast(ctx, map[string]int32{file: c.Version}, false, d.timers.unheardBuffer)
+			doc, open := d.docs.ByFile(file)
 			if !open {
 				made = append(made, c)
 				continue
 			}
-			st = echoState{version: doc.version, buf: doc.buf}
+			st = documents.State{Version: doc.Version, Buf: doc.Buf}
 		}
-		if again, skip := d.skippedChange(file, st.buf.Text(), c); skip {
+		if again, skip := d.skippedChange(file, st.Buf.Text(), c); skip {
 			skipped = append(skipped, again)
 			continue
 		}
@@ -440,16 +441,16 @@ func (d *delivery) skippedChange(file, text string, c *edits.FileChange) (*edits
 	if out, err := rebase(text, c.Base, c.Result()); err != nil || out == text {
 		return nil, false
 	}
-	doc, open := d.docs.byFile(file)
+	doc, open := d.docs.ByFile(file)
 	if !open {
 		return nil, false
 	}
-	cur := doc.text()
+	cur := doc.Text()
 	out, err := rebase(cur, c.Base, c.Result())
 	if err != nil || out == cur {
 		return nil, false
 	}
-	return edits.NewModify(c.Path, cur, doc.version, out), true
+	return edits.NewModify(c.Path, cur, doc.Version, out), true
 }
 
 // openVersions returns the versions of the buffers changes were computed

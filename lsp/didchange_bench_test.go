@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentls/agentls/anchored"
 	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/lsp/internal/documents"
 	"github.com/agentls/agentls/tools/edittool"
 )
 
@@ -41,7 +42,7 @@ func benchmarkDidChange(b *testing.B, lines int, hashed bool) {
 	text := strings.Repeat("func f() int { return 42 }\n", lines)
 	u := protocol.DocumentURI(uri.File(filepath.Join(root, "big.go")))
 	s.didOpen(context.Background(), &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1, Text: text}})
-	opened, _ := s.docs.get(u)
+	opened, _ := s.docs.Get(u)
 	if _, err := s.relPath(opened); err != nil {
 		b.Fatalf("the document is no file of the workspace: %v", err)
 	}
@@ -55,20 +56,20 @@ func benchmarkDidChange(b *testing.B, lines int, hashed bool) {
 		// Type a character, then delete it: the document keeps its
 		// size however long the benchmark runs.
 		v++
-		change := contentChange{Range: &protocol.Range{Start: pos, End: pos}, Text: "x"}
+		change := documents.ContentChange{Range: &protocol.Range{Start: pos, End: pos}, Text: "x"}
 		if v%2 == 1 {
-			change = contentChange{Range: &protocol.Range{Start: pos, End: next}}
+			change = documents.ContentChange{Range: &protocol.Range{Start: pos, End: next}}
 		}
 		s.didChange(context.Background(), &didChangeParams{
 			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: v},
-			ContentChanges: []contentChange{change},
+			ContentChanges: []documents.ContentChange{change},
 		})
 	}
-	d, _ := s.docs.get(u)
-	if d.text() != text && d.text() != text[:len(text)/2]+"x"+text[len(text)/2:] {
+	d, _ := s.docs.Get(u)
+	if d.Text() != text && d.Text() != text[:len(text)/2]+"x"+text[len(text)/2:] {
 		b.Fatal("the document drifted from what was typed")
 	}
-	if hashed && (d.hashes == nil || !d.hashes.Equal(anchored.NewTextIndex(d.text(), anchored.Options{}))) {
+	if hashed && !s.docs.LineHashes(d.Path, d.Version).Equal(anchored.NewTextIndex(d.Text(), anchored.Options{})) {
 		b.Fatal("the line hashes drifted from the document")
 	}
 }

@@ -27,46 +27,60 @@
 //
 // # Files by job
 //
+// The carved packages hold the stores and the transport, so that "a
+// store calls no other store" is the compiler's rule (carve_test.go):
+// lsp/internal/rpc (framing, the --listen token, panic recovery, the
+// inbound order), lsp/internal/documents (the open buffers, their
+// versions, line hashes and echo watches), lsp/internal/review (pending
+// hunks), lsp/internal/journal (edits to undo), lsp/internal/position
+// (the one position mapper). This package holds the handlers, each group
+// on the state it works on, with its dependencies as fields.
+//
+//   - server.go, initialize.go, session.go: Serve, the lifecycle and
+//     dispatch, newServer's wiring; capabilities and client quirks; the
+//     session and the lock order.
 //   - commands.go: every workspace/executeCommand, declared once in
 //     commandTable (name, argument shape, typed handler); the advertised
 //     list, dispatch and InvalidParams errors all come from it.
-//   - documents.go, linehashes.go: open buffers as edits.Buffer chunks (a
-//     keystroke costs one chunk, whatever the document's size), versions
-//     (Neovim and Helix open at 0, so "not open" is edits.NotOpen), the
-//     line hashes the anchored tools reuse; editorSource reads a buffer
-//     over the disk.
-//   - turn.go, editor_workspace.go, mention_source.go: agentls.ask and the
-//     AI! / fix actions start a turn through agent.Prepare (startTurn);
-//     editorWorkspace is the turn's agent.Workspace; mentionSource is what
-//     the prompt's mentions read.
+//   - text_sync.go, editor_source.go, paths.go, linehashes.go: didOpen,
+//     didChange, didClose over the documents store, and what follows a
+//     change; editorSource reads a buffer over the disk (and passes its
+//     line hashes on); which file a URI names and where it lies.
+//   - turn.go, editor_workspace.go, workspace_buffers.go,
+//     mention_source.go: agentls.ask and the AI! / fix actions start a
+//     turn through agent.Prepare (startTurn); editorWorkspace is the
+//     turn's agent.Workspace; mentionSource is what the prompt's mentions
+//     read.
 //   - propose.go: propose computes a change on an edittool.Batch and hands
 //     it to delivery (or queues it in review mode); agentls.applyReply.
-//   - delivery.go, workspace_edit.go, echo.go, unseen_buffer.go: the one
-//     way a change reaches the editor (delivery.send): ONE versioned
-//     WorkspaceEdit, the applyEdit call, the echo of the editor's
-//     didChange, recovery of buffers Neovim skipped, one recompute on a
-//     refusal, then pending review, so nothing is lost. Every wait is in
+//   - delivery.go, workspace_edit.go, created_on_disk.go,
+//     unseen_buffer.go: the one way a change reaches the editor
+//     (delivery.send): ONE versioned WorkspaceEdit, the applyEdit call,
+//     the echo of the editor's didChange (documents.Store.Watch),
+//     recovery of buffers Neovim skipped, one recompute on a refusal,
+//     then pending review, so nothing is lost. Every wait is in
 //     deliveryTimers. A file not open is sent as one whole-buffer replace
 //     with the hash of its base (agentlsBaseHashes), so an unsaved buffer
 //     the server cannot see is never edited on the wrong lines.
 //   - undo.go: agentls.turn.undo/redo and agentls.edit.undo/redo: the
 //     inverse of a turn's edits (lsp/internal/journal picks them), merged
 //     per file, rebased onto what the user typed since, sent as one edit.
-//   - review.go, review_view.go, review_diff.go: applyMode review:
-//     pending hunks (lsp/internal/review) shown as Hint diagnostics that
-//     move with the user's edits, accepted or rejected by code actions,
-//     shown as a diff.
-//   - code_action.go, reply_counts.go, ai_comment.go, answers.go,
-//     fix_actions.go:
-//     code actions computed from state only ("Apply agent reply (N
-//     edits)", AI! and AI? comments, fixes, undo, accept/reject,
-//     approve/deny); a reply's count follows keystrokes that cannot change
-//     it (replyCounts), since editors ask at every cursor move.
-//   - approve.go: a Question becomes a pending-approval diagnostic with
-//     Approve / Always / Deny / Stop code actions, plus buttons where the
-//     client has showMessageRequest; every line of the question is shown
-//     whole (a listing document where the client clips), and a choice made
-//     from a summary must carry the question's digest.
+//   - review.go, review_view.go, review_diff.go: applyMode review, all on
+//     pendingView: pending hunks (lsp/internal/review) shown as Hint
+//     diagnostics that move with the user's edits, accepted or rejected
+//     by code actions, shown as a diff (in scratch.go's folder).
+//   - code_action.go, completion.go, reply_counts.go, ai_comment.go,
+//     answers.go, fix_actions.go: code actions computed from state only
+//     ("Apply agent reply (N edits)", AI! and AI? comments, fixes, undo,
+//     accept/reject, approve/deny); a reply's count follows keystrokes
+//     that cannot change it (replyCounts), since editors ask at every
+//     cursor move; a chat's @mention completion.
+//   - approve.go: approvalDesk: a Question becomes a pending-approval
+//     diagnostic with Approve / Always / Deny / Stop code actions, plus
+//     buttons where the client has showMessageRequest; every line of the
+//     question is shown whole (a listing document where the client
+//     clips), and a choice made from a summary must carry the question's
+//     digest.
 //   - command_host.go, jobs.go, save.go, command_progress.go, output.go,
 //     diagnostics.go: the workspace's shelltool.Host (commandHost, made
 //     on first use from agent.ShellOptionsOf, shared by the agent's shell
@@ -78,12 +92,16 @@
 //   - chat.go: chat documents under .agentls/chat: ## You / ## Agent
 //     sections, the reply streamed in as edits, undone with its turn
 //     (rewindChat); a chat's path may not go through a symlink.
-//   - config.go, trust.go: the settings in force, made from the editor's
-//     layers over the files and remade at each turn when the workspace
-//     file or its trust changed (refreshSettings).
-//   - initialize.go, client.go, progress.go: capabilities, client quirks
-//     (Neovim's created-file range, Helix's progress titles), calls to
-//     the client.
+//   - settings_store.go, configuration.go, trust.go: the settings in
+//     force (settingsStore), made from the editor's layers over the files;
+//     configuration takes the editor's pushes and pulls, remakes them at
+//     each turn when the workspace file or its trust changed (refresh),
+//     and runs agentls.trust.
+//   - status.go: agentls.status (statusDesk): model, tokens and cost,
+//     what runs and waits, the trust and rules in force.
+//   - client.go, progress.go, editor_keys.go: calls to the client
+//     (editorClient), work-done progress and tasks, and the words each
+//     editor's user reaches a command by.
 //
 // # Editors as they are (initialize.go's quirks, lsptest's profiles)
 //

@@ -40,7 +40,7 @@ func isVSCode(client string) bool {
 
 // editorKeys are the keys of this connection's editor.
 func (s *Server) editorKeys() editorKeys {
-	return keysFor(s.session().client, s.currentSettings().SaveDocuments)
+	return keysFor(s.session().client, s.settings.get().SaveDocuments)
 }
 
 // undoHint says how to undo turn in this editor.

@@ -7,6 +7,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/anchored"
+	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/settings"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
@@ -40,8 +41,8 @@ func (w *editorWorkspace) Read(ctx context.Context, path string) (string, int32,
 }
 
 // LineHashes passes on the hashes the server keeps for open buffers, so
-// view_anchored on a large buffer does not hash every line again
-// (edittool.HashSource).
+// view_anchored on a large buffer does not hash every line again (the
+// turn's tools.Env Hashes).
 func (w *editorWorkspace) LineHashes(path string, version int32) *anchored.Index {
 	return w.source().LineHashes(path, version)
 }
@@ -56,16 +57,15 @@ func (w *editorWorkspace) Output(stream string, p []byte) { w.s.output.write(str
 // the turn's work-done progress.
 func (w *editorWorkspace) Progress(msg string) { w.t.report(w.s.ctx, msg) }
 
-// The read tools read through the workspace itself: it must pass the
-// buffers' line hashes on.
-var _ edittool.HashSource = (*editorWorkspace)(nil)
+// The turn's Env hands the anchored tools the buffers' line hashes.
+var _ tools.Hashes = (*editorWorkspace)(nil)
 
 func (w *editorWorkspace) PrivateDirs() []string { return settings.PrivateDirs(w.s.getenv) }
 
-func (w *editorWorkspace) Propose(ctx context.Context, compute func(context.Context, *edittool.Batch) error) (string, error) {
+func (w *editorWorkspace) Propose(ctx context.Context, compute func(context.Context, tools.Source) (edits.Changeset, error)) (string, error) {
 	var computeErr error
 	o := w.s.propose(ctx, w.t, w.turn, "the tool call", w.label, func(ctx context.Context, b *edittool.Batch) (int, error) {
-		computeErr = compute(ctx, b)
+		b.Changes, computeErr = compute(ctx, b.Source)
 		return 1, computeErr
 	})
 	if errors.Is(computeErr, approval.ErrStopTurn) {

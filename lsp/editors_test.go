@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -27,15 +28,17 @@ func pathWith(dir string) string {
 }
 
 // pathWithout is a PATH environment entry with the folders of PATH that
-// hold an executable named program left out.
-func pathWithout(t *testing.T, program string) string {
+// hold an executable named one of programs left out.
+func pathWithout(t *testing.T, programs ...string) string {
 	t.Helper()
 	var keep []string
 	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
-		if info, err := os.Stat(filepath.Join(dir, program)); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 {
-			continue
+		if !slices.ContainsFunc(programs, func(program string) bool {
+			info, err := os.Stat(filepath.Join(dir, program))
+			return err == nil && !info.IsDir() && info.Mode()&0o111 != 0
+		}) {
+			keep = append(keep, dir)
 		}
-		keep = append(keep, dir)
 	}
 	return "PATH=" + strings.Join(keep, string(os.PathListSeparator))
 }

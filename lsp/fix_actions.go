@@ -7,6 +7,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/internal/text"
+	"github.com/agentls/agentls/lsp/internal/documents"
 )
 
 func severityName(s protocol.DiagnosticSeverity) string {
@@ -25,8 +26,8 @@ func severityName(s protocol.DiagnosticSeverity) string {
 
 // fixActions are "Agent: fix — <message>" code actions, one per diagnostic
 // the editor sent with the request (not agentls's own pending-edit hints).
-func (s *Server) fixActions(d document, ds []protocol.Diagnostic) []protocol.CodeAction {
-	lines := d.buf.Lines()
+func (s *Server) fixActions(d documents.Document, ds []protocol.Diagnostic) []protocol.CodeAction {
+	lines := d.Buf.Lines()
 	var out []protocol.CodeAction
 	for _, dg := range ds {
 		if dg.Source == "agentls" {
@@ -43,7 +44,7 @@ func (s *Server) fixActions(d document, ds []protocol.Diagnostic) []protocol.Cod
 		out = append(out, protocol.CodeAction{
 			Title: title, Kind: protocol.QuickFix, Diagnostics: []protocol.Diagnostic{dg},
 			Command: &protocol.Command{Title: title, Command: cmdAsk, Arguments: []any{askArgs{
-				Prompt: "Fix the problem the editor shows below, with the smallest change that fixes its cause.", URI: d.uri, Range: &around, Diagnostics: []protocol.Diagnostic{dg},
+				Prompt: "Fix the problem the editor shows below, with the smallest change that fixes its cause.", URI: d.URI, Range: &around, Diagnostics: []protocol.Diagnostic{dg},
 			}}},
 		})
 	}

@@ -124,7 +124,12 @@ func startHelix(t *testing.T, hx, home, bin, root, modelURL string, files ...str
 	args := append([]string{"-S", p.socket, "-f", conf, "new-session", "-d", "-s", "hx", "-x", "200", "-y", "50", "-c", root,
 		hx, "-v", "--log", p.log}, files...)
 	cmd := exec.Command("tmux", args...)
-	cmd.Env = append(os.Environ(), "HOME="+home, pathWith(filepath.Dir(bin)),
+	// The other servers the README's languages.toml names (gopls, …) are
+	// left off PATH where a machine has them: their code actions would
+	// come first in the menus the test picks from.
+	path := pathWithout(t, "gopls", "golangci-lint-lsp", "marksman", "markdown-oxide")
+	path = "PATH=" + filepath.Dir(bin) + string(os.PathListSeparator) + strings.TrimPrefix(path, "PATH=")
+	cmd.Env = append(os.Environ(), "HOME="+home, path,
 		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
 		"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"), "XDG_STATE_HOME="+filepath.Join(home, ".local", "state"),
 		"OPENAI_BASE_URL="+modelURL, "OPENAI_API_KEY=test-key", "AGENTLS_MODEL=helix-test-model", "AGENTLS_PROMPT=full", "TERM=xterm-256color")
@@ -719,7 +724,13 @@ func TestHelixStatusLineShowsOutcome(t *testing.T) {
 			}()
 			status := &helixStatusLine{titles: map[string]string{}}
 			conn := jsonrpc2.NewConn(jsonrpc2.NewStream(clientEnd))
-			conn.Go(ctx, status.handle) // one message at a time, in order, as Helix reads them
+			// One message at a time, in order, as Helix reads them. An
+			// answer the ended server cannot read is not returned: see
+			// lsptest's Editor.handle (jsonrpc2 v0.10's conn.fail).
+			conn.Go(ctx, func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+				status.handle(ctx, reply, req)
+				return nil
+			})
 			defer func() { conn.Close(); cancel(); <-served }()
 			profile := lsptest.Helix()
 			var res json.RawMessage

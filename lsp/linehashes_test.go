@@ -2,126 +2,38 @@ package lsp
 
 import (
 	"context"
-	"math/rand/v2"
-	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/anchored"
-	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/lsp/internal/documents"
 	"github.com/agentls/agentls/tools/edittool"
 )
 
-// TestLineHashesFollowChanges makes random changes, as an editor sends
-// them (ranges in LSP lines, texts with line breaks, CRLF, a lone "\r", a
-// byte-order mark, a last line without a line break), and checks after
-// each that the hashes kept up to date are those of the new text hashed
-// afresh, or were given up because the text now has a lone "\r".
-func TestLineHashesFollowChanges(t *testing.T) {
-	pieces := []string{"", "x", "\n", "\r\n", "ab\ncd", "\n\n", "\ufeff", "}\n", "\r", "tail"}
-	r := rand.New(rand.NewPCG(3, 4))
-	// offset picks a byte offset the way Buffer.Offset gives one: never
-	// inside a character, nor between the "\r" and "\n" of a line break.
-	offset := func(text string) int {
-		o := r.IntN(len(text) + 1)
-		for o < len(text) && !utf8.RuneStart(text[o]) {
-			o--
-		}
-		if o > 0 && o < len(text) && text[o-1] == '\r' && text[o] == '\n' {
-			o--
-		}
-		return o
-	}
-	kept, dropped := 0, 0
-	for trial := range 300 {
-		text := ""
-		for range r.IntN(12) {
-			text += pieces[r.IntN(len(pieces))]
-		}
-		buf := edits.NewBuffer(text)
-		var ix *anchored.Index
-		for step := range 20 {
-			if ix == nil && !hasLoneCR(text) {
-				ix = anchored.NewTextIndex(text, anchored.Options{})
-			}
-			a, b := offset(text), offset(text)
-			a, b = min(a, b), max(a, b)
-			insert := pieces[r.IntN(len(pieces))] + pieces[r.IntN(len(pieces))]
-			c := lineChange{start: a, end: b, text: insert, startLine: strings.Count(text[:a], "\n"), endLine: strings.Count(text[:b], "\n")}
-			after, err := buf.Replace(a, b, insert)
-			if err != nil {
-				t.Fatal(err)
-			}
-			before := text
-			text = text[:a] + insert + text[b:]
-			buf = after
-			if ix == nil {
-				continue
-			}
-			if !updateLineHashes(ix, edits.NewBuffer(before), after, c) {
-				if !hasLoneCR(text) {
-					t.Fatalf("trial %d step %d: %q → %q refused", trial, step, before, text)
-				}
-				ix, dropped = nil, dropped+1
-				continue
-			}
-			if hasLoneCR(text) {
-				t.Fatalf("trial %d step %d: %q → %q kept with a lone CR", trial, step, before, text)
-			}
-			if fresh := anchored.NewTextIndex(text, anchored.Options{}); !ix.Equal(fresh) {
-				t.Fatalf("trial %d step %d: %q → %q: kept hashes differ from fresh ones", trial, step, before, text)
-			}
-			kept++
-		}
-	}
-	if kept < 1000 || dropped == 0 {
-		t.Errorf("kept %d, dropped %d: the cases are not exercised", kept, dropped)
-	}
-}
-
-// TestLineHashesRefuseAMismatch: hashes of another text are not updated
-// as if they were the buffer's.
-func TestLineHashesRefuseAMismatch(t *testing.T) {
-	ix := anchored.NewTextIndex("a\nb\nc\n", anchored.Options{})
-	before := edits.NewBuffer("a\n")
-	after, _ := before.Replace(0, 1, "z")
-	if updateLineHashes(ix, before, after, lineChange{start: 0, end: 1, text: "z"}) {
-		t.Error("hashes of three lines were updated for a buffer of one")
-	}
-}
-
-// TestLineHashesKeptPerVersion drives the server's own handlers: the
-// hashes an anchored tool asks for are kept with the open buffer, follow
-// incremental changes, answer only for the current version, and are given
-// up for a buffer with a lone "\r" (and a full replacement hashes anew).
-func TestLineHashesKeptPerVersion(t *testing.T) {
+// TestEditorSourceLineHashes drives the server's own handlers: the
+// hashes an anchored tool gets through the editor's source follow
+// didChange and answer only for the buffer's current version (what the
+// store keeps, and when: documents.TestLineHashesKeptPerVersion).
+func TestEditorSourceLineHashes(t *testing.T) {
 	ctx := context.Background()
 	s := newServer(Options{})
 	src := editorSource{docs: s.docs, disk: edittool.DiskSource{Root: "/w"}}
 	u := protocol.DocumentURI("file:///w/a.go")
 	text := "package p\n\nfunc f() {\n}\n"
 	s.didOpen(ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 1, Text: text}})
-	change := func(v int32, c contentChange) {
+	change := func(v int32, c documents.ContentChange) {
 		s.didChange(ctx, &didChangeParams{
 			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: v},
-			ContentChanges: []contentChange{c},
+			ContentChanges: []documents.ContentChange{c},
 		})
-	}
-	kept := func() *anchored.Index {
-		d, _ := s.docs.get(u)
-		return d.hashes
 	}
 	at := func(line, char uint32) protocol.Position { return protocol.Position{Line: line, Character: char} }
 
-	if kept() != nil {
-		t.Fatal("hashes kept before any anchored tool asked")
-	}
-	if ix := src.LineHashes("a.go", 1); ix == nil || !ix.Equal(anchored.NewTextIndex(text, anchored.Options{})) || kept() == nil {
+	if ix := src.LineHashes("a.go", 1); ix == nil || !ix.Equal(anchored.NewTextIndex(text, anchored.Options{})) {
 		t.Fatal("the first ask did not hash and keep the buffer's lines")
 	}
-	change(2, contentChange{Range: &protocol.Range{Start: at(3, 0), End: at(3, 0)}, Text: "\treturn\n"})
+	change(2, documents.ContentChange{Range: &protocol.Range{Start: at(3, 0), End: at(3, 0)}, Text: "\treturn\n"})
 	text = "package p\n\nfunc f() {\n\treturn\n}\n"
 	if ix := src.LineHashes("a.go", 2); ix == nil || !ix.Equal(anchored.NewTextIndex(text, anchored.Options{})) {
 		t.Error("the kept hashes did not follow an incremental change")
@@ -129,19 +41,13 @@ func TestLineHashesKeptPerVersion(t *testing.T) {
 	if src.LineHashes("a.go", 1) != nil {
 		t.Error("hashes given for a version the buffer is past")
 	}
-	change(3, contentChange{Range: &protocol.Range{Start: at(1, 0), End: at(1, 0)}, Text: "x\ry"})
-	if kept() != nil {
-		t.Error("hashes kept for a buffer with a lone CR")
-	}
+	change(3, documents.ContentChange{Range: &protocol.Range{Start: at(1, 0), End: at(1, 0)}, Text: "x\ry"})
 	text = "package p\nx\ry\nfunc f() {\n\treturn\n}\n"
 	if ix := src.LineHashes("a.go", 3); ix == nil || !ix.Equal(anchored.NewTextIndex(text, anchored.Options{})) {
 		t.Error("the hashes of the buffer once given up are not hashed anew")
 	}
-	if kept() != nil {
-		t.Error("hashes of a buffer with a lone CR were kept")
-	}
-	change(4, contentChange{Text: "new\n"})
-	if kept() != nil {
-		t.Error("hashes kept across a full replacement")
+	change(4, documents.ContentChange{Text: "new\n"})
+	if ix := src.LineHashes("a.go", 4); ix == nil || !ix.Equal(anchored.NewTextIndex("new\n", anchored.Options{})) {
+		t.Error("the hashes after a full replacement are not those of the new text")
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/anchored"
+	"github.com/agentls/agentls/lsp/internal/documents"
 	"github.com/agentls/agentls/tools/edittool"
 )
 
@@ -84,13 +85,13 @@ func benchmarkPatchOpenBuffer(b *testing.B, size int, mode string) {
 			// Type a character on the first line, then delete it, so the
 			// document keeps its size; either way it is a new version.
 			v++
-			change := contentChange{Range: &protocol.Range{Start: keystroke, End: keystroke}, Text: "x"}
+			change := documents.ContentChange{Range: &protocol.Range{Start: keystroke, End: keystroke}, Text: "x"}
 			if v%2 == 1 {
-				change = contentChange{Range: &protocol.Range{Start: keystroke, End: protocol.Position{Character: 1}}}
+				change = documents.ContentChange{Range: &protocol.Range{Start: keystroke, End: protocol.Position{Character: 1}}}
 			}
 			s.didChange(ctx, &didChangeParams{
 				TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: v},
-				ContentChanges: []contentChange{change},
+				ContentChanges: []documents.ContentChange{change},
 			})
 		}
 		batch := &edittool.Batch{Root: root, Source: src}

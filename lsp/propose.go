@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/lsp/internal/documents"
 	"github.com/agentls/agentls/lsp/internal/position"
 	"github.com/agentls/agentls/settings"
 	"github.com/agentls/agentls/tools"
@@ -36,7 +37,7 @@ func (s *Server) applyReplyCommand(_ context.Context, a applyReplyArgs) (any, er
 	// Reply at once: the edit goes to the client as a request of our
 	// own, which it may only answer once this one is answered. One apply
 	// is a turn of its own: agentls.turn.undo reverts it.
-	turn := s.newTurn()
+	turn := s.journal.NewTurn()
 	s.goTask("agentls: apply reply", func(ctx context.Context, t *task) { s.applyReply(ctx, t, turn, text) })
 	return map[string]int{"turn": turn}, nil
 }
@@ -49,29 +50,29 @@ func (s *Server) replyText(a applyReplyArgs) (string, error) {
 		}
 		return a.Text, nil
 	}
-	d, ok := s.docs.get(a.URI)
+	d, ok := s.docs.Get(a.URI)
 	if !ok {
 		return "", fmt.Errorf("%s is not open", a.URI)
 	}
 	if a.Range == nil {
-		return d.text(), nil
+		return d.Text(), nil
 	}
 	return s.rangeText(d, *a.Range)
 }
 
-func (s *Server) rangeText(d document, r protocol.Range) (string, error) {
-	start, end, err := position.New(d.buf, s.session().encoding).Offsets(r)
+func (s *Server) rangeText(d documents.Document, r protocol.Range) (string, error) {
+	start, end, err := position.New(d.Buf, s.session().encoding).Offsets(r)
 	if err != nil {
 		return "", fmt.Errorf("bad range %v: %w", r, err)
 	}
-	return d.buf.Slice(start, end)
+	return d.Buf.Slice(start, end)
 }
 
 // applyReply runs the edits of a reply against the editor's buffers and
 // sends them as one WorkspaceEdit. Nothing is half-applied: an edit that
 // fails stops them all, and the user is told why.
 func (s *Server) applyReply(ctx context.Context, t *task, turn int, reply string) {
-	format, _ := tools.ParseFormat(s.currentSettings().ToolFormat) // validated when set
+	format, _ := tools.ParseFormat(s.settings.get().ToolFormat) // validated when set
 	approved := false
 	o := s.propose(ctx, t, turn, "the reply", "reply", func(ctx context.Context, b *edittool.Batch) (int, error) {
 		res, err := b.ApplyReply(ctx, reply, format, builtin.Registry())
@@ -116,7 +117,7 @@ func (s *Server) propose(ctx context.Context, t *task, turn int, what, label str
 	}
 	n := 0
 	run := func(ctx context.Context) (edits.Changeset, error) {
-		batch := &edittool.Batch{Root: root, Source: s.source()}
+		batch := &edittool.Batch{Root: root, Source: s.source(), Hashes: s.source()}
 		var err error
 		n, err = compute(ctx, batch)
 		if n == 0 && err == nil {
@@ -134,8 +135,8 @@ func (s *Server) propose(ctx context.Context, t *task, turn int, what, label str
 		return outcome{noop: true, severity: protocol.MessageTypeWarning, message: fmt.Sprintf("agentls: %s has no edits to apply", what)}
 	}
 	changes := cs.Effective()
-	if s.currentSettings().ApplyMode == "review" {
-		k := s.queue(ctx, changes)
+	if s.settings.get().ApplyMode == "review" {
+		k := s.pendingView.queue(ctx, changes)
 		return outcome{severity: protocol.MessageTypeInfo, message: fmt.Sprintf("agentls: %d agent %s pending review in %d %s: accept or reject them with code actions", k, plural(k, "edit", "edits"), len(changes), plural(len(changes), "file", "files"))}
 	}
 	t.report(ctx, fmt.Sprintf("sending %d %s in %d %s", n, plural(n, "edit", "edits"), len(changes), plural(len(changes), "file", "files")))

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/lsp/internal/documents"
 )
 
 // Extension types: what go.lsp.dev/protocol v0.12.0 (LSP 3.15) lacks or
@@ -49,17 +51,9 @@ type clientCapabilities struct {
 	} `json:"window"`
 }
 
-// contentChange is a didChange event whose Range is a pointer: nil means
-// the whole text (the library's value Range cannot tell a full replacement
-// from an insert at 0:0).
-type contentChange struct {
-	Range *protocol.Range `json:"range,omitempty"`
-	Text  string          `json:"text"`
-}
-
 type didChangeParams struct {
 	TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
-	ContentChanges []contentChange                          `json:"contentChanges"`
+	ContentChanges []documents.ContentChange                `json:"contentChanges"`
 }
 
 // workspaceEdit carries documentChanges as the union LSP 3.16 defines:

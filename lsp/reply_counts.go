@@ -8,6 +8,9 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/lsp/internal/documents"
+	"github.com/agentls/agentls/lsp/internal/position"
 	"github.com/agentls/agentls/tools/builtin"
 	"github.com/agentls/agentls/tools/edittool"
 	"github.com/agentls/agentls/tools/parse"
@@ -47,21 +50,21 @@ const (
 
 // count returns countEdits of d's whole text, from the cache when d's
 // version was counted already (or followed from one that was).
-func (c *replyCounts) count(d document) (calls, files int) {
+func (c *replyCounts) count(d documents.Document) (calls, files int) {
 	c.mu.Lock()
-	if got, ok := c.byURI[d.uri]; ok && got.version == d.version {
+	if got, ok := c.byURI[d.URI]; ok && got.version == d.Version {
 		c.mu.Unlock()
 		return got.calls, got.files
 	}
 	c.mu.Unlock()
-	got := countReply(d.text())
-	got.version = d.version
+	got := countReply(d.Text())
+	got.version = d.Version
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.byURI == nil {
 		c.byURI = map[protocol.DocumentURI]replyCount{}
 	}
-	c.byURI[d.uri] = got
+	c.byURI[d.URI] = got
 	return got.calls, got.files
 }
 
@@ -71,7 +74,7 @@ func (c *replyCounts) count(d document) (calls, files int) {
 // block, call or thinking section (` ~ < > @), that adds none, and that
 // lie outside every call and its margins (followMargin). Any other change
 // drops the count, and the next code action parses again.
-func (c *replyCounts) follow(u protocol.DocumentURI, prev, next int32, changes []textChange) {
+func (c *replyCounts) follow(u protocol.DocumentURI, prev, next int32, changes []documents.Change) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	got, ok := c.byURI[u]
@@ -84,16 +87,16 @@ func (c *replyCounts) follow(u protocol.DocumentURI, prev, next int32, changes [
 	}
 	spans := slices.Clone(got.spans)
 	for _, ch := range changes {
-		if ch.whole || strings.ContainsAny(ch.text, "`~<>@") || strings.ContainsAny(ch.lines(), "`~<>@") {
+		if ch.Whole || strings.ContainsAny(ch.Text, "`~<>@") || strings.ContainsAny(changedLines(ch.Before, ch.First, ch.Last), "`~<>@") {
 			return
 		}
 		// The first call whose margin ends at or after the change's
 		// first line.
-		i, _ := slices.BinarySearchFunc(spans, ch.firstLine, func(sp span, line int) int { return cmp.Compare(sp.last+followMarginAfter, line) })
-		if i < len(spans) && spans[i].first-followMarginBefore <= ch.lastLine {
+		i, _ := slices.BinarySearchFunc(spans, ch.First, func(sp span, line int) int { return cmp.Compare(sp.last+followMarginAfter, line) })
+		if i < len(spans) && spans[i].first-followMarginBefore <= ch.Last {
 			return
 		}
-		delta := strings.Count(ch.text, "\n") - (ch.lastLine - ch.firstLine)
+		delta := strings.Count(ch.Text, "\n") - (ch.Last - ch.First)
 		for j := i; j < len(spans); j++ {
 			spans[j].first += delta
 			spans[j].last += delta
@@ -101,6 +104,17 @@ func (c *replyCounts) follow(u protocol.DocumentURI, prev, next int32, changes [
 	}
 	got.spans, got.version = spans, next
 	c.byURI[u] = got
+}
+
+// changedLines returns lines first to last of buf, whole ("" when they
+// cannot be read): only a count that may be kept reads them.
+func changedLines(buf *edits.Buffer, first, last int) string {
+	from, to, err := position.New(buf, edits.UTF8).LineOffsets(first, last)
+	if err != nil {
+		return ""
+	}
+	lines, _ := buf.Slice(from, to)
+	return lines
 }
 
 // forget drops a closed document's count.

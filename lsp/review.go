@@ -27,29 +27,31 @@ const (
 // elsewhere in the file move it, an edit to its own lines makes it a
 // conflict, which cannot be accepted. The store (lsp/internal/review) keeps
 // where each hunk lies and moves it with each didChange, so code actions
-// and diagnostics do not resolve hunks against the whole document.
+// and diagnostics do not resolve hunks against the whole document. The
+// commands here (queue, accept, reject) and the view (review_view.go) are
+// one type, pendingView, over the store.
 
 // queue turns a changeset into pending hunks and shows them.
-func (s *Server) queue(ctx context.Context, changes []*edits.FileChange) int {
+func (v *pendingView) queue(ctx context.Context, changes []*edits.FileChange) int {
 	n := 0
 	for _, c := range changes {
 		switch c.Action {
 		case edits.Create:
-			s.review.Add(&review.Pending{Path: c.Path, Create: true, Content: c.Result()})
+			v.store.Add(&review.Pending{Path: c.Path, Create: true, Content: c.Result()})
 			n++
 			continue
 		case edits.Delete:
-			s.review.Add(&review.Pending{Path: c.Path, Remove: true})
+			v.store.Add(&review.Pending{Path: c.Path, Remove: true})
 			n++
 			continue
 		}
 		for _, h := range edits.UniqueHunks(c.Base, c.Result()) {
-			s.review.Add(&review.Pending{Path: c.Path, Hunk: h})
+			v.store.Add(&review.Pending{Path: c.Path, Hunk: h})
 			n++
 		}
 	}
-	for _, p := range s.review.Files() {
-		s.publishDiagnostics(ctx, p)
+	for _, p := range v.store.Files() {
+		v.publish(ctx, p)
 	}
 	return n
 }
@@ -72,18 +74,20 @@ func (a reviewArgs) selector(fileOf func(protocol.DocumentURI) (string, error)) 
 	return sel
 }
 
-func (s *Server) reviewCommand(accept bool, a reviewArgs) (any, error) {
+func (v *pendingView) command(accept bool, a reviewArgs) (any, error) {
 	if a.Hunk == 0 && a.URI == "" && !a.All {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, "give {\"hunk\": N}, {\"uri\": DOC} or {\"all\": true}")
 	}
-	s.goBackground("review", func(ctx context.Context) { s.resolveReview(ctx, accept, a) })
+	v.goBackground("review", func(ctx context.Context) { v.resolve(ctx, accept, a) })
 	return nil, nil
 }
 
-func (s *Server) resolveReview(ctx context.Context, accept bool, a reviewArgs) {
-	taken := s.review.Take(a.selector(s.session().relPathOfURI))
+// resolve takes the selected hunks out of the store and, to accept them,
+// sends them as one edit; what the editor refused waits again.
+func (v *pendingView) resolve(ctx context.Context, accept bool, a reviewArgs) {
+	taken := v.store.Take(a.selector(v.session().relPathOfURI))
 	if len(taken) == 0 {
-		s.client.showMessage(ctx, protocol.MessageTypeWarning, "agentls: no pending agent edit there")
+		v.client.showMessage(ctx, protocol.MessageTypeWarning, "agentls: no pending agent edit there")
 		return
 	}
 	touched := map[string]bool{}
@@ -92,27 +96,27 @@ func (s *Server) resolveReview(ctx context.Context, accept bool, a reviewArgs) {
 	}
 	defer func() {
 		for p := range touched {
-			s.publishDiagnostics(ctx, p)
+			v.publish(ctx, p)
 		}
 	}()
 	if !accept {
-		s.client.showMessage(ctx, protocol.MessageTypeInfo, "agentls: rejected %d pending %s", len(taken), plural(len(taken), "edit", "edits"))
+		v.client.showMessage(ctx, protocol.MessageTypeInfo, "agentls: rejected %d pending %s", len(taken), plural(len(taken), "edit", "edits"))
 		return
 	}
 	what := fmt.Sprintf("%d %s", len(taken), plural(len(taken), "edit", "edits"))
-	compute := func(ctx context.Context) (edits.Changeset, error) { return s.pendingView.accepted(ctx, taken) }
+	compute := func(ctx context.Context) (edits.Changeset, error) { return v.accepted(ctx, taken) }
 	cs, err := compute(ctx)
 	var res sendResult
 	if err == nil {
-		res, err = s.delivery.send(ctx, sendRequest{
+		res, err = v.send(ctx, sendRequest{
 			label:     "agentls: accept " + what,
 			changes:   cs,
 			recompute: compute,
-			journal:   &journalLine{turn: s.newTurn(), what: "accepted review of " + what},
+			journal:   &journalLine{turn: v.newTurn(), what: "accepted review of " + what},
 		})
 	}
 	if len(res.skipped) > 0 {
-		s.client.showMessage(ctx, protocol.MessageTypeWarning, "%s", skippedWarning(res.skipped))
+		v.client.showMessage(ctx, protocol.MessageTypeWarning, "%s", skippedWarning(res.skipped))
 	}
 	var refused *refusedError
 	switch {
@@ -129,21 +133,21 @@ func (s *Server) resolveReview(ctx context.Context, accept bool, a reviewArgs) {
 				back = append(back, h)
 			}
 		}
-		s.review.PutBack(back)
-		s.client.showMessage(ctx, protocol.MessageTypeError, "agentls: accepted the edits in %s (agent edit %d), then the editor refused %s (%s): those wait again", strings.Join(files(res.made), ", "), res.edit, strings.Join(files(refused.rest), ", "), refused.reason)
+		v.store.PutBack(back)
+		v.client.showMessage(ctx, protocol.MessageTypeError, "agentls: accepted the edits in %s (agent edit %d), then the editor refused %s (%s): those wait again", strings.Join(files(res.made), ", "), res.edit, strings.Join(files(refused.rest), ", "), refused.reason)
 		return
 	case errors.As(err, &refused):
-		s.review.PutBack(taken)
-		s.client.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot accept: the editor refused it (%s); nothing changed", refused.reason)
+		v.store.PutBack(taken)
+		v.client.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot accept: the editor refused it (%s); nothing changed", refused.reason)
 		return
 	case err != nil && !errors.Is(err, errAllSkipped):
-		s.review.PutBack(taken)
-		s.client.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot accept: %v; nothing changed", err)
+		v.store.PutBack(taken)
+		v.client.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot accept: %v; nothing changed", err)
 		return
 	}
 	note := ""
 	if res.note != "" {
 		note = "; " + res.note
 	}
-	s.client.showMessage(ctx, protocol.MessageTypeInfo, "agentls: accepted %s (agent edit %d)%s", what, res.edit, note)
+	v.client.showMessage(ctx, protocol.MessageTypeInfo, "agentls: accepted %s (agent edit %d)%s", what, res.edit, note)
 }

@@ -15,29 +15,29 @@ const cmdReviewDiff = "agentls.review.diff"
 // gets the diff in its output channel: plain LSP has no other way to show
 // a document the server made.
 
-func (s *Server) reviewDiffCommand(_ context.Context, a reviewArgs) (any, error) {
+func (v *pendingView) diffCommand(_ context.Context, a reviewArgs) (any, error) {
 	if a == (reviewArgs{}) {
 		a.All = true // no selector: every pending hunk
 	}
-	s.goBackground("review diff", func(ctx context.Context) { s.showReviewDiff(ctx, a) })
+	v.goBackground("review diff", func(ctx context.Context) { v.showDiff(ctx, a) })
 	return nil, nil
 }
 
-func (s *Server) showReviewDiff(ctx context.Context, a reviewArgs) {
-	hs := s.review.Peek(a.selector(s.session().relPathOfURI))
+func (v *pendingView) showDiff(ctx context.Context, a reviewArgs) {
+	hs := v.store.Peek(a.selector(v.session().relPathOfURI))
 	if len(hs) == 0 {
-		s.client.showMessage(ctx, protocol.MessageTypeWarning, "agentls: no pending agent edit there")
+		v.client.showMessage(ctx, protocol.MessageTypeWarning, "agentls: no pending agent edit there")
 		return
 	}
-	text := s.pendingView.diff(ctx, hs)
-	s.client.logMessage(ctx, protocol.MessageTypeInfo, text)
-	name, err := s.scratch.write("pending.diff", text)
+	text := v.diff(ctx, hs)
+	v.client.logMessage(ctx, protocol.MessageTypeInfo, text)
+	name, err := v.scratch.write("pending.diff", text)
 	if err != nil {
-		s.client.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot write the diff: %v (it is in the output channel)", err)
+		v.client.showMessage(ctx, protocol.MessageTypeError, "agentls: cannot write the diff: %v (it is in the output channel)", err)
 		return
 	}
-	if s.client.showDocument(ctx, name) {
+	if v.client.showDocument(ctx, name) {
 		return
 	}
-	s.client.showMessage(ctx, protocol.MessageTypeInfo, "agentls: the diff of %d pending %s is in %s", len(hs), plural(len(hs), "edit", "edits"), name)
+	v.client.showMessage(ctx, protocol.MessageTypeInfo, "agentls: the diff of %d pending %s is in %s", len(hs), plural(len(hs), "edit", "edits"), name)
 }

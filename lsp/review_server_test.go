@@ -15,6 +15,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/lsp/internal/documents"
 	"github.com/agentls/agentls/lsp/internal/review"
 )
 
@@ -106,7 +107,7 @@ func BenchmarkDidChangeReview(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/%dlines", kind, lines), func(b *testing.B) {
 				text := numbered(lines)
 				s, _, u := reviewServer(b, text)
-				if n := s.queue(context.Background(), []*edits.FileChange{edits.NewModify("big.go", text, 0, withChanges(text, lines, hunks))}); n != hunks {
+				if n := s.pendingView.queue(context.Background(), []*edits.FileChange{edits.NewModify("big.go", text, 0, withChanges(text, lines, hunks))}); n != hunks {
 					b.Fatalf("queued %d hunks, want %d", n, hunks)
 				}
 				s.wg.Wait()
@@ -121,19 +122,19 @@ func BenchmarkDidChangeReview(b *testing.B) {
 				v := int32(1)
 				for b.Loop() {
 					v++
-					change := contentChange{Range: &insert, Text: key}
+					change := documents.ContentChange{Range: &insert, Text: key}
 					if v%2 == 1 {
-						change = contentChange{Range: &remove}
+						change = documents.ContentChange{Range: &remove}
 					}
 					if kind == "whole-text" {
-						change = contentChange{Text: typedText}
+						change = documents.ContentChange{Text: typedText}
 						if v%2 == 1 {
 							change.Text = text
 						}
 					}
 					s.didChange(context.Background(), &didChangeParams{
 						TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: v},
-						ContentChanges: []contentChange{change},
+						ContentChanges: []documents.ContentChange{change},
 					})
 					s.wg.Wait()
 				}
@@ -152,28 +153,28 @@ func TestReviewKeystrokes(t *testing.T) {
 	base := "package p\n\nfunc a() {}\nvar x = 1\nfunc b() {}\n\nfunc c() {}\nvar y = 2\nfunc d() {}\n"
 	agent := strings.Replace(strings.Replace(base, "var x = 1", "var x = 10", 1), "var y = 2", "var y = 20", 1)
 	s, conn, u := reviewServer(t, base)
-	if n := s.queue(context.Background(), []*edits.FileChange{edits.NewModify("big.go", base, 0, agent)}); n != 2 {
+	if n := s.pendingView.queue(context.Background(), []*edits.FileChange{edits.NewModify("big.go", base, 0, agent)}); n != 2 {
 		t.Fatalf("queued %d hunks, want 2", n)
 	}
 	s.wg.Wait()
 	steps := []struct {
 		name      string
-		change    contentChange
+		change    documents.ContentChange
 		republish bool
 		want      []where // the pending diagnostics after it
 	}{
-		{"a character on a blank line above", contentChange{Range: &protocol.Range{Start: at(1, 0), End: at(1, 0)}, Text: " "}, false, []where{{3, 3, false}, {7, 7, false}}},
-		{"a character at the end of the last line", contentChange{Range: &protocol.Range{Start: at(8, 11), End: at(8, 11)}, Text: " "}, false, []where{{3, 3, false}, {7, 7, false}}},
-		{"a line break above", contentChange{Range: &protocol.Range{Start: at(1, 1), End: at(1, 1)}, Text: "\n"}, true, []where{{4, 4, false}, {8, 8, false}}},
-		{"a character in the first hunk's line", contentChange{Range: &protocol.Range{Start: at(4, 0), End: at(4, 0)}, Text: "/"}, true, []where{{conflict: true}, {8, 8, false}}},
-		{"another in it", contentChange{Range: &protocol.Range{Start: at(4, 0), End: at(4, 0)}, Text: "/"}, false, []where{{conflict: true}, {8, 8, false}}},
-		{"both taken back", contentChange{Range: &protocol.Range{Start: at(4, 0), End: at(4, 2)}}, true, []where{{4, 4, false}, {8, 8, false}}},
+		{"a character on a blank line above", documents.ContentChange{Range: &protocol.Range{Start: at(1, 0), End: at(1, 0)}, Text: " "}, false, []where{{3, 3, false}, {7, 7, false}}},
+		{"a character at the end of the last line", documents.ContentChange{Range: &protocol.Range{Start: at(8, 11), End: at(8, 11)}, Text: " "}, false, []where{{3, 3, false}, {7, 7, false}}},
+		{"a line break above", documents.ContentChange{Range: &protocol.Range{Start: at(1, 1), End: at(1, 1)}, Text: "\n"}, true, []where{{4, 4, false}, {8, 8, false}}},
+		{"a character in the first hunk's line", documents.ContentChange{Range: &protocol.Range{Start: at(4, 0), End: at(4, 0)}, Text: "/"}, true, []where{{conflict: true}, {8, 8, false}}},
+		{"another in it", documents.ContentChange{Range: &protocol.Range{Start: at(4, 0), End: at(4, 0)}, Text: "/"}, false, []where{{conflict: true}, {8, 8, false}}},
+		{"both taken back", documents.ContentChange{Range: &protocol.Range{Start: at(4, 0), End: at(4, 2)}}, true, []where{{4, 4, false}, {8, 8, false}}},
 	}
 	for i, st := range steps {
 		before := conn.count()
 		s.didChange(context.Background(), &didChangeParams{
 			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: int32(2 + i)},
-			ContentChanges: []contentChange{st.change},
+			ContentChanges: []documents.ContentChange{st.change},
 		})
 		s.wg.Wait()
 		if republished := conn.count() > before; republished != st.republish {
@@ -193,7 +194,7 @@ func TestReviewKeystrokes(t *testing.T) {
 		if !slices.Equal(got, st.want) {
 			t.Errorf("%s: diagnostics at %v, want %v", st.name, got, st.want)
 		}
-		d, _ := s.docs.get(u)
+		d, _ := s.docs.Get(u)
 		for id, w := range st.want {
 			if w.conflict {
 				continue
@@ -206,10 +207,10 @@ func TestReviewKeystrokes(t *testing.T) {
 
 	// Closed and opened again with the user's edit above: the hunks are
 	// placed on the text it was opened with.
-	d, _ := s.docs.get(u)
+	d, _ := s.docs.Get(u)
 	s.didClose(context.Background(), &protocol.DidCloseTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: u}})
-	s.didOpen(context.Background(), &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 0, Text: "// moved\n" + d.text()}})
-	reopened, _ := s.docs.get(u)
+	s.didOpen(context.Background(), &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: u, Version: 0, Text: "// moved\n" + d.Text()}})
+	reopened, _ := s.docs.Get(u)
 	if acts := s.pendingView.actions(s.ctx, reopened, protocol.Range{Start: at(9, 0), End: at(9, 0)}); !hasAction(acts, "Accept agent edit 2") {
 		t.Errorf("after reopening, no accept action for edit 2 on line 9: %v", acts)
 	}
@@ -233,9 +234,9 @@ func BenchmarkReviewActions(b *testing.B) {
 		b.Run(fmt.Sprintf("%dlines", lines), func(b *testing.B) {
 			text := numbered(lines)
 			s, _, u := reviewServer(b, text)
-			s.queue(context.Background(), []*edits.FileChange{edits.NewModify("big.go", text, 0, withChanges(text, lines, hunks))})
+			s.pendingView.queue(context.Background(), []*edits.FileChange{edits.NewModify("big.go", text, 0, withChanges(text, lines, hunks))})
 			s.wg.Wait()
-			d, _ := s.docs.get(u)
+			d, _ := s.docs.Get(u)
 			middle := 2 + hunks/2*lines/hunks + lines/(2*hunks) // the line of the middle hunk
 			r := protocol.Range{Start: at(middle-2, 0), End: at(middle+2, 0)}
 			if n := len(s.pendingView.actions(s.ctx, d, r)); n != 2+5 {
@@ -262,7 +263,7 @@ func TestReviewConcurrent(t *testing.T) {
 	const lines, hunks, keystrokes = 2_000, 20, 200
 	text := numbered(lines)
 	s, _, u := reviewServer(t, text)
-	s.queue(context.Background(), []*edits.FileChange{edits.NewModify("big.go", text, 0, withChanges(text, lines, hunks))})
+	s.pendingView.queue(context.Background(), []*edits.FileChange{edits.NewModify("big.go", text, 0, withChanges(text, lines, hunks))})
 	s.wg.Wait()
 	done := make(chan struct{})
 	var readers sync.WaitGroup
@@ -275,7 +276,7 @@ func TestReviewConcurrent(t *testing.T) {
 				return
 			default:
 			}
-			d, _ := s.docs.get(u)
+			d, _ := s.docs.Get(u)
 			s.pendingView.actions(s.ctx, d, protocol.Range{Start: at(lines/2, 0), End: at(lines/2+40, 0)})
 			s.pendingView.diagnostics(context.Background(), "big.go")
 		}
@@ -292,19 +293,19 @@ func TestReviewConcurrent(t *testing.T) {
 		}
 	}()
 	for v := int32(2); v < 2+keystrokes; v++ {
-		change := contentChange{Range: &protocol.Range{Start: at(1, 0), End: at(1, 0)}, Text: "\n"}
+		change := documents.ContentChange{Range: &protocol.Range{Start: at(1, 0), End: at(1, 0)}, Text: "\n"}
 		if v%2 == 1 {
-			change = contentChange{Range: &protocol.Range{Start: at(int(v)%lines, 0), End: at(int(v)%lines, 0)}, Text: "// typed\n"}
+			change = documents.ContentChange{Range: &protocol.Range{Start: at(int(v)%lines, 0), End: at(int(v)%lines, 0)}, Text: "// typed\n"}
 		}
 		s.didChange(context.Background(), &didChangeParams{
 			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: u}, Version: v},
-			ContentChanges: []contentChange{change},
+			ContentChanges: []documents.ContentChange{change},
 		})
 	}
 	close(done)
 	readers.Wait()
 	s.wg.Wait()
-	d, _ := s.docs.get(u)
+	d, _ := s.docs.Get(u)
 	got := s.pendingView.placed(context.Background(), "big.go")
 	if len(got) != hunks {
 		t.Fatalf("%d hunks pending, want %d", len(got), hunks)
@@ -313,7 +314,7 @@ func TestReviewConcurrent(t *testing.T) {
 	for _, h := range got {
 		all = append(all, h.Pending)
 	}
-	whole := review.PlaceAll(d.buf, all, edits.UTF16) // the encoding without the client asking for another
+	whole := review.PlaceAll(d.Buf, all, edits.UTF16) // the encoding without the client asking for another
 	for _, h := range got {
 		if whole[h.Pending] != h.Placement {
 			t.Errorf("edit %d: the store has %+v, the whole text %+v", h.ID, h.Placement, whole[h.Pending])

@@ -9,29 +9,39 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/lsp/internal/documents"
 	"github.com/agentls/agentls/lsp/internal/review"
 	"github.com/agentls/agentls/tools/edittool"
 )
 
-// A pendingView is what the editor is shown of the pending review hunks:
-// where they lie in the buffers as they are now, their diagnostics and
-// code actions, their diff, and the changeset that accepts them. Its
-// dependencies are the review store, the buffers and the session; taking
-// hunks out, sending and telling the user are the server's (review.go).
+// A pendingView is the pending review hunks as the editor sees and acts
+// on them: where they lie in the buffers as they are now, their
+// diagnostics and code actions, their diff, the changeset that accepts
+// them (this file), and the commands that queue, accept, reject and show
+// them (review.go, review_diff.go). Its dependencies are explicit: the
+// review store, the buffers and the session to read; delivery's send, the
+// journal's next turn, the client and the scratch folder to act and tell.
 type pendingView struct {
 	store   *review.Store
-	docs    *documents
+	docs    *documents.Store
 	session func() *session
+
+	client       *editorClient
+	send         func(context.Context, sendRequest) (sendResult, error) // delivery.send
+	newTurn      func() int                                             // the undo journal's next turn
+	publish      func(ctx context.Context, path string)                 // Server.publishDiagnostics
+	scratch      *scratchDir                                            // where the diff is written
+	goBackground func(name string, fn func(context.Context))            // Server.goBackground
 }
 
 // source is the workspace as the editor has it (editorSource).
-func (v pendingView) source() editorSource {
+func (v *pendingView) source() editorSource {
 	return editorSource{docs: v.docs, disk: edittool.DiskSource{Root: v.session().root}}
 }
 
 // accepted turns taken hunks into one changeset against the files
 // as they are now; a hunk that no longer applies fails it whole.
-func (v pendingView) accepted(ctx context.Context, taken []*review.Pending) (edits.Changeset, error) {
+func (v *pendingView) accepted(ctx context.Context, taken []*review.Pending) (edits.Changeset, error) {
 	src := v.source()
 	var cs edits.Changeset
 	byFile := map[string][]edits.Hunk{}
@@ -70,13 +80,13 @@ func (v pendingView) accepted(ctx context.Context, taken []*review.Pending) (edi
 // actions are the accept/reject code actions for pending hunks in a
 // range of a document: the hunks are looked up in the store's line index,
 // so a request costs the hunks near the range, not the document.
-func (v pendingView) actions(ctx context.Context, d document, r protocol.Range) []protocol.CodeAction {
+func (v *pendingView) actions(ctx context.Context, d documents.Document, r protocol.Range) []protocol.CodeAction {
 	rel, err := relPathIn(v.session().root, d)
 	if err != nil || !v.store.Has(rel) {
 		return nil
 	}
 	first, last := int(r.Start.Line), int(r.End.Line)
-	pending, ok := v.store.Overlapping(rel, d.buf, first, last)
+	pending, ok := v.store.Overlapping(rel, d.Buf, first, last)
 	if !ok {
 		// The store does not follow this buffer (opened since the hunks
 		// were queued, or a copy older than a keystroke): place them on
@@ -97,9 +107,9 @@ func (v pendingView) actions(ctx context.Context, d document, r protocol.Range) 
 		add(fmt.Sprintf("Accept agent edit %d", h.ID), cmdReviewAccept, reviewArgs{Hunk: h.ID})
 		add(fmt.Sprintf("Reject agent edit %d", h.ID), cmdReviewReject, reviewArgs{Hunk: h.ID})
 	}
-	add("Accept all agent edits in this file", cmdReviewAccept, reviewArgs{URI: d.uri})
-	add("Reject all agent edits in this file", cmdReviewReject, reviewArgs{URI: d.uri})
-	add("Show diff of pending agent edits in this file", cmdReviewDiff, reviewArgs{URI: d.uri})
+	add("Accept all agent edits in this file", cmdReviewAccept, reviewArgs{URI: d.URI})
+	add("Reject all agent edits in this file", cmdReviewReject, reviewArgs{URI: d.URI})
+	add("Show diff of pending agent edits in this file", cmdReviewDiff, reviewArgs{URI: d.URI})
 	add("Accept all agent edits", cmdReviewAccept, reviewArgs{All: true})
 	add("Reject all agent edits", cmdReviewReject, reviewArgs{All: true})
 	return actions
@@ -110,27 +120,27 @@ func (v pendingView) actions(ctx context.Context, d document, r protocol.Range) 
 // that is a copy; otherwise the hunks are placed on its whole text (or the
 // file on disk) and, for a buffer, kept, so the store follows it from then
 // on.
-func (v pendingView) placed(ctx context.Context, rel string) []review.Placed {
+func (v *pendingView) placed(ctx context.Context, rel string) []review.Placed {
 	sess := v.session()
 	root, enc := sess.root, sess.encoding
 	name := cleanFile(filepath.Join(root, filepath.FromSlash(rel)))
 	for attempt := 0; ; attempt++ {
-		d, open := v.docs.byFile(name)
+		d, open := v.docs.ByFile(name)
 		if open {
-			if hs, ok := v.store.PlacedOn(rel, d.buf); ok {
+			if hs, ok := v.store.PlacedOn(rel, d.Buf); ok {
 				return hs
 			}
 		}
-		todo, full := v.store.ToPlace(rel, d.buf)
+		todo, full := v.store.ToPlace(rel, d.Buf)
 		if !open {
 			text, _, _, _ := edittool.DiskSource{Root: root}.Read(ctx, rel)
 			return v.store.WithPlacements(rel, review.PlaceAll(edits.NewBuffer(text), todo, enc))
 		}
-		got := review.PlaceAll(d.buf, todo, enc)
+		got := review.PlaceAll(d.Buf, todo, enc)
 		// Refused only when a keystroke moved the store on meanwhile:
 		// then the placing starts again from the buffer after it.
-		if v.store.Install(rel, d.buf, full, got) || attempt == 2 {
-			if hs, ok := v.store.PlacedOn(rel, d.buf); ok {
+		if v.store.Install(rel, d.Buf, full, got) || attempt == 2 {
+			if hs, ok := v.store.PlacedOn(rel, d.Buf); ok {
 				return hs
 			}
 			return v.store.WithPlacements(rel, got)
@@ -141,7 +151,7 @@ func (v pendingView) placed(ctx context.Context, rel string) []review.Placed {
 // diagnostics are Hint diagnostics on a file's pending review
 // hunks, where they lie now, and Warnings on those whose lines the user
 // changed.
-func (v pendingView) diagnostics(ctx context.Context, path string) []protocol.Diagnostic {
+func (v *pendingView) diagnostics(ctx context.Context, path string) []protocol.Diagnostic {
 	if !v.store.Has(path) {
 		return nil
 	}
@@ -170,7 +180,7 @@ func (v pendingView) diagnostics(ctx context.Context, path string) []protocol.Di
 // diff renders hunks, grouped by file, as one unified diff against
 // the files' current text. Hunks that conflict with the user's changes
 // are named in the header instead: there is nothing to show them against.
-func (v pendingView) diff(ctx context.Context, hs []*review.Pending) string {
+func (v *pendingView) diff(ctx context.Context, hs []*review.Pending) string {
 	src := v.source()
 	var order []string
 	byFile := map[string][]*review.Pending{}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/agentls/agentls/lsp/internal/documents"
 )
 
 // Buffers and disk. The agent's edits land in the editor's buffers, which
@@ -31,15 +33,15 @@ type saveDocumentsParams struct {
 
 // unsavedDocuments returns the open documents whose text differs from
 // their file on disk (a file that does not exist counts as different).
-func (s *Server) unsavedDocuments() []document {
-	var out []document
-	for _, d := range s.docs.all() {
-		disk, err := os.ReadFile(d.path)
-		if err != nil || !bytes.Equal(disk, []byte(d.text())) {
+func (s *Server) unsavedDocuments() []documents.Document {
+	var out []documents.Document
+	for _, d := range s.docs.Files() {
+		disk, err := os.ReadFile(d.Path)
+		if err != nil || !bytes.Equal(disk, []byte(d.Text())) {
 			out = append(out, d)
 		}
 	}
-	slices.SortFunc(out, func(a, b document) int { return strings.Compare(a.path, b.path) })
+	slices.SortFunc(out, func(a, b documents.Document) int { return strings.Compare(a.Path, b.Path) })
 	return out
 }
 
@@ -51,10 +53,10 @@ func (s *Server) syncDisk(ctx context.Context) string {
 	if len(unsaved) == 0 {
 		return ""
 	}
-	if s.currentSettings().SaveDocuments {
+	if s.settings.get().SaveDocuments {
 		params := saveDocumentsParams{}
 		for _, d := range unsaved {
-			params.URIs = append(params.URIs, d.uri)
+			params.URIs = append(params.URIs, d.URI)
 		}
 		callCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		_, err := s.conn.Call(callCtx, methodSaveDocuments, params, nil)
@@ -74,7 +76,7 @@ func (s *Server) syncDisk(ctx context.Context) string {
 		if rel, err := s.relPath(d); err == nil {
 			names = append(names, rel)
 		} else {
-			names = append(names, d.path)
+			names = append(names, d.Path)
 		}
 	}
 	list := strings.Join(names, ", ")

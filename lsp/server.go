@@ -16,6 +16,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/lsp/internal/documents"
 	"github.com/agentls/agentls/lsp/internal/journal"
 	"github.com/agentls/agentls/lsp/internal/review"
 	"github.com/agentls/agentls/lsp/internal/rpc"
@@ -96,22 +97,25 @@ type Server struct {
 	pendingProblems []string
 	scratch         scratchDir // files made for the user to read, removed on exit
 
-	settings *settingsStore  // the settings in force (config.go)
-	replies  replyCounts     // edit calls in whole documents, by version
-	docs     *documents      // the open buffers (documents.go)
-	journal  journal.Journal // applied edits, for undo (lsp/internal/journal)
-	review   review.Store    // pending hunks in review mode (lsp/internal/review)
-	// pendingView shows them: placed on the buffers, as diagnostics,
-	// code actions and a diff (review_view.go).
-	pendingView pendingView
+	settings *settingsStore   // the settings in force (settings_store.go)
+	config   *configuration   // keeps them current: the editor's, the files', trust (configuration.go)
+	replies  replyCounts      // edit calls in whole documents, by version
+	docs     *documents.Store // the open buffers (lsp/internal/documents)
+	journal  journal.Journal  // applied edits, for undo (lsp/internal/journal)
+	review   review.Store     // pending hunks in review mode (lsp/internal/review)
+	// pendingView shows them (placed on the buffers, as diagnostics,
+	// code actions and a diff) and runs the review commands
+	// (review_view.go, review.go).
+	pendingView *pendingView
 	tasks       tasks           // running tasks (progress.go)
 	commands    commandProgress // the agent command running now, as progress (command_progress.go)
-	answers     answers         // AI? answers (ask.go)
+	answers     answers         // AI? answers (answers.go)
 	desk        *approvalDesk   // questions waiting for the user, and how they are asked (approve.go)
 	problems    commandProblems // diagnostics from commands and jobs
 	chats       chatsRunning    // chat documents being answered (chat.go)
 	output      *outputChannel  // commands' output to the client's log
 	usage       sessionUsage    // the tokens the session's turns cost (status.go)
+	status      *statusDesk     // answers agentls.status (status.go)
 	client      *editorClient   // messages, the output channel and documents to the editor (client.go)
 	cmds        *commandHost    // the tools' processes and what becomes of their output (command_host.go)
 	mcp         *mcp.Manager    // the user's MCP servers, each started by the first turn that offers its tools
@@ -176,10 +180,21 @@ func newServer(opts Options) *Server {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{opts: opts, log: log, docs: newDocuments(), inbound: rpc.NewInbound(), exited: make(chan struct{})}
+	s := &Server{opts: opts, log: log, docs: documents.New(), inbound: rpc.NewInbound(), exited: make(chan struct{})}
 	s.settings = newSettingsStore(s.getenv)
 	s.client = &editorClient{session: s.session, log: log}
-	s.pendingView = pendingView{store: &s.review, docs: s.docs, session: s.session}
+	s.config = &configuration{
+		store: s.settings, session: s.session, getenv: s.getenv, log: log, client: s.client,
+		call: func(ctx context.Context, method string, params, result any) (jsonrpc2.ID, error) {
+			return s.conn.Call(ctx, method, params, result)
+		},
+		goBackground: s.goBackground,
+		changed:      func() { s.cmds.configure() },
+	}
+	s.pendingView = &pendingView{
+		store: &s.review, docs: s.docs, session: s.session,
+		client: s.client, newTurn: s.journal.NewTurn, publish: s.publishDiagnostics, scratch: &s.scratch, goBackground: s.goBackground,
+	}
 	s.delivery = &delivery{
 		docs: s.docs, inbound: s.inbound, journal: &s.journal, log: log, timers: defaultDeliveryTimers(),
 		session: s.session,
@@ -187,16 +202,17 @@ func newServer(opts Options) *Server {
 			return s.conn.Call(ctx, method, params, result)
 		},
 		notify: func(ctx context.Context, method string, params any) error { return s.conn.Notify(ctx, method, params) },
-		queue:  s.queue,
+		queue:  s.pendingView.queue,
 		answerTimeout: func() time.Duration {
 			if s.opts.ApplyEditTimeout > 0 {
 				return s.opts.ApplyEditTimeout
 			}
-			return time.Duration(s.currentSettings().ApplyEditTimeout) * time.Second
+			return time.Duration(s.settings.get().ApplyEditTimeout) * time.Second
 		},
 	}
+	s.pendingView.send = s.delivery.send
 	s.cmds = &commandHost{
-		session: s.session, settings: s.currentSettings, getenv: s.getenv, log: log,
+		session: s.session, settings: s.settings.get, getenv: s.getenv, log: log,
 		read: func(ctx context.Context, rel string) (string, error) {
 			text, _, _, err := s.source().Read(ctx, rel)
 			return text, err
@@ -205,11 +221,16 @@ func newServer(opts Options) *Server {
 		progress: &s.commands, goTask: s.goTask, syncDisk: s.syncDisk,
 	}
 	s.desk = &approvalDesk{
-		waiting: &approvals{}, session: s.session, settings: s.currentSettings, client: s.client,
+		waiting: &approvals{}, session: s.session, settings: s.settings.get, client: s.client,
 		call: func(ctx context.Context, method string, params, result any) (jsonrpc2.ID, error) {
 			return s.conn.Call(ctx, method, params, result)
 		},
 		publish: s.publishDiagnostics, getenv: s.getenv, log: log, relPath: s.relPath,
+	}
+	s.status = &statusDesk{
+		settings: s.settings.get, session: s.session, getenv: s.getenv,
+		usage: &s.usage, tasks: &s.tasks, cmds: s.cmds, approvals: s.desk.waiting, review: &s.review,
+		client: s.client, goBackground: s.goBackground,
 	}
 	return s
 }
@@ -264,11 +285,11 @@ func (s *Server) dispatch(ctx context.Context, method string, params json.RawMes
 			for _, p := range problems {
 				s.client.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s", p)
 			}
-			s.pullConfiguration(ctx)
+			s.config.pull(ctx)
 		})
 		return nil, nil
 	case protocol.MethodWorkspaceDidChangeConfiguration:
-		return decodeCall(ctx, params, s.didChangeConfiguration)
+		return decodeCall(ctx, params, s.config.didChange)
 	case protocol.MethodShutdown:
 		s.mu.Lock()
 		s.state = stateShutdown

@@ -34,20 +34,22 @@ func (s *Server) session() *session {
 //
 //   - the session: none (immutable once initialize made it);
 //   - Server.mu: the lifecycle only (state, problems before initialized);
-//   - the stores: documents.mu (buffers and the echo watches),
+//   - the stores: documents.Store's (buffers and the echo watches),
 //     review.Store's (pending hunks), journal.Journal's (edits to undo;
 //     the disk journal's counters under an flock of their own),
 //     settingsStore.mu, tasks.mu, answers.mu, approvals.mu,
 //     commandProblems, chatsRunning, outputChannel.mu, scratchDir.mu,
-//     the delivery's unansweredEdits.mu, rpc.Inbound's, Server.hostMu.
+//     sessionUsage.mu, commandProgress, replyCounts.mu, the delivery's
+//     unansweredEdits.mu, rpc.Inbound's, commandHost.mu.
 //
 // A store's methods take its lock and call no other store (for the
 // stores carved into lsp/internal, their imports make it the compiler's
-// rule: TestInternalPackagesStayApart), with one exception: didChange
-// holds documents.mu while it tells the reply counts, the review store
-// and the answers what changed (replies.follow, review.Store.Follow,
-// answers.has), so the order is documents.mu → replyCounts.mu, the
-// review store's and answers.mu, never the reverse. No lock is held while calling the client or a
-// tool. Server.mu is never held while taking another lock, except in
+// rule: TestInternalPackagesStayApart), with one exception:
+// documents.Store.Apply holds its lock while didChange tells the reply
+// counts, the review store and the answers what changed
+// (replies.follow, review.Store.Follow, answers.has), so the order is
+// documents → replyCounts.mu, the review store's and answers.mu, never
+// the reverse. No lock is held while calling the client or a tool.
+// Server.mu is never held while taking another lock, except in
 // initialize, which attaches the journal and loads the settings before
 // any other message is handled.

@@ -10,6 +10,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/lsp/internal/review"
 	"github.com/agentls/agentls/settings"
 )
 
@@ -76,26 +77,42 @@ type statusArgs struct {
 	Quiet bool `json:"quiet"`
 }
 
-// statusCommand answers agentls.status and, unless quiet, shows the
-// report's line (a client that shows no command result, Helix, sees it
-// too).
-func (s *Server) statusCommand(ctx context.Context, a statusArgs) (any, error) {
-	r := s.status()
+// A statusDesk answers agentls.status from what the server's parts count
+// (each read under its own lock, none held while asking the next). Its
+// dependencies are explicit.
+type statusDesk struct {
+	settings     func() serverSettings
+	session      func() *session
+	getenv       func(string) string
+	usage        *sessionUsage
+	tasks        *tasks
+	cmds         *commandHost
+	approvals    *approvals
+	review       *review.Store
+	client       *editorClient
+	goBackground func(name string, fn func(context.Context))
+}
+
+// command answers agentls.status and, unless quiet, shows the report's
+// line (a client that shows no command result, Helix, sees it too).
+func (st *statusDesk) command(_ context.Context, a statusArgs) (any, error) {
+	r := st.report()
 	if !a.Quiet {
-		s.goBackground("report status", func(ctx context.Context) {
-			s.client.showMessage(ctx, protocol.MessageTypeInfo, "%s", r.Summary)
+		st.goBackground("report status", func(ctx context.Context) {
+			st.client.showMessage(ctx, protocol.MessageTypeInfo, "%s", r.Summary)
 		})
 	}
 	return r, nil
 }
 
-func (s *Server) status() statusReport {
-	set := s.currentSettings()
-	root := s.session().root
+// report is the status as it is now.
+func (st *statusDesk) report() statusReport {
+	set := st.settings()
+	root := st.session().root
 	var r statusReport
-	r.Model = cmp.Or(set.Model, s.getenv("AGENTLS_MODEL"))
-	r.BaseURL = cmp.Or(set.BaseURL, s.getenv("OPENAI_BASE_URL"), "https://api.openai.com/v1")
-	turns, byModel := s.usage.totals()
+	r.Model = cmp.Or(set.Model, st.getenv("AGENTLS_MODEL"))
+	r.BaseURL = cmp.Or(set.BaseURL, st.getenv("OPENAI_BASE_URL"), "https://api.openai.com/v1")
+	turns, byModel := st.usage.totals()
 	r.Turns = turns
 	var total agent.Usage
 	cost, priced := 0.0, true
@@ -111,12 +128,12 @@ func (s *Server) status() statusReport {
 	if priced && len(byModel) > 0 {
 		r.Cost = &cost
 	}
-	r.Running = s.tasks.count()
-	r.Jobs = s.runningJobs()
-	r.PendingApprovals = s.desk.waiting.count()
-	r.PendingEdits = len(s.review.Files())
-	r.Trust = s.trustState()
-	r.Rules = agent.LoadRules(agent.RulesOptions{Root: root, Extra: set.Rules, UserFile: agent.UserRulesFile(s.getenv)}).Summary()
+	r.Running = st.tasks.count()
+	r.Jobs = st.runningJobs()
+	r.PendingApprovals = st.approvals.count()
+	r.PendingEdits = len(st.review.Files())
+	r.Trust = st.trustState()
+	r.Rules = agent.LoadRules(agent.RulesOptions{Root: root, Extra: set.Rules, UserFile: agent.UserRulesFile(st.getenv)}).Summary()
 
 	model := cmp.Or(r.Model, "no model (set the model setting or AGENTLS_MODEL)")
 	tokens := total.String()
@@ -141,12 +158,12 @@ func (s *Server) status() statusReport {
 }
 
 // trustState says whether the workspace's settings file applies whole.
-func (s *Server) trustState() string {
-	root := s.session().root
+func (st *statusDesk) trustState() string {
+	root := st.session().root
 	if root == "" {
 		return "no workspace folder"
 	}
-	l := agent.LoadSettings(s.getenv, root)
+	l := agent.LoadSettings(st.getenv, root)
 	switch {
 	case l.Workspace == nil:
 		return "no " + settings.WorkspaceFile
@@ -161,8 +178,8 @@ func (s *Server) trustState() string {
 
 // runningJobs counts the background jobs running (none before the shell
 // host first started).
-func (s *Server) runningJobs() int {
-	h := s.cmds.running()
+func (st *statusDesk) runningJobs() int {
+	h := st.cmds.running()
 	if h == nil {
 		return 0
 	}

@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
+	"github.com/agentls/agentls/lsp/internal/documents"
 	"github.com/agentls/agentls/settings"
 )
 
@@ -32,8 +33,10 @@ type trustArgs struct {
 	SHA256 string `json:"sha256"`
 }
 
-func (s *Server) trustCommand(_ context.Context, a trustArgs) (any, error) {
-	root := s.session().root
+// trustCommand trusts the workspace's settings file as it is on disk,
+// if it still holds what the user saw, and loads the settings again.
+func (c *configuration) trustCommand(_ context.Context, a trustArgs) (any, error) {
+	root := c.session().root
 	if root == "" {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "no workspace folder, so no workspace settings to trust")
 	}
@@ -48,21 +51,21 @@ func (s *Server) trustCommand(_ context.Context, a trustArgs) (any, error) {
 	if a.SHA256 != "" && a.SHA256 != hash {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, fmt.Sprintf("%s changed since it was shown to you: nothing was trusted; read it again, then trust it", settings.WorkspaceFile))
 	}
-	if err := (settings.Trust{Getenv: s.getenv}).Grant(root, data); err != nil {
+	if err := (settings.Trust{Getenv: c.getenv}).Grant(root, data); err != nil {
 		return nil, err
 	}
-	l := s.settings.reload(s.getenv, root)
-	s.cmds.configure()
-	s.log.Info("workspace settings trusted", "root", root, "sha256", hash)
+	l := c.store.reload(c.getenv, root)
+	c.changed()
+	c.log.Info("workspace settings trusted", "root", root, "sha256", hash)
 	keys := settings.SecurityKeysIn(data)
 	what := "it sets no key that needed trust"
 	if len(keys) > 0 {
 		what = strings.Join(keys, ", ") + " now apply"
 	}
-	s.goBackground("report trust", func(ctx context.Context) {
-		s.client.showMessage(ctx, protocol.MessageTypeInfo, "agentls: trusted %s as it is now (%s); if it changes, it is untrusted again", settings.WorkspaceFile, what)
+	c.goBackground("report trust", func(ctx context.Context) {
+		c.client.showMessage(ctx, protocol.MessageTypeInfo, "agentls: trusted %s as it is now (%s); if it changes, it is untrusted again", settings.WorkspaceFile, what)
 		for _, m := range settingsMessages(l, root) {
-			s.client.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s", m)
+			c.client.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s", m)
 		}
 	})
 	return map[string]any{"trusted": true, "sha256": hash, "keys": keys}, nil
@@ -70,11 +73,11 @@ func (s *Server) trustCommand(_ context.Context, a trustArgs) (any, error) {
 
 // trustActions offers, in the workspace's settings file, to trust it when
 // it sets keys that need trust and is not trusted as it is on disk.
-func trustActions(trust settings.Trust, root string, d document) []protocol.CodeAction {
-	if root == "" || d.path != filepath.Join(root, filepath.FromSlash(settings.WorkspaceFile)) {
+func trustActions(trust settings.Trust, root string, d documents.Document) []protocol.CodeAction {
+	if root == "" || d.Path != filepath.Join(root, filepath.FromSlash(settings.WorkspaceFile)) {
 		return nil
 	}
-	data, err := os.ReadFile(d.path)
+	data, err := os.ReadFile(d.Path)
 	if err != nil {
 		return nil
 	}
@@ -83,7 +86,7 @@ func trustActions(trust settings.Trust, root string, d document) []protocol.Code
 		return nil
 	}
 	title := fmt.Sprintf("%s (%s)", trustTitle, strings.Join(keys, ", "))
-	if d.text() != string(data) {
+	if d.Text() != string(data) {
 		title += " as saved"
 	}
 	return []protocol.CodeAction{{

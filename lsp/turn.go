@@ -88,7 +88,7 @@ type turnPlan struct {
 // WorkspaceEdits, approvals where the request was made), its shell host,
 // its MCP servers and what the user sees.
 func (s *Server) startTurn(plan turnPlan) (int, error) {
-	s.refreshSettings() // the workspace's file as it is now, under the trust rule
+	s.config.refresh() // the workspace's file as it is now, under the trust rule
 	// The turn's number, given once it prepared: a request that fails
 	// at once (no model) takes none.
 	var id int
@@ -101,9 +101,12 @@ func (s *Server) startTurn(plan turnPlan) (int, error) {
 	turnLine := func(text string) { s.output.write(fmt.Sprintf("turn %d", id), []byte(text+"\n")) }
 	var prepared *agent.Prepared
 	prepared, err := agent.Prepare(agent.Setup{
-		Settings:  s.currentSettings(),
+		Settings:  s.settings.get(),
 		Getenv:    s.getenv,
 		Workspace: ws,
+		Buffers:   ws.Buffers,
+		Hashes:    ws,
+		Progress:  ws.Progress,
 		Host:      s.cmds.get,
 		MCP:       s.mcp,
 		ReadOnly:  plan.readOnly,
@@ -146,7 +149,7 @@ func (s *Server) startTurn(plan turnPlan) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	id = s.newTurn()
+	id = s.journal.NewTurn()
 	ws.turn, ws.label = id, fmt.Sprintf("agent turn %d", id)
 	prepared.SetID(id)
 	if plan.ask != nil {
@@ -170,17 +173,12 @@ func (s *Server) startTurn(plan turnPlan) (int, error) {
 	return id, nil
 }
 
-// newTurn returns the id of a new turn: an agent turn, or one apply.
-// Turn ids come from the journal, which keeps them unique across
-// restarts when it is kept on disk.
-func (s *Server) newTurn() int { return s.journal.NewTurn() }
-
 // agentRequest gathers what the editor knows around a request: the open
 // files and the selection.
 func (s *Server) agentRequest(a askArgs) (agent.Request, error) {
 	root := s.session().root
 	req := agent.Request{Prompt: a.Prompt, Root: root}
-	for _, d := range s.docs.all() {
+	for _, d := range s.docs.Files() {
 		if rel, err := s.relPath(d); err == nil {
 			req.OpenFiles = append(req.OpenFiles, rel)
 		}
@@ -189,7 +187,7 @@ func (s *Server) agentRequest(a askArgs) (agent.Request, error) {
 	if a.URI == "" || a.Range == nil {
 		return req, nil
 	}
-	d, ok := s.docs.get(a.URI)
+	d, ok := s.docs.Get(a.URI)
 	if !ok {
 		return req, fmt.Errorf("%s is not open", a.URI)
 	}
@@ -201,7 +199,7 @@ func (s *Server) agentRequest(a askArgs) (agent.Request, error) {
 	if err != nil {
 		return req, err
 	}
-	req.Selection = &agent.Selection{Path: rel, StartLine: int(a.Range.Start.Line) + 1, EndLine: int(a.Range.End.Line) + 1, Language: d.language, Text: text}
+	req.Selection = &agent.Selection{Path: rel, StartLine: int(a.Range.Start.Line) + 1, EndLine: int(a.Range.End.Line) + 1, Language: d.Language, Text: text}
 	for _, dg := range a.Diagnostics {
 		req.Diagnostics = append(req.Diagnostics, agent.Diagnostic{Path: rel, Line: int(dg.Range.Start.Line) + 1, Severity: severityName(dg.Severity), Source: dg.Source, Message: dg.Message})
 	}

@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/lsp/internal/documents"
 	"github.com/agentls/agentls/lsp/internal/position"
 )
 
@@ -95,26 +96,26 @@ func (d *delivery) workspaceEditFor(cs *edits.Changeset) (workspaceEdit, error) 
 // named by the URI of its buffer (which the editor may have opened through
 // a symlink), the buffer the change was computed on, which is returned
 // too (open says whether there is one).
-func (d *delivery) sendableURI(root string, c *edits.FileChange) (u protocol.DocumentURI, doc document, open bool, err error) {
+func (d *delivery) sendableURI(root string, c *edits.FileChange) (u protocol.DocumentURI, doc documents.Document, open bool, err error) {
 	if root == "" {
-		return "", document{}, false, fmt.Errorf("%s: no workspace folder to edit it in", c.Path)
+		return "", documents.Document{}, false, fmt.Errorf("%s: no workspace folder to edit it in", c.Path)
 	}
 	abs, err := edits.ResolveInRoot(root, c.Path)
 	if err != nil {
-		return "", document{}, false, err
+		return "", documents.Document{}, false, err
 	}
 	if want := filepath.Join(root, filepath.FromSlash(c.Path)); abs != want {
-		return "", document{}, false, fmt.Errorf("%s now leads through a symlink to %s, not the file the edit was computed on: refused; run the request again", c.Path, abs)
+		return "", documents.Document{}, false, fmt.Errorf("%s now leads through a symlink to %s, not the file the edit was computed on: refused; run the request again", c.Path, abs)
 	}
 	if info, err := os.Lstat(abs); err == nil && info.Mode().IsRegular() {
 		if err := edits.CheckMode(c.Path, c.Action, info.Mode()); err != nil {
-			return "", document{}, false, err
+			return "", documents.Document{}, false, err
 		}
 	}
-	if doc, open := d.docs.byFile(abs); open && doc.uri != "" {
-		return doc.uri, doc, true, nil
+	if doc, open := d.docs.ByFile(abs); open && doc.URI != "" {
+		return doc.URI, doc, true, nil
 	}
-	return protocol.DocumentURI(uri.File(abs)), document{}, false, nil
+	return protocol.DocumentURI(uri.File(abs)), documents.Document{}, false, nil
 }
 
 // lspEdits converts a change's edits (those its tool recorded, else a
@@ -124,7 +125,7 @@ func (d *delivery) sendableURI(root string, c *edits.FileChange) (u protocol.Doc
 // buffer's own line index places them, otherwise the lines of Base up to
 // each edit are counted. Either way the cost is that of the edits and a
 // walk to them, not an index of the whole document.
-func lspEdits(c *edits.FileChange, doc document, open bool, enc edits.Encoding) ([]protocol.TextEdit, error) {
+func lspEdits(c *edits.FileChange, doc documents.Document, open bool, enc edits.Encoding) ([]protocol.TextEdit, error) {
 	es := c.TextEdits()
 	out := make([]protocol.TextEdit, 0, len(es))
 	if len(es) == 0 {
@@ -135,10 +136,10 @@ func lspEdits(c *edits.FileChange, doc document, open bool, enc edits.Encoding) 
 		offsets = append(offsets, e.Start, e.End)
 	}
 	m := position.ForText(c.Base, enc)
-	if open && doc.version == c.Version && c.Version != edits.NotOpen && doc.buf.Len() == len(c.Base) && doc.text() == c.Base {
+	if open && doc.Version == c.Version && c.Version != edits.NotOpen && doc.Buf.Len() == len(c.Base) && doc.Text() == c.Base {
 		// The buffer's text was joined when the change read it: the
 		// comparison is of a string with itself.
-		m = position.New(doc.buf, enc)
+		m = position.New(doc.Buf, enc)
 	}
 	pos, err := m.Positions(offsets...)
 	if err != nil {

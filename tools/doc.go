@@ -10,7 +10,24 @@
 // Schema for native calls), hints for the allowlist, availability,
 // whether it is disabled by default, and Run. NamedArgs gives a call's
 // arguments by parameter name whatever format it came in, so a tool reads
-// its arguments one way. tools/builtin declares the built-in specs.
+// its arguments one way. The built-in tools' names are constants
+// (NameShell, NamePatch, …).
+//
+// # A tool's one home
+//
+// A Tool is a spec and its Bind, declared in the package that runs it
+// (edittool, shelltool, vision, browser, screenshot, computer, morph,
+// rag), as a staticcheck Analyzer carries its Run; tools/builtin lists
+// them. Bind takes an Env, everything a tool may reach in one turn, said
+// once: the Workspace (the one contract every front-end implements:
+// Root, Read, Propose, Confirm, PrivateDirs, Output) and the parts a
+// front-end may lack, nil then — Buffers (an editor's open buffers, for
+// rag), Hashes (their line hashes, for the anchored tools), Progress, and
+// what the turn's tools share: ViewImage, Writes (TurnWrites) and Hosts.
+// No tool finds a capability by asserting on the workspace's type or by
+// a value in a context, except two things that belong to one call, not
+// the turn, and so travel with the call: its outcome (ReportOutcome) and
+// its images (AttachImage).
 //
 // Registry.Select applies an allowlist: exact names or block types,
 // globs, hint:TAG, or the read-only preset; an entry matching nothing is
@@ -18,8 +35,8 @@
 // the tools section of a system prompt; golden files in
 // tools/builtin/testdata keep it under review.
 //
-// Run is set where what runs the tool exists: Registry.Bind returns a
-// registry whose specs are copies with their run functions (binding in
+// Run is set where what runs the tool exists: Registry.BindTools returns
+// a registry whose specs are copies with their run functions (binding in
 // place would let one turn's calls run in another's workspace). A spec
 // with no Run is parsed and described, and a call of it is refused with a
 // message to the model (Runnable); agentls tools offers only runnable

@@ -41,13 +41,13 @@ func NewRegistry(specs ...*ToolSpec) (*Registry, error) {
 	return r, nil
 }
 
-// Bind returns a registry of the same tools in which each tool named in
+// bind returns a registry of the same tools in which each tool named in
 // runs runs with that function: the tools are bound where what runs them
 // exists (a Batch's workspace, a shell Host). The specs are copied, so a
 // registry that shares them (Select's parent) keeps its own Run. Names in
 // runs that are not in the registry are left out: a selected registry holds
 // only some of the tools a package runs.
-func (r *Registry) Bind(runs map[string]RunFunc) *Registry {
+func (r *Registry) bind(runs map[string]RunFunc) *Registry {
 	out := &Registry{
 		specs:   make([]*ToolSpec, 0, len(r.specs)),
 		byName:  make(map[string]*ToolSpec, len(r.byName)),

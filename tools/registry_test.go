@@ -142,8 +142,8 @@ func TestBind(t *testing.T) {
 	runIn := func(where string) RunFunc {
 		return func(context.Context, ToolUse) (string, error) { return where, nil }
 	}
-	first := base.Bind(map[string]RunFunc{"save": runIn("first"), "not-here": runIn("nowhere")})
-	second := base.Bind(map[string]RunFunc{"save": runIn("second")})
+	first := base.bind(map[string]RunFunc{"save": runIn("first"), "not-here": runIn("nowhere")})
+	second := base.bind(map[string]RunFunc{"save": runIn("second")})
 	for _, tc := range []struct {
 		name string
 		reg  *Registry

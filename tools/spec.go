@@ -51,9 +51,9 @@ type ToolSpec struct {
 	// LoadPriority orders tools in the prompt, lowest first; ties by name.
 	LoadPriority int
 	// Run executes a call. It is set where what the tool needs exists
-	// (Registry.Bind: edittool.Runs over a workspace, shelltool.Runs over a
-	// Host), so a spec declared alone has none: it is parsed, and a call of
-	// it is refused with a message to the model.
+	// (Registry.BindTools: each Tool's Bind in a turn's Env), so a spec
+	// declared alone has none: it is parsed, and a call of it is refused
+	// with a message to the model.
 	Run RunFunc
 }
 

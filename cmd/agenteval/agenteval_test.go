@@ -20,7 +20,7 @@ var fakeReplies = map[string]string{
 	"py-off-by-one":  "```save count.py\ndef count_to(n):\n    \"\"\"Return the numbers from 1 to n.\"\"\"\n    return list(range(1, n + 1))\n```\n",
 	"md-fix-typo":    "```save docs.md\n# Messages\n\nYou receive a message when a build ends.\nTo receive fewer, turn off notifications.\n```\n",
 	// An edit that applies but does not do the task: the checker rejects it.
-	"md-add-list-item": "```save TODO.md\n# TODO\n\n- Write tests\n```\n",
+	"md-add-list-item": "```save TODO.md\n# TODO\n\n- Write tests\n- Fix the build\n- Update the docs\n```\n",
 	// Nonsense: a patch of lines that are not in the file, sent again and
 	// again.
 	"ts-change-const": "```patch config.ts\n<<<<<<< ORIGINAL\nconst timeout = 1;\n=======\nconst timeout = 5;\n>>>>>>> UPDATED\n```\n",

@@ -19,8 +19,10 @@ import (
 // two-file patch shown as diffs and written through fs/write_text_file, a
 // command rejected (it does not run) then allowed (it runs) through
 // session/request_permission, a cancel mid-reply, /undo putting the
-// patched files back, and session/load replaying it all in a new agentls;
-// every message
+// patched files back, session/load replaying it all in a new agentls,
+// and a client with terminals in review mode (an image in the prompt,
+// the model's plan as plan updates, its command in the client's
+// terminal, its patch held until /review accept all); every message
 // agentls sends is checked against the protocol's schema. Without node or
 // the installed package it is skipped, unless AGENTLS_REQUIRE_ACP is set
 // (CI: .ci/run installs the package).
@@ -47,11 +49,16 @@ func TestACPOfficialClient(t *testing.T) {
 		modeltest.Text(patch, 9), modeltest.Text("Changed both.", 5),
 		modeltest.Text(shell, 7), modeltest.Text("Not run.", 5),
 		modeltest.Text(shell, 7), modeltest.Text("Ran.", 5),
-		stalled)
+		stalled,
+		modeltest.Text("Plan:\n- [ ] run it\n- [ ] report\n\n```shell\necho from the terminal\n```\n", 7),
+		modeltest.Text("- [x] run it\n- [x] report\n\nIt ran.", 5),
+		modeltest.Text("```apply_patch\n*** Begin Patch\n*** Update File: c.txt\n@@\n-three\n+THREE\n*** End Patch\n```\n", 7),
+		modeltest.Text("Held for review.", 5))
 	defer srv.Close()
 	root, _ := filepath.EvalSymlinks(t.TempDir())
 	os.WriteFile(filepath.Join(root, "a.txt"), []byte("one\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "b.txt"), []byte("two\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "c.txt"), []byte("three\n"), 0o644)
 	home := t.TempDir()
 	cmd := exec.Command(node, "client.mjs", root)
 	cmd.Dir = dir
@@ -73,12 +80,16 @@ func TestACPOfficialClient(t *testing.T) {
 		CancelMs  int      `json:"cancelMs"`
 		Validated int      `json:"validated"`
 		Exit      int      `json:"exit"`
+		Terminals int      `json:"terminals"`
+		Plans     int      `json:"plans"`
+		Reviewed  []string `json:"reviewed"`
 	}
 	if err := json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &summary); err != nil {
 		t.Fatalf("client.mjs's summary %q: %v", stdout.String(), err)
 	}
 	t.Logf("official client: %+v in %s", summary, time.Since(start).Round(time.Millisecond))
-	if summary.Chunks < 2 || strings.Join(summary.Writes, ",") != "a.txt,b.txt" || strings.Join(summary.Undone, ",") != "a.txt,b.txt" || summary.Asked != 2 || summary.Replayed == 0 || summary.Validated < 20 || summary.Exit != 0 {
+	if summary.Chunks < 2 || strings.Join(summary.Writes, ",") != "a.txt,b.txt" || strings.Join(summary.Undone, ",") != "a.txt,b.txt" || summary.Asked != 2 || summary.Replayed == 0 || summary.Validated < 20 || summary.Exit != 0 ||
+		summary.Terminals != 1 || summary.Plans == 0 || strings.Join(summary.Reviewed, ",") != "c.txt" {
 		t.Errorf("summary %+v", summary)
 	}
 	// The patch went to the client's buffers, not to the disk.

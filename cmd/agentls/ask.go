@@ -13,6 +13,7 @@ import (
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/settings"
+	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/tools/edittool"
 	"github.com/agentls/agentls/tools/mcp"
@@ -146,7 +147,7 @@ func askObserver(stdout, stderr io.Writer) func(agent.Event) {
 		case agent.EventToolDone:
 			if e.Err != nil {
 				fmt.Fprintf(stderr, "\n[agentls] %s failed: %v\n", e.Use.Tool, e.Err)
-			} else if e.Use.Tool == "read" {
+			} else if e.Use.Tool == tools.NameRead {
 				fmt.Fprintf(stderr, "\n[agentls] read %s\n", strings.Join(edittool.ReadPaths(*e.Use), " "))
 			} else if shelltool.IsShellTool(e.Use.Tool) {
 				if e.Call != nil {
@@ -194,16 +195,16 @@ func (w diskWorkspace) Output(_ string, p []byte) {
 	}
 }
 
-func (w diskWorkspace) Propose(ctx context.Context, compute func(context.Context, *edittool.Batch) error) (string, error) {
-	b := &edittool.Batch{Root: w.root, Source: edittool.DiskSource{Root: w.root}}
-	if err := compute(ctx, b); err != nil {
+func (w diskWorkspace) Propose(ctx context.Context, compute func(context.Context, tools.Source) (edits.Changeset, error)) (string, error) {
+	cs, err := compute(ctx, edittool.DiskSource{Root: w.root})
+	if err != nil {
 		return "", err
 	}
-	changes := b.Changes.Effective()
+	changes := cs.Effective()
 	if len(changes) == 0 {
 		return "", nil
 	}
-	if err := edits.ApplyToDisk(w.root, &b.Changes); err != nil {
+	if err := edits.ApplyToDisk(w.root, &cs); err != nil {
 		return "", err // it says that nothing was written
 	}
 	var names []string

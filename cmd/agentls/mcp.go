@@ -50,7 +50,7 @@ func runMCP(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.W
 	cfg := agent.MCPConfigOf(loaded.Settings)
 	servers := mcp.NewManager(mcp.Options{Dir: root, Version: version()})
 	defer servers.Close()
-	_, warnings := servers.AllTools(ctx, cfg, nil)
+	_, warnings := servers.AllTools(ctx, cfg, mcp.Turn{})
 	for _, w := range warnings {
 		fmt.Fprintf(stderr, "agentls mcp: %s\n", w)
 	}

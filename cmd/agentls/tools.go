@@ -63,13 +63,13 @@ func runTools(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	servers := mcp.NewManager(mcp.Options{Dir: root, Version: version()})
 	defer servers.Close()
 	setup := agent.Setup{Settings: set, Getenv: os.Getenv, Workspace: diskWorkspace{root: root}, MCP: servers}
-	mcpTools, warnings := servers.AllTools(ctx, agent.MCPConfigOf(set), nil)
+	mcpTools, warnings := servers.AllTools(ctx, agent.MCPConfigOf(set), mcp.Turn{})
 	known, err := tools.NewRegistry(append(builtin.Registry().All(), mcpTools...)...)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentls tools: %v\n", err)
 		return exitFailed
 	}
-	known = agent.BindTools(known, setup.Workspace, nil, agent.BoundToolOptions(setup))
+	known = agent.BindTools(known, setup.Env(), nil, agent.BoundToolOptions(setup))
 	offered, more, err := agent.OfferedTools(ctx, setup)
 	warnings = append(warnings, more...)
 	if err != nil {

@@ -19,7 +19,7 @@ func TestToolRowsTellWhatRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	known = agent.BindTools(known, diskWorkspace{root: t.TempDir()}, nil, agent.ToolOptions{})
+	known = agent.BindTools(known, tools.Env{Workspace: diskWorkspace{root: t.TempDir()}}, nil, agent.ToolOptions{})
 	offered, _, err := known.Select([]string{"weather", "read", "shell"})
 	if err != nil {
 		t.Fatal(err)

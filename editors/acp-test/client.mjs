@@ -5,7 +5,10 @@
 //   prompt → streamed thinking and text → a two-file patch shown as diffs
 //   and written through fs/write_text_file → a shell command asked through
 //   session/request_permission (rejected: nothing runs; then allowed: it
-//   runs) → cancel mid-reply → /undo → session/load in a new agentls.
+//   runs) → cancel mid-reply → /undo → session/load in a new agentls →
+//   a client with terminals, in review mode: an image in the prompt, the
+//   model's plan as plan updates, its command in the client's terminal,
+//   its patch held until /review accept all.
 //
 // Every message agentls sends is checked against the protocol's schema,
 // twice, by method (requests and notifications by theirs, responses by
@@ -45,6 +48,11 @@ const requestSchemas = {
   "session/request_permission": "RequestPermissionRequest",
   "fs/write_text_file": "WriteTextFileRequest",
   "fs/read_text_file": "ReadTextFileRequest",
+  "terminal/create": "CreateTerminalRequest",
+  "terminal/output": "TerminalOutputRequest",
+  "terminal/wait_for_exit": "WaitForTerminalExitRequest",
+  "terminal/kill": "KillTerminalRequest",
+  "terminal/release": "ReleaseTerminalRequest",
 };
 const notificationSchemas = { "session/update": "SessionNotification" };
 const responseSchemas = {
@@ -180,6 +188,7 @@ let answers = [];
 let updates = [];
 let onUpdate = () => {};
 let commandsOffered = [];
+const terminals = new Map();
 
 const makeApp = () => client({ name: "agentls-acp-test" })
   .onRequest(methods.client.fs.readTextFile, async ({ params }) => {
@@ -201,6 +210,35 @@ const makeApp = () => client({ name: "agentls-acp-test" })
     const opt = params.options.find((o) => o.kind === kind);
     check(opt, `an option of kind ${kind} among ${JSON.stringify(params.options)}`);
     return { outcome: { outcome: "selected", optionId: opt.optionId } };
+  })
+  // Terminals: each runs its command for real (the editor's terminal
+  // panel), its output kept for terminal/output.
+  .onRequest(methods.client.terminal.create, async ({ params }) => {
+    check(params.cwd === root, `terminal/create runs in the workspace: ${params.cwd}`);
+    const id = `term-${terminals.size + 1}`;
+    const env = { ...process.env, ...Object.fromEntries((params.env ?? []).map((e) => [e.name, e.value])) };
+    const child = spawn(params.command, params.args ?? [], { cwd: params.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    const t = { params, output: "", released: false, child };
+    t.exit = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ exitCode: code, signal })));
+    child.stdout.on("data", (d) => (t.output += d));
+    child.stderr.on("data", (d) => (t.output += d));
+    terminals.set(id, t);
+    return { terminalId: id };
+  })
+  .onRequest(methods.client.terminal.waitForExit, async ({ params }) => terminals.get(params.terminalId).exit)
+  .onRequest(methods.client.terminal.output, async ({ params }) => {
+    const t = terminals.get(params.terminalId);
+    return { output: t.output, truncated: false };
+  })
+  .onRequest(methods.client.terminal.kill, async ({ params }) => {
+    terminals.get(params.terminalId).child.kill("SIGKILL");
+    return {};
+  })
+  .onRequest(methods.client.terminal.release, async ({ params }) => {
+    const t = terminals.get(params.terminalId);
+    t.child.kill("SIGKILL");
+    t.released = true;
+    return {};
   })
   .onNotification(methods.client.session.update, async ({ params }) => {
     updates.push(params.update);
@@ -354,6 +392,54 @@ try {
   });
   second.child.stdin.end();
   await second.exit;
+
+  // 8. A client with terminals, in review mode, with an image: the plan
+  // the model writes is shown as plan updates; its command, allowed,
+  // runs in the client's terminal, embedded in the call and released;
+  // its patch waits as pending hunks until /review accept all writes it
+  // through fs/write_text_file.
+  const third = startAgent();
+  agents.push(third);
+  await makeApp().connectWith(third.stream, async (ctx) => {
+    const init = await ctx.request(methods.agent.initialize, { ...initParams, clientCapabilities: { ...initParams.clientCapabilities, terminal: true } });
+    check(init.agentCapabilities.promptCapabilities?.image === true, "images offered");
+    const created = await ctx.request(methods.agent.session.new, { cwd: root, mcpServers: [] });
+    const sid = created.sessionId;
+    const set = await ctx.request(methods.agent.session.setConfigOption, { sessionId: sid, configId: "edits", value: "review" });
+    check(set.configOptions.find((o) => o.id === "edits")?.currentValue === "review", `edits option: ${JSON.stringify(set.configOptions)}`);
+    const prompt = async (blocks) => {
+      const r = await ctx.request(methods.agent.session.prompt, { sessionId: sid, prompt: blocks });
+      await settle();
+      return r;
+    };
+    const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+    updates = [];
+    answers = ["allow"];
+    let r = await prompt([{ type: "text", text: "Look at this, then run it" }, { type: "image", data: png, mimeType: "image/png" }]);
+    check(r.stopReason === "end_turn", `terminal: stopReason ${r.stopReason}`);
+    const plans = updates.filter((u) => u.sessionUpdate === "plan");
+    check(plans.length > 0 && plans.at(-1).entries.map((e) => `${e.status}:${e.content}`).join("|") === "completed:run it|completed:report", `plans: ${JSON.stringify(plans)}`);
+    const ran = calls().find((c) => c.kind === "execute");
+    check(ran && ran.status === "completed" && ran.content.some((c) => c.type === "terminal" && c.terminalId === "term-1"), `terminal call: ${JSON.stringify(ran)}`);
+    const term = terminals.get("term-1");
+    check(term?.released && term.output.includes("from the terminal"), `terminal: ${JSON.stringify(term?.params)} released ${term?.released} output ${term?.output}`);
+    summary.terminals = terminals.size;
+    summary.plans = plans.length;
+
+    updates = [];
+    const before = writes.length;
+    r = await prompt([{ type: "text", text: "Capitalise c.txt" }]);
+    check(r.stopReason === "end_turn", `review: stopReason ${r.stopReason}`);
+    check(writes.length === before, `review mode wrote ${writes.slice(before)}`);
+    check(commandsOffered.includes("review"), `available commands: ${commandsOffered}`);
+    updates = [];
+    r = await prompt([{ type: "text", text: "/review accept all" }]);
+    check(r.stopReason === "end_turn", `/review: stopReason ${r.stopReason}`);
+    check(writes.slice(before).join(",") === "c.txt" && buffers.get(path.join(root, "c.txt")) === "THREE\n", `accepted: ${writes.slice(before)}`);
+    summary.reviewed = writes.slice(before);
+  });
+  third.child.stdin.end();
+  await third.exit;
 } catch (e) {
   console.error(String(e?.stack ?? e));
   for (const a of agents) a.child.kill();

@@ -125,7 +125,12 @@ func (e *Editor) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		}()
 		return nil
 	}
-	return e.answer(ctx, reply, req)
+	// An answer that cannot be written (the server ended meanwhile) is
+	// not returned: jsonrpc2 v0.10 would keep it as the connection's error
+	// and then panic storing the read error that follows, of another type,
+	// in the same atomic.Value (conn.fail).
+	e.answer(ctx, reply, req)
+	return nil
 }
 
 // Cancel presses the cancel button of a work-done progress.

@@ -79,7 +79,7 @@ func CheckSearchURL(t string) error {
 type Browser struct {
 	opts    Options
 	confirm approval.Confirmer
-	kept    approval.Kept // hosts the user allowed for the rest of the turn
+	kept    *approval.Kept // hosts the user allowed for the rest of the turn
 }
 
 // New returns a Browser that asks c before fetching from a host opts do
@@ -88,14 +88,53 @@ func New(c approval.Confirmer, opts Options) *Browser {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
 	}
-	return &Browser{opts: opts, confirm: c}
+	return &Browser{opts: opts, confirm: c, kept: &approval.Kept{}}
 }
 
-// Runs returns the browser tool's run function, asking c, for
-// Registry.Bind.
-func Runs(c approval.Confirmer, opts Options) map[string]tools.RunFunc {
-	b := New(c, opts)
-	return map[string]tools.RunFunc{"browser": b.Run}
+// ForTurn returns the Browser of a turn: it asks env's workspace, and
+// keeps the hosts allowed with "Always" in env.Hosts (shared with
+// screenshot, so one answer covers both), else its own.
+func ForTurn(env tools.Env, opts Options) *Browser {
+	b := New(env.Workspace, opts)
+	if env.Hosts != nil {
+		b.kept = env.Hosts
+	}
+	return b
+}
+
+// Tool is the browser tool, configured by opts: bound in a turn, it is
+// the turn's Browser (ForTurn).
+func Tool(opts Options) tools.Tool {
+	return tools.Tool{Spec: browserSpec(), Bind: func(env tools.Env) tools.RunFunc {
+		return ForTurn(env, opts).Run
+	}}
+}
+
+// browserSpec: the browser reads web pages. Each fetch sends its URL out,
+// so it asks the user unless the host is in browserAllowlist.
+func browserSpec() *tools.ToolSpec {
+	return &tools.ToolSpec{
+		Name:         tools.NameBrowser,
+		BlockTypes:   []string{tools.NameBrowser},
+		Description:  "Read a web page as text, or search the web.",
+		Instructions: `Give a URL (http or https) to read the page's main text, with its links listed at the end as [n] URL; or "search" followed by words to search the web (only when the user configured a search engine) and read the results page. The user is asked before each page is fetched, unless its host is allowed: the URL leaves the machine, so never put secrets, file contents or tokens in it. Pages that need JavaScript show little or nothing.`,
+		Parameters: []tools.Parameter{
+			{Name: "url", Type: "string", Required: true, Description: `The page to read (an http or https URL), or "search" followed by the words to search the web for.`},
+		},
+		Requires:     "network access; search needs the searchUrl setting",
+		LoadPriority: 30,
+		Examples: []tools.Example{
+			{Title: "Read a page", Steps: []tools.ExampleStep{
+				tools.ExampleUser("what changed in Go 1.26?"),
+				tools.ExampleAssistant("", tools.ExampleCall(tools.NameBrowser, "https://go.dev/doc/go1.26")),
+				tools.ExampleSystem("Result of browser:\n# Go 1.26 Release Notes\n..."),
+			}},
+			{Title: "Search", Steps: []tools.ExampleStep{
+				tools.ExampleUser("find the docs of x/image/draw"),
+				tools.ExampleAssistant("", tools.ExampleCall(tools.NameBrowser, "search golang.org/x/image/draw Scale")),
+			}},
+		},
+	}
 }
 
 // Run reads a call: a URL, or "search" and words.
@@ -194,7 +233,7 @@ func (b *Browser) approve(ctx context.Context, u *url.URL, after string) error {
 		reason = after + " redirects to another host: " + reason
 	}
 	q := approval.Question{Action: "fetch " + u.String(), Reason: reason, Pattern: host, Detail: u.String()}
-	err := approval.Gate{Confirmer: b.confirm, Memory: &b.kept}.Ask(ctx, q)
+	err := approval.Gate{Confirmer: b.confirm, Memory: b.kept}.Ask(ctx, q)
 	return approval.Say(err, func(r *approval.Refusal) string {
 		switch r.Reason {
 		case approval.NobodyToAsk:

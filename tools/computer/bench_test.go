@@ -15,7 +15,7 @@ import (
 // (import, then vision.Fit's decode and re-encode).
 func BenchmarkActions(b *testing.B) {
 	display := xvfbtest.Start(b, "import")
-	run := Runs(nil, Options{Display: display, Allowlist: []string{"*"}})["computer"]
+	run := New(nil, Options{Display: display, Allowlist: []string{"*"}}).Run
 	ctx := tools.WithImageAttacher(context.Background(), &images{})
 	cases := []struct {
 		name string

@@ -81,7 +81,7 @@ func TestRefusesBadArguments(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &confirmer{answer: approval.Run}
-			_, err := Runs(c, Options{Display: ":nonexistent"})["computer"](context.Background(), tc.use)
+			_, err := New(c, Options{Display: ":nonexistent"}).Run(context.Background(), tc.use)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one with %q", err, tc.want)
 			}
@@ -204,7 +204,7 @@ func TestX11(t *testing.T) {
 	display := xvfbtest.Start(t, "xterm", "xev", "import")
 	t.Setenv("DISPLAY", display) // for the test's own xdotool and xterm runs
 	term := startTerminal(t, display)
-	allowed := Runs(nil, Options{Display: display, Allowlist: []string{"*"}})["computer"]
+	allowed := New(nil, Options{Display: display, Allowlist: []string{"*"}}).Run
 	run := func(run tools.RunFunc, use tools.ToolUse) (string, error) {
 		return run(context.Background(), use)
 	}
@@ -226,7 +226,7 @@ func TestX11(t *testing.T) {
 
 	t.Run("injected command, nobody to ask", func(t *testing.T) {
 		for _, c := range []*confirmer{{err: approval.ErrNobodyToAsk}, {answer: approval.Skip}} {
-			asking := Runs(c, Options{Display: display, Allowlist: []string{"screenshot"}})["computer"]
+			asking := New(c, Options{Display: display, Allowlist: []string{"screenshot"}}).Run
 			_, err := run(asking, tools.ToolUse{Args: []string{"type"}, Content: "rm -rf ~\n"})
 			if err == nil || !strings.Contains(err.Error(), "nothing was done") {
 				t.Fatalf("typing an injected command: %v", err)
@@ -328,7 +328,7 @@ func TestX11(t *testing.T) {
 		if !strings.Contains(out, "1024×768, sent") {
 			t.Errorf("the model was told %q", out)
 		}
-		small := Runs(nil, Options{Display: display, Allowlist: []string{"screenshot"}, Vision: visionOpts(512)})["computer"]
+		small := New(nil, Options{Display: display, Allowlist: []string{"screenshot"}, Vision: visionOpts(512)}).Run
 		if _, err := small(ctx, md("screenshot")); err != nil || ims.got[1].Width != 512 || ims.got[1].Height != 384 {
 			t.Errorf("fitted to 512: %v, %dx%d", err, ims.got[1].Width, ims.got[1].Height)
 		}

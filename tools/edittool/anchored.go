@@ -15,7 +15,7 @@ import (
 // refuses the whole batch with fresh anchors to retry with.
 func (b *Batch) PatchAnchored(ctx context.Context, path, ops string) (string, error) {
 	if path == "" {
-		return "", noPathError("patch_anchored")
+		return "", noPathError(tools.NamePatchAnchored)
 	}
 	parsed, err := anchored.ParseOps(ops)
 	if err != nil {
@@ -44,7 +44,7 @@ func (b *Batch) PatchAnchored(ctx context.Context, path, ops string) (string, er
 // batch sees it. It changes nothing.
 func (b *Batch) ViewAnchored(ctx context.Context, path string, from, to int) (string, error) {
 	if path == "" {
-		return "", noPathError("view_anchored")
+		return "", noPathError(tools.NameViewAnchored)
 	}
 	f, err := b.read(ctx, path)
 	if err != nil {
@@ -53,7 +53,7 @@ func (b *Batch) ViewAnchored(ctx context.Context, path string, from, to int) (st
 	if !f.exists {
 		return "", fmt.Errorf("view_anchored %s: the file does not exist", f.path)
 	}
-	if err := b.allowSecret(ctx, "view_anchored", f.path); err != nil {
+	if err := b.allowSecret(ctx, tools.NameViewAnchored, f.path); err != nil {
 		return "", err
 	}
 	view, err := anchored.RenderText(f.content, from, to, b.anchorOptions(f))
@@ -67,11 +67,10 @@ func (b *Batch) ViewAnchored(ctx context.Context, path string, from, to int) (st
 // anchorOptions passes on the line hashes the source keeps for the
 // version of f it gave, if any.
 func (b *Batch) anchorOptions(f file) anchored.Options {
-	hs, ok := b.Source.(HashSource)
-	if !ok || f.edited || f.version == edits.NotOpen {
+	if b.Hashes == nil || f.edited || f.version == edits.NotOpen {
 		return anchored.Options{}
 	}
-	return anchored.Options{Hashes: hs.LineHashes(f.path, f.version)}
+	return anchored.Options{Hashes: b.Hashes.LineHashes(f.path, f.version)}
 }
 
 // lineArg reads a line-number argument given as a number or a string.

@@ -94,7 +94,7 @@ func (b *Batch) applyV4AFile(ctx context.Context, v edits.V4AFile) (string, erro
 // atomically runs fn on a copy of the batch and keeps its changes only if
 // it succeeds: a multi-file tool changes all its files or none.
 func (b *Batch) atomically(fn func(trial *Batch) error) error {
-	trial := &Batch{Root: b.Root, Source: b.Source}
+	trial := &Batch{Root: b.Root, Source: b.Source, Hashes: b.Hashes}
 	trial.Changes.Changes = cloneChanges(b.Changes.Changes)
 	if err := fn(trial); err != nil {
 		return err

@@ -3,40 +3,14 @@ package edittool
 import (
 	"context"
 
+	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/procs/policy"
 	"github.com/agentls/agentls/tools"
-	"github.com/agentls/agentls/tools/approval"
 )
 
-// A Workspace is where a turn's read and edit tools run (agent.Workspace
-// is one): the files as the turn sees them, a way to apply a Batch, the
-// user to ask about protected files. One that is also a HashSource passes
-// its buffers' line hashes on to view_anchored and patch_anchored.
-type Workspace interface {
-	// Root is the workspace folder, absolute: a Batch checks paths
-	// against it.
-	Root() string
-	// Read is the turn's view of a file (Source): the open buffer and its
-	// version, else the disk (edits.NotOpen); exists is false when there
-	// is no such file.
-	Source
-	// Propose runs compute on a fresh Batch and applies what it changed,
-	// all of it or nothing: at once, or queued for the user's review.
-	// compute may run again, against newer text, when the first result
-	// was refused because the files moved on. It returns what to tell the
-	// model of the outcome ("" when compute changed nothing), or an error
-	// that says why nothing was applied (wrapping compute's own error,
-	// approval.ErrStopTurn included).
-	Propose(ctx context.Context, compute func(context.Context, *Batch) error) (string, error)
-	// Confirm asks the user (approval.Confirmer); where nobody can be
-	// asked it returns approval.ErrNobodyToAsk, and what needed asking is
-	// refused.
-	approval.Confirmer
-	// PrivateDirs are the user's own agentls folders, which an edit
-	// changes only with the user's approval (ProtectedReason). The
-	// workspace says where they are because the tools read no
-	// environment of their own.
-	PrivateDirs() []string
-}
+// A Workspace is where a turn's read and edit tools run: the one
+// contract every front-end implements (tools.Workspace).
+type Workspace = tools.Workspace
 
 // A batchTool is one of the tools a Batch runs: how it reads its call,
 // and whether it changes files (an edit, proposed to the workspace) or
@@ -49,7 +23,7 @@ type batchTool struct {
 // batchToolNames are the tools this package runs, each known to
 // batchTool.
 func batchToolNames() []string {
-	return []string{"save", "append", "patch", "patch_many", "apply_patch", "patch_anchored", "delete", "move", "read", "view_anchored"}
+	return []string{tools.NameSave, tools.NameAppend, tools.NamePatch, tools.NamePatchMany, tools.NameApplyPatch, tools.NamePatchAnchored, tools.NameDelete, tools.NameMove, tools.NameRead, tools.NameViewAnchored}
 }
 
 // lookupBatchTool returns the tool of that name this package runs. It is a
@@ -57,58 +31,58 @@ func batchToolNames() []string {
 // for every call of a reply, allocates nothing.
 func lookupBatchTool(name string) (batchTool, bool) {
 	switch name {
-	case "save":
+	case tools.NameSave:
 		return batchTool{edits: true, run: (*Batch).runSave}, true
-	case "append":
+	case tools.NameAppend:
 		return batchTool{edits: true, run: (*Batch).runAppend}, true
-	case "patch":
+	case tools.NamePatch:
 		return batchTool{edits: true, run: (*Batch).runPatch}, true
-	case "patch_many":
+	case tools.NamePatchMany:
 		return batchTool{edits: true, run: (*Batch).runPatchMany}, true
-	case "apply_patch":
+	case tools.NameApplyPatch:
 		return batchTool{edits: true, run: (*Batch).runApplyPatch}, true
-	case "patch_anchored":
+	case tools.NamePatchAnchored:
 		return batchTool{edits: true, run: (*Batch).runPatchAnchored}, true
-	case "delete":
+	case tools.NameDelete:
 		return batchTool{edits: true, run: (*Batch).runDelete}, true
-	case "move":
+	case tools.NameMove:
 		return batchTool{edits: true, run: (*Batch).runMove}, true
-	case "read":
+	case tools.NameRead:
 		return batchTool{run: (*Batch).runRead}, true
-	case "view_anchored":
+	case tools.NameViewAnchored:
 		return batchTool{run: (*Batch).runViewAnchored}, true
 	}
 	return batchTool{}, false
 }
 
-// Runs returns the run functions of the tools this package runs, bound to
-// ws, for Registry.Bind. A read reads ws's view. An edit is computed on a
-// fresh Batch inside ws.Propose, so what it changed is applied (or queued
-// for review) before the next call reads; edits to protected files are
-// put to the user first, once per call even if Propose computes it again.
-func Runs(ws Workspace) map[string]tools.RunFunc {
-	runs := map[string]tools.RunFunc{}
-	for _, name := range batchToolNames() {
-		t, _ := lookupBatchTool(name)
-		if !t.edits {
-			runs[name] = func(ctx context.Context, use tools.ToolUse) (string, error) {
-				return t.run(&Batch{Root: ws.Root(), Source: ws, Confirm: ws}, ctx, use)
-			}
-			continue
-		}
-		runs[name] = func(ctx context.Context, use tools.ToolUse) (string, error) {
-			return proposeEdit(ctx, ws, t, use)
+// bind returns the run function of the tool named name in env. A read
+// reads the workspace's view. An edit records the files it names in
+// env.Writes, then is computed on a fresh Batch inside the workspace's
+// Propose, so what it changed is applied (or queued for review) before the
+// next call reads; edits to protected files are put to the user first,
+// once per call even if Propose computes it again.
+func bind(name string, env tools.Env) tools.RunFunc {
+	t, _ := lookupBatchTool(name)
+	ws := env.Workspace
+	if !t.edits {
+		return func(ctx context.Context, use tools.ToolUse) (string, error) {
+			return t.run(&Batch{Root: ws.Root(), Source: ws, Confirm: ws, Hashes: env.Hashes}, ctx, use)
 		}
 	}
-	return runs
+	return func(ctx context.Context, use tools.ToolUse) (string, error) {
+		env.Writes.Add(WrittenBy(ws.Root(), use)...)
+		return proposeEdit(ctx, env, t, use)
+	}
 }
 
-// proposeEdit runs one edit call in ws and returns what the model reads:
-// the tool's own message, then the workspace's word on what became of it.
-func proposeEdit(ctx context.Context, ws Workspace, t batchTool, use tools.ToolUse) (string, error) {
+// proposeEdit runs one edit call in env's workspace and returns what the
+// model reads: the tool's own message, then the workspace's word on what
+// became of it.
+func proposeEdit(ctx context.Context, env tools.Env, t batchTool, use tools.ToolUse) (string, error) {
+	ws := env.Workspace
 	var out string
 	approved := false
-	msg, err := ws.Propose(ctx, func(ctx context.Context, b *Batch) error {
+	msg, err := Propose(ctx, ws, env.Hashes, func(ctx context.Context, b *Batch) error {
 		// An edit is computed whole before anything is written: an
 		// error here changed nothing (tools.Unchanged).
 		var err error
@@ -130,6 +104,38 @@ func proposeEdit(ctx context.Context, ws Workspace, t batchTool, use tools.ToolU
 		return out, nil
 	}
 	return out + "\n" + msg, nil
+}
+
+// Propose is Workspace.Propose for a computation on a Batch (an edit
+// tool's, morph's, a pasted edit's): compute runs on a fresh Batch over
+// the files as ws has them now, with hashes (nil: none) for the anchored
+// tools, and what it changed is applied all or nothing.
+func Propose(ctx context.Context, ws Workspace, hashes tools.Hashes, compute func(context.Context, *Batch) error) (string, error) {
+	return ws.Propose(ctx, func(ctx context.Context, files tools.Source) (edits.Changeset, error) {
+		b := &Batch{Root: ws.Root(), Source: files, Hashes: hashes}
+		err := compute(ctx, b)
+		return b.Changes, err
+	})
+}
+
+// WrittenBy returns the files an edit call names, relative to root, for
+// TurnWrites; policy.UnknownFile when they cannot be told, which every
+// runner runs. A call is recorded before it runs, even if its edit is
+// then refused or fails: the question is asked once too often rather than
+// once too few.
+func WrittenBy(root string, use tools.ToolUse) []string {
+	paths := PathsOf(use)
+	if len(paths) == 0 {
+		return []string{policy.UnknownFile}
+	}
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if clean, err := edits.CleanPath(root, p); err == nil {
+			p = clean
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // How each tool reads its call: positional arguments, else the named ones

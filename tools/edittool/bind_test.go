@@ -6,9 +6,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
-	"github.com/agentls/agentls/tools/builtin"
 )
 
 // memWorkspace is a Workspace over a map: Propose computes on a fresh
@@ -44,17 +44,19 @@ func (w *memWorkspace) Confirm(_ context.Context, q approval.Question) (approval
 	return w.answer, nil
 }
 
-func (w *memWorkspace) Propose(ctx context.Context, compute func(context.Context, *Batch) error) (string, error) {
+func (w *memWorkspace) Output(string, []byte) {}
+
+func (w *memWorkspace) Propose(ctx context.Context, compute func(context.Context, tools.Source) (edits.Changeset, error)) (string, error) {
 	for {
-		b := &Batch{Root: w.Root(), Source: w}
-		if err := compute(ctx, b); err != nil {
+		cs, err := compute(ctx, w)
+		if err != nil {
 			return "", err
 		}
 		if w.refusals > 0 {
 			w.refusals--
 			continue
 		}
-		changes := b.Changes.Effective()
+		changes := cs.Effective()
 		if len(changes) == 0 {
 			return "", nil
 		}
@@ -100,7 +102,7 @@ func TestRunsInWorkspace(t *testing.T) {
 				ws = &memWorkspace{answer: approval.Run}
 			}
 			ws.files = map[string]string{"main.go": "package main\n"}
-			reg := builtin.Registry().Bind(Runs(ws))
+			reg := testRegistry().BindTools(tools.Env{Workspace: ws}, Tools())
 			spec, _ := reg.Get(tc.use.Tool)
 			if !spec.Runnable() {
 				t.Fatalf("%s is not bound", tc.use.Tool)
@@ -137,7 +139,7 @@ func TestRunsInWorkspace(t *testing.T) {
 func TestRunsChainInWorkspace(t *testing.T) {
 	ctx := context.Background()
 	ws := &memWorkspace{files: map[string]string{}}
-	reg := builtin.Registry().Bind(Runs(ws))
+	reg := testRegistry().BindTools(tools.Env{Workspace: ws}, Tools())
 	for _, use := range []tools.ToolUse{
 		{Tool: "save", Args: []string{"a.txt"}, Content: "one\n"},
 		{Tool: "patch", Args: []string{"a.txt"}, Content: "<<<<<<< ORIGINAL\none\n=======\ntwo\n>>>>>>> UPDATED\n"},
@@ -152,10 +154,10 @@ func TestRunsChainInWorkspace(t *testing.T) {
 	}
 }
 
-// TestBatchToolsKnown: every tool Runs binds is one Batch.Run runs, and
+// TestBatchToolsKnown: every tool Tools declares is one Batch.Run runs, and
 // the read and edit families are told apart the same way by both.
 func TestBatchToolsKnown(t *testing.T) {
-	runs := Runs(&memWorkspace{})
+	runs := runsIn(&memWorkspace{})
 	for _, name := range batchToolNames() {
 		if _, ok := runs[name]; !ok {
 			t.Errorf("%s: not bound", name)

@@ -4,16 +4,18 @@
 // gathered into one edits.Changeset that is applied all together (by the
 // language server as one WorkspaceEdit, by the CLI to disk) or not at all.
 // Tools read files through the batch, so a later edit sees the earlier
-// ones. Runs binds the tools' specs to a Workspace, where each call of a
-// turn is its own Batch, proposed before the next call reads.
+// ones. Tools declares them (tool.go), each bound in a turn to the Env's
+// Workspace, where each call is its own Batch (Propose), proposed before
+// the next call reads, its files recorded in the Env's TurnWrites.
 //
 // # The view
 //
 // A Batch reads through a Source: the editor's buffers over the disk in
 // the server, DiskSource in the CLI; first, through its own changeset.
 // Each edit tool changes the batch or, on error, leaves it as it was
-// (multi-file tools run on a copy). A Source that is also a HashSource
-// hands view_anchored and patch_anchored the buffer's line hashes.
+// (multi-file tools run on a copy). The Batch's Hashes (the Env's: the
+// editor's) hand view_anchored and patch_anchored the buffer's line
+// hashes.
 //
 // read shows files with line numbers as the batch sees them, in a fence
 // the content cannot end; folders are listed; binary files, missing paths

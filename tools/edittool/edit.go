@@ -7,31 +7,14 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/agentls/agentls/anchored"
 	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
 )
 
 // A Source reads the files that edits are computed against: the editor's
-// open buffers, or the disk.
-type Source interface {
-	// Read returns the content of path (relative to the root) and the
-	// editor's version of it (edits.NotOpen for the disk); exists is false when there is
-	// no such file.
-	Read(ctx context.Context, path string) (content string, version int32, exists bool, err error)
-}
-
-// A HashSource is a Source that also keeps the line hashes of its files'
-// current versions, as the server does for each open buffer once it was
-// anchored, so that anchoring a large buffer again does not hash every
-// line.
-type HashSource interface {
-	Source
-	// LineHashes returns the line hashes of path at version, or nil when
-	// it keeps none for that version.
-	LineHashes(path string, version int32) *anchored.Index
-}
+// open buffers, or the disk (tools.Source).
+type Source = tools.Source
 
 // A Batch gathers the edits of one request.
 type Batch struct {
@@ -42,6 +25,10 @@ type Batch struct {
 	// a file that may hold secrets (allowSecret); nil: nobody can be
 	// asked, and such files are skipped with a note.
 	Confirm approval.Confirmer
+	// Hashes keeps the line hashes of Source's open buffers (the
+	// editor's), handed to view_anchored and patch_anchored so a large
+	// buffer is not hashed again; nil: they hash what they read.
+	Hashes tools.Hashes
 }
 
 // IsEditTool reports whether the named tool edits files through a Batch.
@@ -61,7 +48,7 @@ func IsReadTool(name string) bool {
 // those a Batch runs, read included (the prompt asks the model to read
 // before it edits). Shell and jobs come with their own package.
 func TurnTools() []string {
-	return []string{"read", "save", "append", "patch", "patch_many", "apply_patch", "delete", "move"}
+	return []string{tools.NameRead, tools.NameSave, tools.NameAppend, tools.NamePatch, tools.NamePatchMany, tools.NameApplyPatch, tools.NameDelete, tools.NameMove}
 }
 
 // Run runs one call of a tool this package runs against the batch itself
@@ -168,7 +155,7 @@ func hasPlaceholderLine(s string) bool {
 }
 
 // errNoPath is the message for a save call without a path.
-var errNoPath = noPathError("save")
+var errNoPath = noPathError(tools.NameSave)
 
 // noPathError is the message for a call of tool without a path, with the
 // tool's own form: a model told how to write another tool may switch to
@@ -181,11 +168,11 @@ func noPathError(tool string) error {
 // reading any: for counting, and for showing what a reply will touch.
 func PathsOf(use tools.ToolUse) []string {
 	switch use.Tool {
-	case "save", "append", "patch", "patch_anchored":
+	case tools.NameSave, tools.NameAppend, tools.NamePatch, tools.NamePatchAnchored:
 		if p := arg(use, 0, "path"); p != "" {
 			return []string{p}
 		}
-	case "patch_many":
+	case tools.NamePatchMany:
 		fps, err := parsePatchMany(use, use.Kwargs["patches"])
 		if err != nil {
 			return nil
@@ -195,7 +182,7 @@ func PathsOf(use tools.ToolUse) []string {
 			out = append(out, fp.path)
 		}
 		return out
-	case "apply_patch":
+	case tools.NameApplyPatch:
 		files, err := edits.ParseV4A(body(use, "patch"))
 		if err != nil {
 			return nil

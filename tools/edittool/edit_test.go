@@ -7,7 +7,6 @@ import (
 
 	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/tools"
-	"github.com/agentls/agentls/tools/builtin"
 	"github.com/agentls/agentls/tools/parse"
 )
 
@@ -29,7 +28,7 @@ func newBatch(files map[string]string) *Batch {
 // runReply parses a markdown reply and runs its edit tool uses.
 func runReply(t *testing.T, b *Batch, reply string) ([]string, error) {
 	t.Helper()
-	reg := builtin.Registry()
+	reg := testRegistry()
 	var msgs []string
 	for _, use := range parse.ToolUses(reply, parse.Options{Lookup: reg.Lookup}) {
 		spec, _ := reg.Get(use.Tool)
@@ -186,7 +185,7 @@ func TestFindSearchReplace(t *testing.T) {
 		"**lib/util.go**\n```go\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n```\n\n" +
 		"```python\nprint('not an edit')\n```\n\n" +
 		"```patch a.go\n<<<<<<< ORIGINAL\na\n=======\nb\n>>>>>>> UPDATED\n```\n"
-	reg := builtin.Registry()
+	reg := testRegistry()
 	p := parse.NewParser(parse.Options{Lookup: reg.Lookup, KeepBlocks: true})
 	p.WriteString(reply)
 	p.Finish()
@@ -215,7 +214,7 @@ func TestFindSearchReplace(t *testing.T) {
 func TestAnchoredTools(t *testing.T) {
 	file := "package main\n\nfunc main() {\n\tx := 1\n}\n"
 	b := newBatch(map[string]string{"main.go": file})
-	spec, _ := builtin.Registry().Get("view_anchored")
+	spec, _ := testRegistry().Get("view_anchored")
 	view, err := b.Run(context.Background(), spec, tools.ToolUse{Tool: "view_anchored", Args: []string{"main.go"}})
 	if err != nil || !strings.HasPrefix(view, "````main.go\n") {
 		t.Fatalf("%v\n%s", err, view)
@@ -241,7 +240,7 @@ func TestAnchoredTools(t *testing.T) {
 	}
 	// Tool format: ops as a list in kwargs.
 	b2 := newBatch(map[string]string{"main.go": file})
-	spec2, _ := builtin.Registry().Get("patch_anchored")
+	spec2, _ := testRegistry().Get("patch_anchored")
 	_, err = b2.Run(context.Background(), spec2, tools.ToolUse{Tool: "patch_anchored", Kwargs: map[string]any{"path": "main.go", "ops": []any{map[string]any{"anchor": anchor, "op": "delete"}}}})
 	if err != nil || result(b2)["main.go"] != "modify:package main\n\nfunc main() {\n}\n" {
 		t.Errorf("kwargs ops: %v %q", err, result(b2))

@@ -7,7 +7,6 @@ import (
 
 	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/tools"
-	"github.com/agentls/agentls/tools/builtin"
 )
 
 // FuzzApplyReply runs any reply against two small files: parsing the
@@ -20,7 +19,7 @@ func FuzzApplyReply(f *testing.F) {
 	f.Add("```apply_patch\n*** Begin Patch\n*** Update File: a.go\n@@ package a\n+var x = 1\n*** Add File: c/d.go\n+package d\n*** End Patch\n```\n")
 	f.Add("b.txt\n```\n<<<<<<< SEARCH\nhello\n=======\nbye\n>>>>>>> REPLACE\n```\n")
 	f.Add("```save ../x\ny\n```\n\n```append b.txt\nmore\n```\n")
-	reg := builtin.Registry()
+	reg := testRegistry()
 	f.Fuzz(func(t *testing.T, reply string) {
 		b := newBatch(map[string]string{"a.go": "package a\n", "b.txt": "hello\n"})
 		_, err := b.ApplyReply(context.Background(), reply, tools.FormatMarkdown, reg)

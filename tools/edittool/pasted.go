@@ -173,7 +173,7 @@ func ProposePasted(ctx context.Context, ws Workspace, p Pasted) (string, error) 
 	}
 	var out string
 	approved := false
-	msg, err := ws.Propose(ctx, func(ctx context.Context, b *Batch) error {
+	msg, err := Propose(ctx, ws, nil, func(ctx context.Context, b *Batch) error {
 		var err error
 		if out, err = b.ApplyPasted(ctx, p); err != nil || approved {
 			return err

@@ -13,7 +13,6 @@ import (
 
 	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/tools"
-	"github.com/agentls/agentls/tools/builtin"
 	"github.com/agentls/agentls/tools/parse"
 )
 
@@ -73,7 +72,7 @@ func TestPastedReplies(t *testing.T) {
 			}
 			real, _ := filepath.EvalSymlinks(root)
 			b := &Batch{Root: real, Source: DiskSource{Root: real}}
-			res, err := b.ApplyReply(context.Background(), reply, tools.FormatMarkdown, builtin.Registry())
+			res, err := b.ApplyReply(context.Background(), reply, tools.FormatMarkdown, testRegistry())
 			if err == nil {
 				err = edits.ApplyToDisk(real, &b.Changes)
 			}
@@ -220,7 +219,7 @@ func TestFindPasted(t *testing.T) {
 		{"py is a tool", "**a.py**\n```py\nprint(1)\n```\n", 0, nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			reg := builtin.Registry()
+			reg := testRegistry()
 			p := parse.NewParser(parse.Options{Format: tools.FormatMarkdown, Lookup: reg.Lookup, KeepBlocks: true})
 			p.WriteString(tc.reply)
 			p.Finish()
@@ -272,7 +271,7 @@ func TestProposePasted(t *testing.T) {
 	ctx := context.Background()
 	ws := &memWorkspace{files: map[string]string{"a.go": "package a\n\nconst A = 1\n"}, nobody: true}
 	reply := "**a.go**\n```diff\n@@ -3 +3 @@\n-const A = 1\n+const A = 2\n```\n\n`.vscode/settings.json`\n```json\n{}\n```\n"
-	reg := builtin.Registry()
+	reg := testRegistry()
 	p := parse.NewParser(parse.Options{Format: tools.FormatMarkdown, Lookup: reg.Lookup, KeepBlocks: true})
 	p.WriteString(reply)
 	p.Finish()

@@ -43,7 +43,7 @@ func (b *Batch) patchWithoutPath(ctx context.Context, patch string) (string, err
 	fps, ok, err := parseSections(patch)
 	switch {
 	case !ok:
-		return "", noPathError("patch")
+		return "", noPathError(tools.NamePatch)
 	case err != nil:
 		return "", fmt.Errorf("no path given, and the block holds \"=== PATH: ... ===\" sections, which is patch_many's form, but they cannot be read: %w; write ```patch path/to/file with that file's hunks only", err)
 	}

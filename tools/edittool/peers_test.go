@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/tools"
-	"github.com/agentls/agentls/tools/builtin"
 )
 
 // Replies as models write them for the peers' tools (aider's
@@ -87,7 +86,7 @@ func TestPeerReplies(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newBatch(files)
-			_, err := b.ApplyReply(context.Background(), tc.reply, tools.FormatMarkdown, builtin.Registry())
+			_, err := b.ApplyReply(context.Background(), tc.reply, tools.FormatMarkdown, testRegistry())
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err = %v\nwant one containing %q", err, tc.err)

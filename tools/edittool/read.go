@@ -90,7 +90,7 @@ func (b *Batch) readOne(ctx context.Context, p string, from, to int) (string, er
 	if !f.exists {
 		return "", fmt.Errorf("read %s: no such file or folder", clean)
 	}
-	if err := b.allowSecret(ctx, "read", f.path); err != nil {
+	if err := b.allowSecret(ctx, tools.NameRead, f.path); err != nil {
 		return "", err
 	}
 	if strings.IndexByte(f.content[:min(len(f.content), 8<<10)], 0) >= 0 {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentls/agentls/tools/builtin"
 	"github.com/agentls/agentls/tools/parse"
 )
 
@@ -27,7 +26,7 @@ func TestRead(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "main.go"), []byte("old\n"), 0o644)
 	src := overlay{files: map[string]string{"main.go": strings.Repeat("line\n", 11) + "last"}, disk: DiskSource{Root: root}}
 	b := &Batch{Root: root, Source: src}
-	reg := builtin.Registry()
+	reg := testRegistry()
 	run := func(reply string) (string, error) {
 		uses := parse.ToolUses(reply, parse.Options{Lookup: reg.Lookup})
 		if len(uses) != 1 {

@@ -50,7 +50,7 @@ func TestReadSecretAsks(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ws := &askingDisk{diskWorkspace: diskWorkspace{root: root}, answer: tc.answer, nobody: tc.nobody}
-			out, err := Runs(ws)[tc.use.Tool](ctx, tc.use)
+			out, err := runsIn(ws)[tc.use.Tool](ctx, tc.use)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want %q (out %q)", err, tc.wantErr, out)

@@ -9,6 +9,7 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/tools"
 )
 
 // Save creates path or replaces its content. Placeholder lines are
@@ -60,7 +61,7 @@ func throughSymlink(given, clean string) string {
 // Append adds content to the end of path, creating it if needed.
 func (b *Batch) Append(ctx context.Context, path, content string) (string, error) {
 	if path == "" {
-		return "", noPathError("append")
+		return "", noPathError(tools.NameAppend)
 	}
 	if content == "" {
 		return "", fmt.Errorf("append %s: no content given", path)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
 )
@@ -150,7 +151,7 @@ func TestSaveGitconfigAsks(t *testing.T) {
 	})
 	t.Run("nobody to ask", func(t *testing.T) {
 		ws := &diskWorkspace{root: home}
-		run := Runs(ws)["save"]
+		run := runsIn(ws)["save"]
 		_, err := run(context.Background(), saveUse(".gitconfig", evil))
 		if err == nil || !strings.Contains(err.Error(), "nobody can be asked") {
 			t.Fatalf("err = %v", err)
@@ -174,12 +175,13 @@ func (w *diskWorkspace) Read(ctx context.Context, p string) (string, int32, bool
 func (w *diskWorkspace) Confirm(context.Context, approval.Question) (approval.Answer, error) {
 	return approval.Skip, approval.ErrNobodyToAsk
 }
-func (w *diskWorkspace) Propose(ctx context.Context, compute func(context.Context, *Batch) error) (string, error) {
-	b := &Batch{Root: w.root, Source: w}
-	if err := compute(ctx, b); err != nil {
+func (w *diskWorkspace) Output(string, []byte) {}
+func (w *diskWorkspace) Propose(ctx context.Context, compute func(context.Context, tools.Source) (edits.Changeset, error)) (string, error) {
+	cs, err := compute(ctx, w)
+	if err != nil {
 		return "", err
 	}
-	for _, c := range b.Changes.Effective() {
+	for _, c := range cs.Effective() {
 		p := filepath.Join(w.root, filepath.FromSlash(c.Path))
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		if err := os.WriteFile(p, []byte(c.Result()), 0o644); err != nil {
@@ -211,7 +213,7 @@ func TestUserConfigEveryEditTool(t *testing.T) {
 		{Tool: "delete", Args: []string{".bashrc"}},
 		{Tool: "move", Args: []string{"notes.txt", ".config/nvim/init.lua"}},
 	} {
-		_, err := Runs(&diskWorkspace{root: home})[use.Tool](context.Background(), use)
+		_, err := runsIn(&diskWorkspace{root: home})[use.Tool](context.Background(), use)
 		if err == nil || !strings.Contains(err.Error(), "nobody can be asked") {
 			t.Errorf("%s %v: err = %v", use.Tool, use.Args, err)
 		}

@@ -40,7 +40,7 @@ func BenchmarkSelectTurn(b *testing.B) {
 	ctx := context.Background()
 	f.registry(b, ctx) // started
 	for b.Loop() {
-		if _, _, err := f.m.SelectTurn(ctx, f.cfg, empty(b), nil, false, f.turn); err != nil {
+		if _, _, err := f.m.SelectTurn(ctx, f.cfg, empty(b), nil, false, f.turn.Turn()); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -54,7 +54,7 @@ func BenchmarkCallRoundTripNode(b *testing.B) {
 	defer m.Close()
 	cfg := Config{Servers: map[string]ServerConfig{"ev": {Command: everything, Args: []string{"stdio"}}}, Allowlist: []string{"ev.*"}}
 	ctx := context.Background()
-	reg, _, err := m.SelectTurn(ctx, cfg, empty(b), nil, false, nil)
+	reg, _, err := m.SelectTurn(ctx, cfg, empty(b), nil, false, Turn{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -19,17 +19,27 @@ import (
 	"github.com/agentls/agentls/tools/vision"
 )
 
-// A Turn is where an MCP call asks the user and shows its progress: the
-// agent's Workspace is one.
-type Turn interface {
-	Confirm(ctx context.Context, q approval.Question) (approval.Answer, error)
-	Output(stream string, p []byte)
+// A Turn is what an MCP call reaches of the turn it runs in (TurnOf: the
+// turn's tools.Env): the user to ask, the output the user watches, and
+// the turn's progress (the editor's work-done progress). The zero value
+// asks nobody and shows nothing.
+type Turn struct {
+	// Confirm asks the user; nil: nobody can be asked.
+	Confirm approval.Confirmer
+	// Output shows a call's progress lines; nil: nowhere.
+	Output func(stream string, p []byte)
+	// Progress shows a call's progress notifications in the turn's
+	// progress too; nil: not there.
+	Progress func(msg string)
 }
 
-// A Progresser is a Turn that shows progress (the editor's work-done
-// progress of the turn): a call's progress notifications go there too.
-type Progresser interface {
-	Progress(msg string)
+// TurnOf returns what an MCP call reaches of env.
+func TurnOf(env tools.Env) Turn {
+	t := Turn{Progress: env.Progress}
+	if env.Workspace != nil {
+		t.Confirm, t.Output = env.Workspace, env.Workspace.Output
+	}
+	return t
 }
 
 // MaxResultBytes bounds what the model reads of one call's result; the
@@ -115,11 +125,7 @@ func (m *Manager) approve(ctx context.Context, turn Turn, server string, t *sdk.
 	// Every argument is shown: a long call's summary comes with all of
 	// it (approval.Command), not cut at some length.
 	q := approval.Command(name+" "+string(shown), "MCP server "+server+"'s tools can do whatever the server can; toolAllowlist lets a tool run without asking", name)
-	var c approval.Confirmer
-	if turn != nil {
-		c = turn
-	}
-	err := approval.Gate{Confirmer: c, Memory: keptTools{m}}.Ask(ctx, q)
+	err := approval.Gate{Confirmer: turn.Confirm, Memory: keptTools{m}}.Ask(ctx, q)
 	return approval.Say(err, func(r *approval.Refusal) string {
 		switch r.Reason {
 		case approval.NobodyToAsk:
@@ -167,7 +173,7 @@ func (m *Manager) call(ctx context.Context, s *server, tool string, args map[str
 	token := fmt.Sprintf("agentls-%d", m.tokens.Add(1))
 	params.SetProgressToken(token)
 	sink := &progressSink{caught: make(chan struct{}, 1), show: func(p *sdk.ProgressNotificationParams) {
-		if turn == nil {
+		if turn.Output == nil && turn.Progress == nil {
 			return
 		}
 		line := fmt.Sprintf("%s: %g", name, p.Progress)
@@ -177,10 +183,12 @@ func (m *Manager) call(ctx context.Context, s *server, tool string, args map[str
 		if p.Message != "" {
 			line += " " + p.Message
 		}
-		if p, ok := turn.(Progresser); ok {
-			p.Progress(line)
+		if turn.Progress != nil {
+			turn.Progress(line)
 		}
-		turn.Output(s.stream(), []byte(line+"\n"))
+		if turn.Output != nil {
+			turn.Output(s.stream(), []byte(line+"\n"))
+		}
 	}}
 	s.mu.Lock()
 	s.progress[token] = sink

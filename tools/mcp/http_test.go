@@ -51,7 +51,7 @@ func TestStreamableHTTP(t *testing.T) {
 	for turn := range 2 {
 		ctx, cancel := context.WithCancel(context.Background())
 		ft := &fakeTurn{}
-		reg, warnings, err := m.SelectTurn(ctx, cfg, empty(t), nil, false, ft)
+		reg, warnings, err := m.SelectTurn(ctx, cfg, empty(t), nil, false, ft.Turn())
 		if err != nil || len(warnings) > 0 {
 			t.Fatalf("turn %d: %v, %q", turn, err, warnings)
 		}

@@ -57,7 +57,7 @@ func newFixture(t testing.TB, mutate func(*Config)) *fixture {
 // registry is the turn's registry with the default tools setting.
 func (f *fixture) registry(t testing.TB, ctx context.Context) *tools.Registry {
 	t.Helper()
-	reg, warnings, err := f.m.SelectTurn(ctx, f.cfg, empty(t), nil, false, f.turn)
+	reg, warnings, err := f.m.SelectTurn(ctx, f.cfg, empty(t), nil, false, f.turn.Turn())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,6 +94,10 @@ type fakeTurn struct {
 	output    strings.Builder
 	progress  []string
 }
+
+// Turn is what a call reaches of the fake turn: it asks, shows output
+// and progress.
+func (f *fakeTurn) Turn() Turn { return Turn{Confirm: f, Output: f.Output, Progress: f.Progress} }
 
 func (f *fakeTurn) Progress(msg string) {
 	f.mu.Lock()
@@ -423,7 +427,7 @@ func TestSelectTurn(t *testing.T) {
 	}
 	// The default tools: every server offered; one that cannot start is
 	// a warning, the turn goes on with the rest.
-	reg, warnings, err := f.m.SelectTurn(ctx, f.cfg, empty(t), nil, false, f.turn)
+	reg, warnings, err := f.m.SelectTurn(ctx, f.cfg, empty(t), nil, false, f.turn.Turn())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -436,7 +440,7 @@ func TestSelectTurn(t *testing.T) {
 	// An explicit tools setting: only what it names; a server it leaves
 	// out is warned about once; an entry that names no tool is a warning.
 	for i := range 2 {
-		reg, warnings, err = f.m.SelectTurn(ctx, f.cfg, empty(t), []string{"t.echo", "t.nosuch"}, true, f.turn)
+		reg, warnings, err = f.m.SelectTurn(ctx, f.cfg, empty(t), []string{"t.echo", "t.nosuch"}, true, f.turn.Turn())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -456,7 +460,7 @@ func TestSelectTurn(t *testing.T) {
 	// Only MCP entries, none of which is there: no tools, not the
 	// defaults.
 	f.cfg.Servers = map[string]ServerConfig{"broken": {Command: "/nonexistent/mcp-server"}}
-	reg, _, err = f.m.SelectTurn(ctx, f.cfg, empty(t), []string{"broken.*"}, true, f.turn)
+	reg, _, err = f.m.SelectTurn(ctx, f.cfg, empty(t), []string{"broken.*"}, true, f.turn.Turn())
 	if err != nil || len(reg.All()) != 0 {
 		t.Errorf("tools %q, %v", names(reg), err)
 	}

@@ -61,7 +61,7 @@ func TestRealNPMServers(t *testing.T) {
 		ReadOnly:  []string{"fs"},
 	}
 	ctx := context.Background()
-	reg, warnings, err := m.SelectTurn(ctx, cfg, empty(t), nil, false, turn)
+	reg, warnings, err := m.SelectTurn(ctx, cfg, empty(t), nil, false, turn.Turn())
 	if err != nil || len(warnings) > 0 {
 		t.Fatalf("%v, warnings %q", err, warnings)
 	}

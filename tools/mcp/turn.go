@@ -112,7 +112,7 @@ func (m *Manager) warnOnce(name string) bool {
 }
 
 // AllTools starts every configured server and returns all their tools,
-// bound to run in turn (nil: nobody to ask), and a warning for each server
+// bound to run in turn (the zero Turn: nobody to ask), and a warning for each server
 // that did not start: for a listing (agentls tools, agentls mcp list).
 func (m *Manager) AllTools(ctx context.Context, cfg Config, turn Turn) ([]*tools.ToolSpec, []string) {
 	if m == nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/procs/policy"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/edittool"
 )
@@ -34,12 +35,77 @@ type Options struct {
 	Model string
 }
 
-// Runs returns the morph tool's run function bound to ws, for
-// Registry.Bind.
-func Runs(ws edittool.Workspace, opts Options) map[string]tools.RunFunc {
-	return map[string]tools.RunFunc{"morph": func(ctx context.Context, use tools.ToolUse) (string, error) {
-		return Merge(ctx, ws, opts, stringArg(use, 0, "path"), bodyArg(use, "edit"), stringArg(use, -1, "instruction"))
+// Tool is morph, merging through opts' apply model: bound in a turn, it
+// records the file it names in the Env's Writes and proposes the merge to
+// its workspace. Without an apply model a call is refused saying so.
+func Tool(opts Options) tools.Tool {
+	return tools.Tool{Spec: morphSpec(), Bind: func(env tools.Env) tools.RunFunc {
+		ws := env.Workspace
+		return func(ctx context.Context, use tools.ToolUse) (string, error) {
+			path := stringArg(use, 0, "path")
+			env.Writes.Add(writtenBy(ws.Root(), path))
+			return Merge(ctx, ws, opts, path, bodyArg(use, "edit"), stringArg(use, -1, "instruction"))
+		}
 	}}
+}
+
+// writtenBy is the file a call names, relative to root, for the turn's
+// Writes; policy.UnknownFile when it names none, which every runner runs.
+func writtenBy(root, path string) string {
+	if path == "" {
+		return policy.UnknownFile
+	}
+	if clean, err := edits.CleanPath(root, path); err == nil {
+		return clean
+	}
+	return path
+}
+
+// WithFallback returns patch (the patch tool) with PatchFallback around
+// its run in each turn.
+func WithFallback(patch tools.Tool, opts Options) tools.Tool {
+	return tools.Tool{Spec: patch.Spec, Bind: func(env tools.Env) tools.RunFunc {
+		return PatchFallback(patch.Bind(env), env.Workspace, opts)
+	}}
+}
+
+// morphSpec is gptme's morph, run through the apply model the applyModel
+// setting names (without one agent.BindTools marks it unavailable, and
+// agentls tools --all says why).
+func morphSpec() *tools.ToolSpec {
+	return &tools.ToolSpec{
+		Name:         tools.NameMorph,
+		BlockTypes:   []string{tools.NameMorph},
+		PathArg:      true,
+		Description:  "Change a file by writing only the changed code, with markers for the rest; a fast apply model merges it.",
+		Instructions: `Write the code as it should be, with a comment line "// ... existing code ..." (in the file's comment syntax: "# ... existing code ..." for Python) wherever unchanged code is left out. Begin and end with a marker unless you change the file's first or last lines. Show a line or two of unchanged code around each change so it is clear where it goes; to remove lines, show the lines just before and after them in the same piece, with nothing between. The merge is checked: if it changed anything the edit does not show, or the file changed meanwhile, nothing is changed and you see the merge's diff; then use patch. Read the file first.`,
+		Parameters: []tools.Parameter{
+			tools.PathParam("file to change"),
+			{Name: "edit", Type: "string", Required: true, Description: `The changed code, with "// ... existing code ..." lines for the unchanged parts.`},
+			{Name: "instruction", Type: "string", Description: "One sentence saying what the edit does, for the apply model."},
+		},
+		Requires:          "an apply model: the applyModel setting",
+		DisabledByDefault: true,
+		LoadPriority:      5,
+		Examples: []tools.Example{
+			{Steps: []tools.ExampleStep{
+				tools.ExampleUser("make Total skip negative prices"),
+				tools.ExampleAssistant("", tools.ExampleCall(tools.NameMorph, `// ... existing code ...
+func Total(prices []int) int {
+	sum := 0
+	for _, p := range prices {
+		if p < 0 {
+			continue
+		}
+		sum += p
+	}
+	return sum
+}
+// ... existing code ...`, "cart.go")),
+				tools.ExampleSystem("Merged the edit into cart.go (+3 -0 lines)"),
+			}},
+		},
+	}
 }
 
 // systemPrompt tells a general model what Morph's model does by itself.
@@ -115,7 +181,7 @@ func merge(ctx context.Context, ws edittool.Workspace, opts Options, path, edit,
 	}
 	approved := false
 	proposed = true
-	msg, err := ws.Propose(ctx, func(ctx context.Context, b *edittool.Batch) (err error) {
+	msg, err := edittool.Propose(ctx, ws, nil, func(ctx context.Context, b *edittool.Batch) (err error) {
 		defer func() { err = tools.Unchanged(err) }()
 		// The optimistic lock: the merge is of the text read above, so
 		// it lands only on that text.

@@ -31,12 +31,13 @@ func (w diskWorkspace) Read(ctx context.Context, p string) (string, int32, bool,
 func (w diskWorkspace) Confirm(context.Context, approval.Question) (approval.Answer, error) {
 	return approval.Skip, approval.ErrNobodyToAsk
 }
-func (w diskWorkspace) Propose(ctx context.Context, compute func(context.Context, *edittool.Batch) error) (string, error) {
-	b := &edittool.Batch{Root: w.root, Source: edittool.DiskSource{Root: w.root}}
-	if err := compute(ctx, b); err != nil {
+func (w diskWorkspace) Output(string, []byte) {}
+func (w diskWorkspace) Propose(ctx context.Context, compute func(context.Context, tools.Source) (edits.Changeset, error)) (string, error) {
+	cs, err := compute(ctx, edittool.DiskSource{Root: w.root})
+	if err != nil {
 		return "", err
 	}
-	if err := edits.ApplyToDisk(w.root, &b.Changes); err != nil {
+	if err := edits.ApplyToDisk(w.root, &cs); err != nil {
 		return "", err
 	}
 	return "Written to disk", nil
@@ -92,7 +93,7 @@ func options(url string) morph.Options {
 
 func call(ctx context.Context, ws diskWorkspace, opts morph.Options, edit string) (string, error) {
 	use := tools.ToolUse{Tool: "morph", Args: []string{"p.go"}, Content: edit}
-	return morph.Runs(ws, opts)["morph"](ctx, use)
+	return morph.Tool(opts).Bind(tools.Env{Workspace: ws})(ctx, use)
 }
 
 func fileText(t *testing.T, name string) string {
@@ -239,7 +240,7 @@ func TestMorphBadCalls(t *testing.T) {
 		{opts, "../outside.go", lazyEdit, "outside"},
 	}
 	for _, c := range cases {
-		_, err := morph.Runs(ws, c.opts)["morph"](context.Background(), tools.ToolUse{Tool: "morph", Kwargs: map[string]any{"path": c.path, "edit": c.edit}})
+		_, err := morph.Tool(c.opts).Bind(tools.Env{Workspace: ws})(context.Background(), tools.ToolUse{Tool: "morph", Kwargs: map[string]any{"path": c.path, "edit": c.edit}})
 		if err == nil || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("%s %q: err = %v, want %q", c.path, c.edit, err, c.says)
 		}

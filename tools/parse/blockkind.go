@@ -66,7 +66,7 @@ func blockKindOf(blockType string, ref tools.ToolRef, call bool) blockKind {
 // or an edit as its block's body.
 func isContentTool(name string) bool {
 	switch name {
-	case "save", "append", "patch", "patch_many", "apply_patch", "patch_anchored", "morph":
+	case tools.NameSave, tools.NameAppend, tools.NamePatch, tools.NamePatchMany, tools.NameApplyPatch, tools.NamePatchAnchored, tools.NameMorph:
 		return true
 	}
 	return false
@@ -89,9 +89,9 @@ func isCommandLang(blockType string) bool {
 // body of the tool named name, or nil when any body is complete.
 func terminator(name string) func(line []byte) bool {
 	switch name {
-	case "patch", "patch_many":
+	case tools.NamePatch, tools.NamePatchMany:
 		return isUpdatedMarker
-	case "apply_patch":
+	case tools.NameApplyPatch:
 		return func(l []byte) bool { return bytes.HasPrefix(trimSpace(l), []byte("*** End Patch")) }
 	}
 	return nil

@@ -5,8 +5,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-
-	"github.com/agentls/agentls/tools/builtin"
 )
 
 // realisticReply returns a Markdown reply of about size bytes that looks
@@ -111,7 +109,7 @@ func BenchmarkParseRealistic(b *testing.B) {
 // large reply; rotating, 10 KB costs per byte what 10 MB does (cachegrind
 // counts 6.5 instructions per byte at 10 KB and at 10 MB alike).
 func BenchmarkParsePeerReply(b *testing.B) {
-	opts := Options{Lookup: builtin.Registry().Lookup}
+	opts := Options{Lookup: testLookup} // the built-in tools its replies call (builtin would import parse)
 	b.Run("whole/10KB-rotating", func(b *testing.B) {
 		replies := make([]string, 1000)
 		total := 0

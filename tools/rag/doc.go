@@ -29,13 +29,13 @@
 //
 // # Lifecycle
 //
-// A Searcher per turn (Runs, bound by agent.BindTools) loads the index
+// A Searcher per turn (Tool, bound by agent.BindTools) loads the index
 // the previous turn saved. The first build runs in the background; a
 // call waits DefaultWait for it, then answers with its progress. Each
 // later call re-indexes up to 256 changed files before it answers (more
 // in the background); where listing is slow, the answer comes first and
-// the refresh runs behind it. In the server the workspace is a
-// BufferWorkspace: open buffers are searched in place of their files.
+// the refresh runs behind it. In the server the Env has Buffers: open
+// buffers are searched in place of their files.
 //
 // # Embeddings (embed.go)
 //

@@ -60,31 +60,45 @@ type Options struct {
 	EmbedModel string
 }
 
-// A Workspace is what rag searches: its root folder, absolute.
-type Workspace interface {
-	Root() string
-}
-
-// A BufferWorkspace is a Workspace with buffers open in an editor: their
-// text (by path relative to the root) is searched in place of the files',
+// Tool is rag, configured by opts: bound in a turn, it searches the Env's
+// workspace, its index made on the first call; with the Env's Buffers (an
+// editor's open buffers) their text is searched in place of the files',
 // so an unsaved change is found, and shown, before it is saved.
-type BufferWorkspace interface {
-	Workspace
-	Buffers() map[string]string
-}
-
-// Runs returns rag's run function over ws's files, for Registry.Bind.
-func Runs(ws Workspace, opts Options) map[string]tools.RunFunc {
-	var once sync.Once
-	var s *Searcher
-	return map[string]tools.RunFunc{
-		"rag": func(ctx context.Context, use tools.ToolUse) (string, error) {
-			once.Do(func() { s = New(ws.Root(), opts) })
+func Tool(opts Options) tools.Tool {
+	return tools.Tool{Spec: ragSpec(), Bind: func(env tools.Env) tools.RunFunc {
+		var once sync.Once
+		var s *Searcher
+		return func(ctx context.Context, use tools.ToolUse) (string, error) {
+			once.Do(func() { s = New(env.Workspace.Root(), opts) })
 			var buffers map[string]string
-			if bw, ok := ws.(BufferWorkspace); ok {
-				buffers = bw.Buffers()
+			if env.Buffers != nil {
+				buffers = env.Buffers()
 			}
 			return s.SearchBuffers(ctx, queryArg(use), buffers)
+		}
+	}}
+}
+
+// ragSpec: rag finds the passages relevant to a question, over an index
+// of the workspace it keeps in the state folder.
+func ragSpec() *tools.ToolSpec {
+	return &tools.ToolSpec{
+		Name:         tools.NameRag,
+		BlockTypes:   []string{tools.NameRag},
+		Description:  "Find the files and passages of the workspace most relevant to a question.",
+		Instructions: `Write the question or the words to look for (names of functions, types, settings, error messages): you get the best-matching files, each with the window of lines that matches best, with line numbers. It ranks by the words themselves (BM25: identifiers are split, so "parse config" finds parseConfig), not by meaning, and honours .gitignore. Read a file it finds before you change it. The first call in a large workspace may answer that the index is being built; call again later, or use the shell's grep meanwhile.`,
+		Parameters: []tools.Parameter{
+			{Name: "query", Type: "string", Required: true, Description: "The question, or the words to find."},
+		},
+		Hints:        []string{"read-only"},
+		Requires:     "nothing: it reads the workspace and keeps its index in the state folder",
+		LoadPriority: 15,
+		Examples: []tools.Example{
+			{Steps: []tools.ExampleStep{
+				tools.ExampleUser("where are the settings validated?"),
+				tools.ExampleAssistant("", tools.ExampleCall(tools.NameRag, "settings validation of keys")),
+				tools.ExampleSystem("Result of rag:\n2 files for \"settings validation of keys\" (BM25 over 120 files indexed):\n\nsettings/settings.go lines 300-311 (score 9.1):\n  300  // keys are every setting..."),
+			}},
 		},
 	}
 }

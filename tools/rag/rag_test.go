@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/toolstest"
 )
 
 // testWait is how long a test's call waits for its index: as long as it
@@ -262,7 +263,7 @@ func TestHostileGitConfigRunsNothing(t *testing.T) {
 func TestRunsQueryArgument(t *testing.T) {
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{"a.txt": "alpha"})
-	run := Runs(rootOnly(root), Options{Wait: testWait})["rag"]
+	run := Tool(Options{Wait: testWait}).Bind(toolstest.Env(root, nil))
 	for _, use := range []tools.ToolUse{
 		{Tool: "rag", Content: "alpha\n"},
 		{Tool: "rag", Args: []string{"alpha"}},
@@ -278,9 +279,25 @@ func TestRunsQueryArgument(t *testing.T) {
 	}
 }
 
-type rootOnly string
-
-func (r rootOnly) Root() string { return string(r) }
+// TestToolSearchesEnvBuffers: bound in a turn, rag searches the Env's
+// Buffers (an editor's) in place of the files — the Env says so, where a
+// type assertion on the workspace once did, which a renamed method
+// silently defeated — and the disk without them.
+func TestToolSearchesEnvBuffers(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"a.txt": "alpha bravo"})
+	opts := Options{Dir: t.TempDir(), Wait: testWait}
+	ctx := context.Background()
+	use := tools.ToolUse{Tool: tools.NameRag, Content: "juliett"}
+	env := toolstest.Env(root, nil)
+	env.Buffers = func() map[string]string { return map[string]string{"a.txt": "india juliett"} }
+	if got, err := Tool(opts).Bind(env)(ctx, use); err != nil || !strings.Contains(got, "india juliett") {
+		t.Errorf("with the Env's buffers: %q, %v", got, err)
+	}
+	if got, err := Tool(opts).Bind(toolstest.Env(root, nil))(ctx, use); err != nil || !strings.Contains(got, "nothing matches") {
+		t.Errorf("without buffers, the disk: %q, %v", got, err)
+	}
+}
 
 func TestTokenize(t *testing.T) {
 	tests := []struct {

@@ -34,6 +34,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/browser"
+	"github.com/agentls/agentls/tools/computer"
 	"github.com/agentls/agentls/tools/vision"
 )
 
@@ -86,12 +88,47 @@ func Find() string {
 // Available reports whether Chromium is installed.
 func Available() bool { return Find() != "" }
 
-// Runs returns screenshot's run function, approving URLs with a, for
-// Registry.Bind.
-func Runs(a Approver, opts Options) map[string]tools.RunFunc {
-	return map[string]tools.RunFunc{
-		"screenshot": func(ctx context.Context, use tools.ToolUse) (string, error) {
-			return Take(ctx, a, urlArg(use), opts)
+// Tool is screenshot, configured by opts: bound in a turn, it approves
+// URLs as the turn's Browser does (browser.ForTurn with web: an "Always"
+// for a host covers both), and `screenshot screen` is the computer tool's
+// screenshot action on screen's display, asked as that is (the screen
+// leaves the machine), where there is one.
+func Tool(opts Options, web browser.Options, screen computer.Options) tools.Tool {
+	return tools.Tool{Spec: screenshotSpec(), Bind: func(env tools.Env) tools.RunFunc {
+		a := browser.ForTurn(env, web)
+		o := opts
+		if computer.Available(screen.Display) {
+			c := computer.New(env.Workspace, screen)
+			o.Screen = func(ctx context.Context) (string, error) {
+				return c.Run(ctx, tools.ToolUse{Tool: tools.NameComputer, Args: []string{"screenshot"}})
+			}
+		}
+		return func(ctx context.Context, use tools.ToolUse) (string, error) {
+			return Take(ctx, a, urlArg(use), o)
+		}
+	}}
+}
+
+// screenshotSpec: screenshot renders a web page in headless Chromium,
+// approving each URL as browser does.
+func screenshotSpec() *tools.ToolSpec {
+	return &tools.ToolSpec{
+		Name:         tools.NameScreenshot,
+		BlockTypes:   []string{tools.NameScreenshot},
+		Description:  "Look at a web page as a browser renders it (headless Chromium, 1280×800), or at the user's X screen.",
+		Instructions: `Give an http or https URL: the page is loaded, its scripts run, and its image is sent to you with the call's result. Only the page's own host and port are reached; anything the page loads from elsewhere fails. The user is asked first unless the host is allowed, since the URL leaves the machine. Use it to check a layout or a local dev server's page; use browser to read text. Give screen instead of a URL to see the user's X screen (the user is asked first).`,
+		Parameters: []tools.Parameter{
+			{Name: "url", Type: "string", Required: true, Description: "The page to render (http or https), or screen for the X screen."},
+		},
+		Available:    func() bool { return tools.OnPath("chromium")() || tools.OnPath("chromium-browser")() },
+		Requires:     "Chromium on PATH (Debian: apt install chromium) and a model that takes images",
+		LoadPriority: 30,
+		Examples: []tools.Example{
+			{Steps: []tools.ExampleStep{
+				tools.ExampleUser("does the page at localhost:8080 look right?"),
+				tools.ExampleAssistant("", tools.ExampleCall(tools.NameScreenshot, "http://localhost:8080/")),
+				tools.ExampleSystem("Result of screenshot:\n(image screenshot of http://localhost:8080/, 1280×800, sent)"),
+			}},
 		},
 	}
 }

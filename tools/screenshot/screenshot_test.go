@@ -71,7 +71,7 @@ func TestScreenshot(t *testing.T) {
 	ims := &images{}
 	ctx := tools.WithImageAttacher(context.Background(), ims)
 	a := &approver{}
-	out, err := Runs(a, Options{})["screenshot"](ctx, tools.ToolUse{Tool: "screenshot", Content: page.URL + "/"})
+	out, err := Take(ctx, a, urlArg(tools.ToolUse{Tool: "screenshot", Content: page.URL + "/"}), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,8 +4,10 @@
 // says so, and run in the workspace's persistent shell, or as background
 // jobs for its `bg` lines; `jobs`, `output N`, `kill N` and `wait N` manage
 // the jobs. Python code and tmux verbs run in pseudo-terminal sessions.
-// Results come back as the gptme-shaped text the model reads. Runs binds
-// the tools' specs to a Host.
+// Results come back as the gptme-shaped text the model reads. Tools
+// declares the three (tool.go), each bound in a turn to a Host and the
+// turn's tools.Env: the user to ask, the files its edits wrote, and how a
+// Python cell shows an image.
 //
 // It owns every process the tools start: Close kills them all.
 //
@@ -26,8 +28,8 @@
 // # Runners after agent edits (written.go)
 //
 // An allowed runner (`go test`, `make`, `npm test`, `pytest`, …) runs
-// workspace code, and the allowance covers that code as it was. TurnWrites
-// records the files the turn's edit calls named (agent.BindTools); a
+// workspace code, and the allowance covers that code as it was. The Env's
+// tools.TurnWrites records the files the turn's edit calls named; a
 // command that runs one of them (policy.WrittenRunBy) is asked again,
 // naming the file, with no "Always"; approved, they run unasked until
 // written again. Files written in an earlier turn, or by a command, are

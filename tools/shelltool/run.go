@@ -28,7 +28,7 @@ const maxWait = 10 * time.Minute
 // runShell runs a model's shell block. Unlike gptme, `bg` lines and the
 // lines around them go through the policy too (gptme let both bypass it),
 // and the whole block is put to the user as one question.
-func (h *Host) runShell(ctx context.Context, script string, c approval.Confirmer) (string, error) {
+func (h *Host) runShell(ctx context.Context, script string, in turn) (string, error) {
 	script = strings.TrimSpace(script)
 	if script == "" {
 		return "", errors.New("no command given")
@@ -54,7 +54,7 @@ func (h *Host) runShell(ctx context.Context, script string, c approval.Confirmer
 	v := h.Policy().CheckIn(h.shellDir(), checked)
 	// An allowed runner asks again before it runs what the agent wrote
 	// this turn (written.go).
-	if v, err = askWritten(ctx, c, checked, v); err != nil {
+	if v, err = askWritten(ctx, in, checked, v); err != nil {
 		return "", err
 	}
 	switch v.Decision {
@@ -62,7 +62,7 @@ func (h *Host) runShell(ctx context.Context, script string, c approval.Confirmer
 		return "", denied(checked, v.Reason)
 	case policy.Ask:
 		q := approval.Command(checked, v.Reason, strings.Join(policy.Patterns(checked), patternSep))
-		if err := ask(ctx, c, policyMemory{h}, q); err != nil {
+		if err := ask(ctx, in.confirm, policyMemory{h}, q); err != nil {
 			return "", err
 		}
 	}
@@ -75,8 +75,10 @@ func (h *Host) runShell(ctx context.Context, script string, c approval.Confirmer
 	for i, s := range steps {
 		if s.bg {
 			dir := h.opts.Root
-			if sh, err := h.session(ctx); err == nil {
-				dir = sh.Dir()
+			if h.opts.Exec == nil {
+				if sh, err := h.session(ctx); err == nil {
+					dir = sh.Dir()
+				}
 			}
 			info, err := h.jobs.Start(ctx, s.script, dir)
 			if err != nil {
@@ -114,21 +116,13 @@ func (h *Host) runShell(ctx context.Context, script string, c approval.Confirmer
 // runCommands runs a script in the persistent shell and reports each
 // command that ended to Finished.
 func (h *Host) runCommands(ctx context.Context, script string) (msg string, failed bool, err error) {
-	sh, err := h.session(ctx)
-	if err != nil {
-		return "", false, err
-	}
-	res, err := sh.Run(ctx, script)
+	res, dir, err := h.run(ctx, script)
 	if err != nil && res == nil {
-		var syn *shell.SyntaxError
-		if errors.As(err, &syn) {
-			return "", false, syn
-		}
-		return "", false, fmt.Errorf("shell: %w", err)
+		return "", false, err
 	}
 	for _, cmd := range res.Commands {
 		if h.opts.Finished != nil && !cmd.Interrupted {
-			h.opts.Finished(Finished{Command: cmd.Text, Dir: sh.Dir(), ExitCode: cmd.ExitCode, Output: cmd.Stdout + cmd.Stderr, LogPath: cmd.LogPath})
+			h.opts.Finished(Finished{Command: cmd.Text, Dir: dir, ExitCode: cmd.ExitCode, Output: cmd.Stdout + cmd.Stderr, LogPath: cmd.LogPath})
 		}
 		if cmd.ExitCode != 0 {
 			failed = true
@@ -152,6 +146,31 @@ func (h *Host) runCommands(ctx context.Context, script string) (msg string, fail
 		err = tools.PartlyChanged(err) // its first commands ran
 	}
 	return res.Message(limits), failed || len(res.Skipped) > 0, err
+}
+
+// run runs a script in the persistent shell, or through Options.Exec,
+// and says where it ran.
+func (h *Host) run(ctx context.Context, script string) (*shell.Result, string, error) {
+	if h.opts.Exec != nil {
+		cmd, err := h.opts.Exec(ctx, script)
+		if err != nil {
+			return nil, "", err
+		}
+		return &shell.Result{Commands: []shell.Command{cmd}}, h.opts.Root, nil
+	}
+	sh, err := h.session(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	res, err := sh.Run(ctx, script)
+	if err != nil && res == nil {
+		var syn *shell.SyntaxError
+		if errors.As(err, &syn) {
+			return nil, "", syn
+		}
+		return nil, "", fmt.Errorf("shell: %w", err)
+	}
+	return res, sh.Dir(), err
 }
 
 // ranBefore marks the error of a block's step i as a failure after part

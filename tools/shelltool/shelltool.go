@@ -52,6 +52,12 @@ type Options struct {
 	// disk in step with the editor where it can, and returns a note for
 	// the model about what it could not ("" for none).
 	BeforeRun func(ctx context.Context) string
+	// Exec, if set, runs a block's shell steps in the workspace folder
+	// instead of the persistent shell: the ACP client's terminal, where
+	// the user watches them. It is called only once the policy and the
+	// user let the whole block run, exactly as it was checked; `bg` jobs
+	// and the job verbs stay the Host's.
+	Exec func(ctx context.Context, script string) (shell.Command, error)
 }
 
 // Finished is a command or job that ended.
@@ -232,7 +238,7 @@ func (h *Host) Close() error {
 
 // TurnTools are the tools this package runs, for an agent turn's default
 // tool list (ipython only where python3 is installed).
-func TurnTools() []string { return []string{"shell", "ipython", "tmux"} }
+func TurnTools() []string { return []string{tools.NameShell, tools.NameIPython, tools.NameTmux} }
 
 // IsShellTool reports whether a tool is one this package runs.
 func IsShellTool(name string) bool {
@@ -244,44 +250,51 @@ func IsShellTool(name string) bool {
 // input, and the named argument that holds the input when the call has
 // no body.
 type hostTool struct {
-	run func(h *Host, ctx context.Context, input string, c approval.Confirmer) (string, error)
+	run func(h *Host, ctx context.Context, input string, in turn) (string, error)
 	arg string
 }
 
 // lookupHostTool returns the tool of that name this package runs.
 func lookupHostTool(name string) (hostTool, bool) {
 	switch name {
-	case "shell":
+	case tools.NameShell:
 		return hostTool{run: (*Host).runShell, arg: "command"}, true
-	case "ipython":
+	case tools.NameIPython:
 		return hostTool{run: (*Host).runPython, arg: "code"}, true
-	case "tmux":
+	case tools.NameTmux:
 		return hostTool{run: (*Host).runTmux, arg: "commands"}, true
 	}
 	return hostTool{}, false
 }
 
-// Runs returns the run functions of the tools this package runs, for
-// Registry.Bind: each runs in the Host that host returns, asking c when
-// the policy says to. host is called on each call, so a Host made on
-// first use is made only by a turn that runs a command; one that returns
-// nil and no error means the workspace runs no commands.
-func Runs(host func() (*Host, error), c approval.Confirmer) map[string]tools.RunFunc {
-	runs := map[string]tools.RunFunc{}
-	for _, name := range TurnTools() {
-		t, _ := lookupHostTool(name)
-		runs[name] = func(ctx context.Context, use tools.ToolUse) (string, error) {
-			h, err := host()
-			if err != nil {
-				return "", err
-			}
-			if h == nil {
-				return "", fmt.Errorf("the %s tool cannot run here: this workspace runs no commands", name)
-			}
-			return t.run(h, ctx, toolText(use, t.arg), c)
+// A turn is what a call of one of these tools reaches of its turn's
+// tools.Env: the user to ask, the files the turn's edit tools wrote (an
+// allowed runner asks again before it runs one), and how a Python cell
+// shows an image. The zero value asks nobody and records nothing.
+type turn struct {
+	confirm approval.Confirmer
+	writes  *tools.TurnWrites
+	view    func(ctx context.Context, rel string) (string, error)
+}
+
+// bind returns the run function of the tool named name in env: each call
+// runs in the Host that host returns, asking env's workspace when the
+// policy says to. host is called on each call, so a Host made on first
+// use is made only by a turn that runs a command; one that returns nil and
+// no error means the workspace runs no commands.
+func bind(name string, host func() (*Host, error), env tools.Env) tools.RunFunc {
+	t, _ := lookupHostTool(name)
+	in := turn{confirm: env.Workspace, writes: env.Writes, view: env.ViewImage}
+	return func(ctx context.Context, use tools.ToolUse) (string, error) {
+		h, err := host()
+		if err != nil {
+			return "", err
 		}
+		if h == nil {
+			return "", fmt.Errorf("the %s tool cannot run here: this workspace runs no commands", name)
+		}
+		return t.run(h, ctx, toolText(use, t.arg), in)
 	}
-	return runs
 }
 
 // RunTool runs a shell, ipython or tmux call; c asks the user when the
@@ -293,7 +306,7 @@ func (h *Host) RunTool(ctx context.Context, use tools.ToolUse, c approval.Confir
 	if !ok {
 		return "", fmt.Errorf("%s is not a shell tool", use.Tool)
 	}
-	return t.run(h, ctx, toolText(use, t.arg), c)
+	return t.run(h, ctx, toolText(use, t.arg), turn{confirm: c})
 }
 
 // toolText is a call's input: its block content, else the named argument.
@@ -337,18 +350,18 @@ func (h *Host) session(ctx context.Context) (*shell.Session, error) {
 }
 
 // runPython runs code in the workspace's Python session.
-func (h *Host) runPython(ctx context.Context, code string, c approval.Confirmer) (string, error) {
+func (h *Host) runPython(ctx context.Context, code string, in turn) (string, error) {
 	if strings.TrimSpace(code) == "" {
 		return "", errors.New("no code to run")
 	}
-	if err := ask(ctx, c, &h.kept, approval.Command(code, "Python code runs with your permissions", "ipython")); err != nil {
+	if err := ask(ctx, in.confirm, &h.kept, approval.Command(code, "Python code runs with your permissions", tools.NameIPython)); err != nil {
 		return "", err
 	}
 	repl, err := h.terms.Python(ctx)
 	if err != nil {
 		return "", fmt.Errorf("start python: %w", err)
 	}
-	out, err := repl.RunWith(ctx, code, h.pythonHooks(c))
+	out, err := repl.RunWith(ctx, code, h.pythonHooks(in))
 	if err != nil {
 		return out, fmt.Errorf("python: %w", err)
 	}
@@ -361,9 +374,9 @@ func (h *Host) runPython(ctx context.Context, code string, c approval.Confirmer)
 
 // runTmux runs tmux verbs on the workspace's terminal sessions; verbs that
 // start or type into programs need approval.
-func (h *Host) runTmux(ctx context.Context, body string, c approval.Confirmer) (string, error) {
+func (h *Host) runTmux(ctx context.Context, body string, in turn) (string, error) {
 	if tmuxWrites(body) {
-		if err := ask(ctx, c, &h.kept, approval.Command(body, "it starts or types into a terminal program", "tmux")); err != nil {
+		if err := ask(ctx, in.confirm, &h.kept, approval.Command(body, "it starts or types into a terminal program", tools.NameTmux)); err != nil {
 			return "", err
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
+	"github.com/agentls/agentls/tools/toolstest"
 )
 
 // answerer is a user who answers every question the same way and
@@ -231,6 +232,18 @@ func (nobodyToAsk) Confirm(context.Context, approval.Question) (approval.Answer,
 	return approval.Skip, approval.ErrNobodyToAsk
 }
 
+// runsIn returns the shell tools bound in a turn that asks c (nil:
+// nobody) and whose edit tools record their files in writes (nil: none).
+func runsIn(host func() (*Host, error), c approval.Confirmer, writes *tools.TurnWrites) map[string]tools.RunFunc {
+	env := toolstest.Env("", c)
+	env.Writes = writes
+	runs := map[string]tools.RunFunc{}
+	for _, t := range Tools(host) {
+		runs[t.Spec.Name] = t.Bind(env)
+	}
+	return runs
+}
+
 // TestRuns: the bound shell tools read each call's input their own way,
 // start no host until a call needs one, say so where there is none, and
 // with nobody to ask refuse what needs approval — a model that sends
@@ -241,7 +254,7 @@ func TestRuns(t *testing.T) {
 	root := t.TempDir()
 	h := newHost(t, Options{Root: root})
 	made := 0
-	runs := Runs(func() (*Host, error) { made++; return h, nil }, nobodyToAsk{})
+	runs := runsIn(func() (*Host, error) { made++; return h, nil }, nobodyToAsk{}, nil)
 	if made != 0 {
 		t.Fatal("binding made the host")
 	}
@@ -275,11 +288,11 @@ func TestRuns(t *testing.T) {
 		t.Error("the calls never asked for the host")
 	}
 
-	none := Runs(func() (*Host, error) { return nil, nil }, nobodyToAsk{})
+	none := runsIn(func() (*Host, error) { return nil, nil }, nobodyToAsk{}, nil)
 	if _, err := none["shell"](ctx, shellUse("echo hi")); err == nil || !strings.Contains(err.Error(), "this workspace runs no commands") {
 		t.Errorf("no host: %v", err)
 	}
-	broken := Runs(func() (*Host, error) { return nil, errors.New("no workspace folder") }, nobodyToAsk{})
+	broken := runsIn(func() (*Host, error) { return nil, errors.New("no workspace folder") }, nobodyToAsk{}, nil)
 	if _, err := broken["tmux"](ctx, tools.ToolUse{Tool: "tmux", Content: "list-sessions"}); err == nil || !strings.Contains(err.Error(), "no workspace folder") {
 		t.Errorf("host error: %v", err)
 	}

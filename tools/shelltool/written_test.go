@@ -3,15 +3,13 @@ package shelltool
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
 )
 
@@ -49,8 +47,8 @@ func TestRunnerAsksAfterAgentWrites(t *testing.T) {
 	h := newHost(t, Options{Root: root, AlwaysFile: always})
 	pwned := filepath.Join(root, "PWNED")
 	ctx := context.Background()
-	run := func(c approval.Confirmer, writes *TurnWrites) error {
-		_, err := RunsInTurn(func() (*Host, error) { return h, nil }, c, writes)["shell"](ctx, shellUse("go test -count=1 ./..."))
+	run := func(c approval.Confirmer, writes *tools.TurnWrites) error {
+		_, err := runsIn(func() (*Host, error) { return h, nil }, c, writes)["shell"](ctx, shellUse("go test -count=1 ./..."))
 		return err
 	}
 	ran := func() bool {
@@ -58,7 +56,7 @@ func TestRunnerAsksAfterAgentWrites(t *testing.T) {
 		return err == nil
 	}
 
-	writes := &TurnWrites{}
+	writes := &tools.TurnWrites{}
 	writes.Add("x_test.go")
 	if err := run(nil, writes); err == nil || !strings.Contains(err.Error(), "nobody can be asked") || !strings.Contains(err.Error(), "the agent changed x_test.go, which `go test` runs") {
 		t.Errorf("with nobody to ask: %v", err)
@@ -93,7 +91,7 @@ func TestRunnerAsksAfterAgentWrites(t *testing.T) {
 
 	// The allowlist holds for what the turn did not write.
 	os.Remove(pwned)
-	other := &TurnWrites{}
+	other := &tools.TurnWrites{}
 	other.Add("README.md")
 	if err := run(nil, other); err != nil || !ran() {
 		t.Errorf("go test after a README change: %v, ran %v", err, ran())
@@ -105,42 +103,8 @@ func TestRunnerAsksAfterAgentWrites(t *testing.T) {
 func TestRunnerAlwaysSaysWhatItAllows(t *testing.T) {
 	h := newHost(t, Options{})
 	a := &answerer{ans: approval.Skip}
-	RunsInTurn(func() (*Host, error) { return h, nil }, a, &TurnWrites{})["shell"](context.Background(), shellUse("make test"))
+	runsIn(func() (*Host, error) { return h, nil }, a, &tools.TurnWrites{})["shell"](context.Background(), shellUse("make test"))
 	if len(a.asked) != 1 || a.asked[0].Pattern != "make test" || !strings.Contains(a.asked[0].Reason, "“Always” lets `make test` run unasked from now on, on your code as it is; after the agent changes a file it runs, it asks again") {
 		t.Errorf("asked %+v", a.asked)
-	}
-}
-
-// TestTurnWritesConcurrent: edit calls record while the shell reads and
-// approves; a file written again after an approval is pending again.
-func TestTurnWritesConcurrent(t *testing.T) {
-	w := &TurnWrites{}
-	var wg sync.WaitGroup
-	for i := range 8 {
-		wg.Go(func() {
-			for j := range 50 {
-				w.Add(fmt.Sprintf("f%d_%d.go", i, j%5))
-				w.approve(w.pending())
-				w.Add("shared.go")
-			}
-		})
-	}
-	wg.Wait()
-	w.approve(w.pending())
-	if got, _ := w.pending(); len(got) != 0 {
-		t.Errorf("pending after approving all: %v", got)
-	}
-	w.Add("f0_0.go")
-	paths, counts := w.pending()
-	if !slices.Equal(paths, []string{"f0_0.go"}) {
-		t.Errorf("pending = %v, want the file written again", paths)
-	}
-	w.Add("f0_0.go") // written again while the user was asked
-	w.approve(paths, counts)
-	if got, _ := w.pending(); !slices.Equal(got, []string{"f0_0.go"}) {
-		t.Errorf("pending = %v, want the file written during the question", got)
-	}
-	if got, _ := (*TurnWrites)(nil).pending(); got != nil {
-		t.Error("a nil TurnWrites has files")
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/approval"
+	"github.com/agentls/agentls/tools/toolstest"
 )
 
 // asking is a Workspace whose user answers answer, or nobody.
@@ -64,7 +65,7 @@ func TestViewImageSecretAsks(t *testing.T) {
 			ws := &asking{root: root, answer: tc.answer, nobody: tc.nobody}
 			var got collect
 			ctx := tools.WithImageAttacher(context.Background(), &got)
-			_, err := Runs(ws, Options{})["view_image"](ctx, tools.ToolUse{Tool: "view_image", Args: []string{tc.path}})
+			_, err := Tool(Options{}).Bind(toolstest.Env(root, ws))(ctx, tools.ToolUse{Tool: "view_image", Args: []string{tc.path}})
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tc.wantErr)

@@ -70,20 +70,40 @@ type Options struct {
 	MaxSide int
 }
 
-// A Workspace is where view_image reads: its root folder, absolute. One
-// that is also an approval.Confirmer (agent.Workspace is) is asked before
-// an image that may hold secrets is sent (allowSecret); otherwise such an
-// image is refused.
-type Workspace interface {
-	Root() string
+// Tool is view_image, configured by opts: bound in a turn, it reads the
+// Env's workspace and asks its user before an image that may hold
+// secrets is sent (allowSecret).
+func Tool(opts Options) tools.Tool {
+	return tools.Tool{Spec: viewImageSpec(), Bind: func(env tools.Env) tools.RunFunc {
+		ws := env.Workspace
+		return func(ctx context.Context, use tools.ToolUse) (string, error) {
+			return viewImage(ctx, ws.Root(), pathArg(use), opts, ws)
+		}
+	}}
 }
 
-// Runs returns view_image's run function bound to ws, for Registry.Bind.
-func Runs(ws Workspace, opts Options) map[string]tools.RunFunc {
-	c, _ := ws.(approval.Confirmer)
-	return map[string]tools.RunFunc{
-		"view_image": func(ctx context.Context, use tools.ToolUse) (string, error) {
-			return viewImage(ctx, ws.Root(), pathArg(use), opts, c)
+// viewImageSpec is gptme's vision.
+func viewImageSpec() *tools.ToolSpec {
+	return &tools.ToolSpec{
+		Name:         tools.NameViewImage,
+		BlockTypes:   []string{tools.NameViewImage},
+		PathArg:      true,
+		Description:  "Look at an image file of the workspace (PNG, JPEG, GIF or WebP).",
+		Instructions: `The image is sent to you with the call's result, downscaled when it is large. Give its path relative to the workspace root. SVG files are not shown: read them as text. Use it for screenshots, diagrams and UI mock-ups the user points you to.`,
+		Parameters: []tools.Parameter{
+			tools.PathParam("image file to look at"),
+		},
+		Hints: []string{"read-only"},
+		// Always available: it needs no program, only a model that takes
+		// images, which the vision setting says (off: the tool refuses).
+		Requires:     "a model that takes images (the vision setting not off)",
+		LoadPriority: 20,
+		Examples: []tools.Example{
+			{Steps: []tools.ExampleStep{
+				tools.ExampleUser("does the login page in docs/login.png match the design?"),
+				tools.ExampleAssistant("", tools.ExampleCall(tools.NameViewImage, "", "docs/login.png")),
+				tools.ExampleSystem("Result of view_image docs/login.png:\n(image docs/login.png, 1280×800, sent)"),
+			}},
 		},
 	}
 }

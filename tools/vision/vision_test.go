@@ -19,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/toolstest"
 )
 
 // collect is an ImageAttacher that keeps what it is given.
@@ -244,7 +245,7 @@ func TestViewImageAttacherRefuses(t *testing.T) {
 func TestRunsReadsPathArgument(t *testing.T) {
 	root := t.TempDir()
 	write(t, root, "img/a.png", pngBytes(t, gradient(8, 8)))
-	run := Runs(rootOnly(root), Options{})["view_image"]
+	run := Tool(Options{}).Bind(toolstest.Env(root, nil))
 	for _, use := range []tools.ToolUse{
 		{Tool: "view_image", Args: []string{"img/a.png"}},
 		{Tool: "view_image", Kwargs: map[string]any{"path": "img/a.png"}},
@@ -257,10 +258,6 @@ func TestRunsReadsPathArgument(t *testing.T) {
 		}
 	}
 }
-
-type rootOnly string
-
-func (r rootOnly) Root() string { return string(r) }
 
 // A noisy PNG that must be re-encoded (here: scaled) and is still over
 // the bound on what is sent as PNG is sent as JPEG.

@@ -2,15 +2,11 @@ package lsp
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
-
-	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent"
 	"github.com/agentls/agentls/settings"
@@ -150,99 +146,4 @@ func workspaceStamp(getenv func(string) string, root string) string {
 		return "unread: " + err.Error()
 	}
 	return fmt.Sprintf("%s trusted=%v", settings.Hash(data), settings.Trust{Getenv: getenv}.Trusted(root, data))
-}
-
-// refreshSettings loads the settings files again when the workspace's
-// changed on disk, or its trust did, since they were loaded: a trusted
-// file rewritten while the server runs (by an approved agent edit, a
-// pull) is read under the trust rule like a new one — its security keys
-// are ignored until the user trusts it as it is now, and the user is
-// told. Called as each turn starts; reading one small file costs far
-// less than the turn.
-func (s *Server) refreshSettings() {
-	root := s.session().root
-	if root == "" || !s.settings.stale(s.getenv, root) {
-		return
-	}
-	l := s.settings.reload(s.getenv, root)
-	s.cmds.configure()
-	s.log.Info("workspace settings changed on disk: loaded again", "root", root, "trusted", l.WorkspaceTrusted, "ignored", l.Ignored)
-	if msgs := settingsMessages(l, root); len(msgs) > 0 {
-		s.goBackground("report settings", func(ctx context.Context) {
-			for _, m := range msgs {
-				s.client.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s changed: %s", settings.WorkspaceFile, m)
-			}
-		})
-	}
-}
-
-// configure applies the editor's raw settings at once and reports their
-// problems to the user in the background.
-func (s *Server) configure(raw json.RawMessage, from string) {
-	problems := s.settings.applyEditor(raw, from)
-	s.cmds.configure()
-	s.reportSettings(problems)
-}
-
-// settingsMessages are the words for the user about the settings files:
-// one line per problem, and one for the workspace keys left out until the
-// user trusts the file.
-func settingsMessages(l settings.Loaded, root string) []string {
-	var out []string
-	for _, p := range l.Problems {
-		if !p.Ignored {
-			out = append(out, p.String())
-		}
-	}
-	if len(l.Ignored) > 0 {
-		out = append(out, fmt.Sprintf("%s sets %s, which decide what runs or where your code and keys go: they are ignored until you trust the file as it is now (`agentls trust %s`, or the code action \"%s\" in the file). Read it first: a cloned repository can ship it, and the agent cannot trust it for you",
-			settings.WorkspaceFile, strings.Join(l.Ignored, ", "), root, trustTitle))
-	}
-	return out
-}
-
-// reportSettings shows settings problems in the background.
-func (s *Server) reportSettings(problems []settings.Problem) {
-	if len(problems) == 0 {
-		return
-	}
-	s.goBackground("report settings", func(ctx context.Context) {
-		for _, p := range problems {
-			s.client.showMessage(ctx, protocol.MessageTypeWarning, "agentls: %s", p)
-		}
-	})
-}
-
-func (s *Server) currentSettings() serverSettings { return s.settings.get() }
-
-type didChangeConfigurationParams struct {
-	Settings json.RawMessage `json:"settings"`
-}
-
-// didChangeConfiguration takes the pushed settings, or pulls them with
-// workspace/configuration when the client only signals a change.
-func (s *Server) didChangeConfiguration(ctx context.Context, p *didChangeConfigurationParams) (any, error) {
-	if len(p.Settings) > 0 && string(p.Settings) != "null" && string(p.Settings) != "{}" {
-		s.configure(p.Settings, "settings")
-		return nil, nil
-	}
-	s.goBackground("pull configuration", s.pullConfiguration)
-	return nil, nil
-}
-
-// pullConfiguration asks a client that supports it for section "agentls".
-func (s *Server) pullConfiguration(ctx context.Context) {
-	supported := s.session().caps.Workspace.Configuration
-	if !supported {
-		return
-	}
-	var res []json.RawMessage
-	params := map[string]any{"items": []map[string]string{{"section": "agentls"}}}
-	if _, err := s.conn.Call(ctx, protocol.MethodWorkspaceConfiguration, params, &res); err != nil {
-		s.log.Warn("workspace/configuration failed", "err", err)
-		return
-	}
-	if len(res) > 0 {
-		s.configure(res[0], "workspace configuration")
-	}
 }
