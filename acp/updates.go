@@ -262,7 +262,7 @@ func (t *tracker) locations(use tools.ToolUse) []sdk.ToolCallLocation {
 	switch {
 	case edittool.IsEditTool(use.Tool):
 		paths = edittool.PathsOf(use)
-	case use.Tool == "read":
+	case use.Tool == tools.NameRead:
 		paths = edittool.ReadPaths(use)
 	}
 	var out []sdk.ToolCallLocation
@@ -278,21 +278,21 @@ func (t *tracker) locations(use tools.ToolUse) []sdk.ToolCallLocation {
 // kindOf maps agentls's tools onto ACP's kinds.
 func kindOf(tool string) sdk.ToolKind {
 	switch {
-	case tool == "delete":
+	case tool == tools.NameDelete:
 		return sdk.ToolKindDelete
-	case tool == "move":
+	case tool == tools.NameMove:
 		return sdk.ToolKindMove
-	case edittool.IsEditTool(tool), tool == "morph":
+	case edittool.IsEditTool(tool), tool == tools.NameMorph:
 		return sdk.ToolKindEdit
-	case edittool.IsReadTool(tool), tool == "view_image":
+	case edittool.IsReadTool(tool), tool == tools.NameViewImage:
 		return sdk.ToolKindRead
 	case shelltool.IsShellTool(tool):
 		return sdk.ToolKindExecute
-	case tool == "browser", tool == "screenshot":
+	case tool == tools.NameBrowser, tool == tools.NameScreenshot:
 		return sdk.ToolKindFetch
-	case tool == "rag":
+	case tool == tools.NameRag:
 		return sdk.ToolKindSearch
-	case tool == "subagent":
+	case tool == tools.NameSubagent:
 		return sdk.ToolKindThink
 	}
 	return sdk.ToolKindOther

@@ -147,11 +147,11 @@ func (t *Turn) concreteFeedback(ctx context.Context, use tools.ToolUse, err erro
 // lines: ORIGINAL lines for a patch, every line kept for a whole file.
 func fromTheLines(tool string) string {
 	switch tool {
-	case "save":
+	case tools.NameSave:
 		return "write the whole new file from them, every line you keep, changed as asked"
-	case "append":
+	case tools.NameAppend:
 		return "add only the new lines after them"
-	case "delete", "move":
+	case tools.NameDelete, tools.NameMove:
 		return "the file is as shown"
 	}
 	return "copy ORIGINAL lines exactly from them"
@@ -187,11 +187,11 @@ var nearestRe = regexp.MustCompile(`nearest lines? (?:are |is )?(\d+)`)
 // file longer than maxFeedbackLines is shown around line around (from its
 // top when 0). It fails when the turn has no runnable read tool.
 func (t *Turn) readForModel(ctx context.Context, path string, around int) (string, error) {
-	spec, ok := t.Registry.Get("read")
+	spec, ok := t.Registry.Get(tools.NameRead)
 	if !ok || !spec.Runnable() {
 		return "", errors.New("no read tool in this turn")
 	}
-	use := tools.ToolUse{Tool: "read", Args: []string{path}}
+	use := tools.ToolUse{Tool: tools.NameRead, Args: []string{path}}
 	if around > 0 {
 		from := max(1, around-maxFeedbackLines/2)
 		use.Kwargs = map[string]any{"start_line": float64(from), "end_line": float64(from + maxFeedbackLines - 1)}

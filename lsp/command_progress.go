@@ -58,7 +58,7 @@ func (c *commandProgress) toolStart(t *task, step int, u tools.ToolUse) {
 // tool reads it: the block, else its "command" argument), "" for a call
 // that runs none.
 func commandOf(u tools.ToolUse) string {
-	if u.Tool != "shell" {
+	if u.Tool != tools.NameShell {
 		return ""
 	}
 	script := u.Content

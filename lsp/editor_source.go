@@ -9,8 +9,8 @@ import (
 )
 
 // editorSource reads files as the editor has them: an open buffer, else
-// the disk. It implements edittool.Source (and edittool.HashSource:
-// linehashes.go).
+// the disk. It implements tools.Source, and tools.Hashes with the line
+// hashes the documents store keeps (linehashes.go).
 type editorSource struct {
 	docs *documents.Store
 	disk edittool.DiskSource
