@@ -139,8 +139,26 @@ func TestPeerInputs(t *testing.T) {
 		}
 		got = append(got, r)
 	}
-	if len(got) != 2 || !strings.HasPrefix(got[0].Outcome, "applied:") || !strings.HasPrefix(got[1].Outcome, "refused: ") || got[0].NS <= 0 {
+	if len(got) != 2 || !strings.HasPrefix(got[0].Outcome, "applied:") || !strings.HasPrefix(got[1].Outcome, "refused: ") || got[0].NS <= 0 || got[0].Median <= 0 {
 		t.Fatalf("results: %+v", got)
+	}
+	// The patch tool on disk makes the same bytes, on its own copy of the
+	// file, which it leaves as it was.
+	work := filepath.Join(dir, "work")
+	cases, _ = json.Marshal([]peerCase{{Name: "hit", File: file, Patch: patch, Budget: 1, Work: work}, {Name: "miss", File: file, Patch: miss, Budget: 1, Work: work}})
+	os.WriteFile(cf, cases, 0o644)
+	out.Reset()
+	if code := run([]string{"peer-worker", "patch-disk", cf}, &out, &errb); code != 0 {
+		t.Fatalf("peer-worker patch-disk: exit %d: %s", code, errb.String())
+	}
+	for i, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var r peerResult
+		if err := json.Unmarshal([]byte(l), &r); err != nil || r.Outcome != got[i].Outcome && !(i == 1 && strings.HasPrefix(r.Outcome, "refused: ")) {
+			t.Errorf("patch-disk %d: %q, want the outcome %q", i, l, got[i].Outcome)
+		}
+	}
+	if data, _ := os.ReadFile(file); string(data) != text {
+		t.Error("the input file changed")
 	}
 }
 
@@ -213,7 +231,7 @@ func TestPeerWorkerRotates(t *testing.T) {
 // TestRenderFloor: the floor writes each line after a token as long as
 // the real view's shortest, so its rate is comparable, and no more than
 // the view does (which writes a longer token for a line repeated past
-// widening).
+// widening); it keeps nothing from call to call.
 func TestRenderFloor(t *testing.T) {
 	const token = len("xxxxxx│ ")
 	for _, text := range []string{"x\n", "a\nb\na\n", "func f() {\n\treturn\n}\n\n}\n", "no newline", strings.Repeat("}\n\n\treturn nil\n", 1000)} {
@@ -222,9 +240,8 @@ func TestRenderFloor(t *testing.T) {
 			t.Fatal(err)
 		}
 		lines := strings.Count(strings.TrimSuffix(text, "\n"), "\n") + 1
-		render := renderFloor(text)
-		for call := range 2 { // the second call runs on the first one's scratch
-			if got := render(); got != len(text)+lines*token || got > len(view) {
+		for call := range 2 {
+			if got := len(renderFloor(text)); got != len(text)+lines*token || got > len(view) {
 				t.Errorf("%.20q… (%d lines), call %d: the floor wrote %d bytes, want %d, at most the view's %d", text, lines, call, got, len(text)+lines*token, len(view))
 			}
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -9,9 +10,12 @@ import (
 	"io"
 	"math/bits"
 	"os"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/zeebo/xxh3"
 
@@ -19,6 +23,7 @@ import (
 	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/builtin"
+	"github.com/agentls/agentls/tools/edittool"
 	"github.com/agentls/agentls/tools/parse"
 )
 
@@ -33,6 +38,7 @@ type peerCase struct {
 	Ops    string `json:"ops,omitempty"`    // gptme's hashline ops
 	Lines  []int  `json:"lines,omitempty"`  // the 1-based lines anchors-apply edits
 	Budget int64  `json:"budget,omitempty"` // ns to time for; 0 means one timed call
+	Work   string `json:"work,omitempty"`   // patch-disk: a folder each implementation patches its own copy of File in
 	// Rotate holds other inputs of the same size: the timed calls go round
 	// the case and these in turn (one timing the same small input over
 	// and over lets the branch predictor learn it). The outcome is the
@@ -43,17 +49,21 @@ type peerCase struct {
 // A peerResult is a driver's line of output for one case.
 type peerResult struct {
 	Case    string `json:"case"`
-	NS      int64  `json:"ns"`
+	NS      int64  `json:"ns"`     // the mean call
+	Median  int64  `json:"median"` // the median call
 	Outcome string `json:"outcome"`
 }
 
 // defaultBudget is how long each process times a case (after one call
-// that is not timed): long enough that a fast call is averaged over many.
-const defaultBudget = int64(100 * time.Millisecond)
+// that is not timed): the timed calls add up to at least this, so that a
+// fast call is averaged over many and a slow one over several.
+const defaultBudget = int64(300 * time.Millisecond)
 
 // runPeerWorker is agentls's driver: `editbench peer-worker OP CASES.json`,
 // run in its own process like gptme's and aider's, timing the product's
-// own paths on the same files.
+// own paths on the same files. It runs on one core (GOMAXPROCS=1), as
+// CPython does: the garbage collector's work is then in the calls' time,
+// not on a second core the peers do not get.
 func runPeerWorker(args []string, stdout, stderr io.Writer) int {
 	if len(args) != 2 {
 		fmt.Fprintln(stderr, "editbench peer-worker: usage: editbench peer-worker OP CASES.json (run by editbench peers)")
@@ -74,25 +84,33 @@ func runPeerWorker(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "editbench peer-worker: read %s: %v\n", args[1], err)
 		return 1
 	}
+	runtime.GOMAXPROCS(1)
 	enc := json.NewEncoder(stdout)
 	for _, c := range cases {
-		ns, outcome, err := op(c)
+		t, outcome, err := op(c)
 		if err != nil {
 			fmt.Fprintf(stderr, "editbench peer-worker: %s %s: %v\n", args[0], c.Name, err)
 			return 1
 		}
-		enc.Encode(peerResult{Case: c.Name, NS: ns, Outcome: outcome})
+		enc.Encode(peerResult{Case: c.Name, NS: t.mean, Median: t.median, Outcome: outcome})
 	}
 	return 0
 }
 
-type workerOp func(c peerCase) (ns int64, outcome string, err error)
+// A timing is a case's mean and median time per call, in ns.
+type timing struct{ mean, median int64 }
+
+// div is t per item, for a call that does n of them.
+func (t timing) div(n int) timing { return timing{t.mean / int64(n), t.median / int64(n)} }
+
+type workerOp func(c peerCase) (t timing, outcome string, err error)
 
 func workerOps() map[string]workerOp {
 	return map[string]workerOp{
 		"parse-whole":    workParseWhole,
 		"parse-stream16": workParseStream,
 		"patch":          workPatch,
+		"patch-disk":     workPatchDisk,
 		"small-edits":    workSmallEdits,
 		"anchors-render": workAnchorsRender,
 		"anchors-apply":  workAnchorsApply,
@@ -100,19 +118,35 @@ func workerOps() map[string]workerOp {
 	}
 }
 
-// timeCalls calls fn once untimed, then until budget ns have passed (at
-// least once), and returns the median time of a call: on a loaded
-// machine a mean counts the other processes' time slices as well.
-func timeCalls(budget int64, fn func()) int64 {
+// timeCalls calls fn once untimed, then until the timed calls add up to
+// budget ns (at least once), and returns the mean call (what a user waits
+// for on average: garbage collection and page faults land in some calls
+// and not others) and the median beside it. The drivers of the peers
+// (peertiming.py) time the same way.
+func timeCalls(budget int64, fn func()) timing { return timeCallsReset(budget, nil, fn) }
+
+// timeCallsReset is timeCalls with reset, if not nil, run untimed before
+// every call (putting back a file the call rewrote).
+func timeCallsReset(budget int64, reset func() error, fn func()) timing {
+	if reset != nil {
+		reset()
+	}
 	fn()
 	var ts []int64
-	for start := time.Now(); len(ts) == 0 || time.Since(start).Nanoseconds() < budget; {
+	var total int64
+	for len(ts) == 0 || total < budget {
+		if reset != nil {
+			reset()
+		}
 		t := time.Now()
 		fn()
-		ts = append(ts, time.Since(t).Nanoseconds())
+		d := time.Since(t).Nanoseconds()
+		ts = append(ts, d)
+		total += d
 	}
+	mean := total / int64(len(ts))
 	slices.Sort(ts)
-	return ts[len(ts)/2]
+	return timing{mean: mean, median: ts[len(ts)/2]}
 }
 
 // timeRotating prepares the case and each of its Rotate inputs (prepare
@@ -120,13 +154,13 @@ func timeCalls(budget int64, fn func()) int64 {
 // error that fails it), then
 // times calls going round them in turn, the case first: timeCalls's
 // untimed first call is the case's, so its outcome is known after.
-func timeRotating(c peerCase, prepare func(v peerCase) (call func(), outcome func() (string, error), err error)) (int64, string, error) {
+func timeRotating(c peerCase, prepare func(v peerCase) (call func(), outcome func() (string, error), err error)) (timing, string, error) {
 	var calls []func()
 	var outcome func() (string, error)
 	for i, v := range append([]peerCase{c}, c.Rotate...) {
 		call, out, err := prepare(v)
 		if err != nil {
-			return 0, "", err
+			return timing{}, "", err
 		}
 		if i == 0 {
 			outcome = out
@@ -134,12 +168,12 @@ func timeRotating(c peerCase, prepare func(v peerCase) (call func(), outcome fun
 		calls = append(calls, call)
 	}
 	k := 0
-	ns := timeCalls(budgetOf(c), func() {
+	t := timeCalls(budgetOf(c), func() {
 		calls[k%len(calls)]()
 		k++
 	})
 	out, err := outcome()
-	return ns, out, err
+	return t, out, err
 }
 
 func budgetOf(c peerCase) int64 {
@@ -163,7 +197,7 @@ func parseOptions() parse.Options {
 	return parse.Options{Format: tools.FormatMarkdown, Lookup: builtin.Registry().Lookup}
 }
 
-func workParseWhole(c peerCase) (int64, string, error) {
+func workParseWhole(c peerCase) (timing, string, error) {
 	opts := parseOptions()
 	return timeRotating(c, func(v peerCase) (func(), func() (string, error), error) {
 		reply, err := readString(v.Reply)
@@ -177,7 +211,7 @@ func workParseWhole(c peerCase) (int64, string, error) {
 
 // workParseStream feeds the reply in 16-byte chunks, as a model's stream
 // arrives: the parser finds each tool use as its block closes.
-func workParseStream(c peerCase) (int64, string, error) {
+func workParseStream(c peerCase) (timing, string, error) {
 	opts := parseOptions()
 	return timeRotating(c, func(v peerCase) (func(), func() (string, error), error) {
 		data, err := os.ReadFile(v.Reply)
@@ -206,6 +240,17 @@ func applyPatch(block, content string) (string, error) {
 	return edits.ApplyHunks(content, hunks)
 }
 
+// applyPatchTo is applyPatch writing the new text into dst, a buffer kept
+// from call to call, as gptme's apply returns the new text: the same
+// bytes, without a fresh copy of the file per call.
+func applyPatchTo(dst []byte, block, content string) ([]byte, error) {
+	hunks, err := edits.ParseConflict(block)
+	if err != nil {
+		return dst, err
+	}
+	return edits.ApplyHunksTo(dst, content, hunks)
+}
+
 func outcomeOf(out string, err error) string {
 	if err != nil {
 		return "refused: " + shorten(err)
@@ -213,31 +258,78 @@ func outcomeOf(out string, err error) string {
 	return "applied:" + sha(out)
 }
 
-func workPatch(c peerCase) (int64, string, error) {
+func workPatch(c peerCase) (timing, string, error) {
 	content, err := readString(c.File)
 	if err != nil {
-		return 0, "", err
+		return timing{}, "", err
 	}
 	block, err := readString(c.Patch)
 	if err != nil {
-		return 0, "", err
+		return timing{}, "", err
 	}
-	ns := timeCalls(budgetOf(c), func() { applyPatch(block, content) })
-	return ns, outcomeOf(applyPatch(block, content)), nil
+	var buf []byte
+	t := timeCalls(budgetOf(c), func() { buf, _ = applyPatchTo(buf[:0], block, content) })
+	buf, err = applyPatchTo(buf[:0], block, content)
+	return t, outcomeOf(string(buf), err), nil
+}
+
+// workPatchDisk is the patch tool end to end on disk, as the CLI runs it:
+// a Batch reading the file through DiskSource, the patch resolved
+// (Batch.Patch), and the change written by ApplyToDisk (which reads the
+// file again to check it did not change, writes a temporary file, syncs
+// it and renames it over the file). Before each call, untimed, the file
+// is put back as it was. It works on its own copy of the input.
+func workPatchDisk(c peerCase) (timing, string, error) {
+	ctx := context.Background()
+	orig, err := os.ReadFile(c.File)
+	if err != nil {
+		return timing{}, "", err
+	}
+	block, err := readString(c.Patch)
+	if err != nil {
+		return timing{}, "", err
+	}
+	root := filepath.Join(c.Work, "agentls")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return timing{}, "", err
+	}
+	if root, err = filepath.EvalSymlinks(root); err != nil {
+		return timing{}, "", err
+	}
+	name := filepath.Base(c.File)
+	path := filepath.Join(root, name)
+	defer os.Remove(path)
+	reset := func() error { return os.WriteFile(path, orig, 0o644) }
+	run := func() error {
+		b := &edittool.Batch{Root: root, Source: edittool.DiskSource{Root: root}}
+		if _, err := b.Patch(ctx, name, block); err != nil {
+			return err
+		}
+		return edits.ApplyToDisk(root, &b.Changes)
+	}
+	t := timeCallsReset(budgetOf(c), reset, func() { run() })
+	if err := reset(); err != nil {
+		return timing{}, "", err
+	}
+	if err := run(); err != nil {
+		return t, outcomeOf("", err), nil
+	}
+	out, err := readString(path)
+	return t, outcomeOf(out, err), nil
 }
 
 // smallEditSep separates the patches of the small-edits input, applied one
 // after the other.
 const smallEditSep = "\n%%%%\n"
 
-func workSmallEdits(c peerCase) (int64, string, error) {
+func workSmallEdits(c peerCase) (timing, string, error) {
 	content, err := readString(c.File)
 	if err != nil {
-		return 0, "", err
+		return timing{}, "", err
 	}
 	all, err := readString(c.Patch)
 	if err != nil {
-		return 0, "", err
+		return timing{}, "", err
 	}
 	blocks := strings.Split(all, smallEditSep)
 	run := func() (string, error) {
@@ -249,20 +341,23 @@ func workSmallEdits(c peerCase) (int64, string, error) {
 		}
 		return cur, nil
 	}
-	ns := timeCalls(budgetOf(c), func() { run() })
-	return ns / int64(len(blocks)), outcomeOf(run()), nil
+	t := timeCalls(budgetOf(c), func() { run() })
+	return t.div(len(blocks)), outcomeOf(run()), nil
 }
 
 // workAnchorsRender is view_anchored's one-shot render of a whole file
-// (the CLI's path; the server also keeps the line hashes per buffer).
-func workAnchorsRender(c peerCase) (int64, string, error) {
+// (the CLI's path; the server also keeps the line hashes per buffer),
+// the file read inside the timed call as gptme's read tool reads it.
+func workAnchorsRender(c peerCase) (timing, string, error) {
 	return timeRotating(c, func(v peerCase) (func(), func() (string, error), error) {
-		text, err := readString(v.File)
-		if err != nil {
-			return nil, nil, err
-		}
 		var out string
-		return func() { out, err = anchored.RenderText(text, 0, 0, anchored.Options{}) },
+		var err error
+		return func() {
+				var data []byte
+				if data, err = os.ReadFile(v.File); err == nil {
+					out, err = anchored.RenderText(unsafe.String(unsafe.SliceData(data), len(data)), 0, 0, anchored.Options{})
+				}
+			},
 			func() (string, error) { return fmt.Sprintf("rendered:%d", len(out)), err }, nil
 	})
 }
@@ -271,45 +366,82 @@ func workAnchorsRender(c peerCase) (int64, string, error) {
 // same for every implementation.
 const anchorsEdit = " // x"
 
-// workAnchorsApply is patch_anchored: a batch of guarded replace ops, each
-// anchor resolved against the text and the new text written. The anchors
-// come from a view made before timing, as the model saw it.
-func workAnchorsApply(c peerCase) (int64, string, error) {
-	return timeRotating(c, func(v peerCase) (func(), func() (string, error), error) {
-		text, err := readString(v.File)
-		if err != nil {
-			return nil, nil, err
-		}
-		view, err := anchored.View(text, 0, 0, anchored.Options{})
-		if err != nil {
-			return nil, nil, err
-		}
-		var ops []anchored.Op
-		for _, l := range v.Lines {
-			if l < 1 || l > len(view) {
-				return nil, nil, fmt.Errorf("line %d is not in %s's %d lines", l, v.File, len(view))
-			}
-			line := view[l-1]
-			newText, expected := line.Text+anchorsEdit, line.Text
-			ops = append(ops, anchored.Op{Anchor: line.Anchor, Op: "replace", Text: &newText, Expected: &expected})
-		}
-		var res anchored.Result
-		return func() { res, err = anchored.Apply(text, ops, anchored.Options{}) }, func() (string, error) { return outcomeOf(res.Text, err), nil }, nil
+// workAnchorsApply is patch_anchored: a batch of guarded replace ops
+// (parsed from their JSON inside the timed call, as gptme parses its
+// ops), each anchor resolved against the text and the new text written.
+// The anchors come from a view made before timing, as the model saw it.
+func workAnchorsApply(c peerCase) (timing, string, error) {
+	t, _, err := timeRotating(c, func(v peerCase) (func(), func() (string, error), error) {
+		call, _, err := anchorsApplyCall(v)
+		return call, func() (string, error) { return "", nil }, err
 	})
+	if err != nil {
+		return timing{}, "", err
+	}
+	_, result, err := anchorsApplyCall(c)
+	if err != nil {
+		return timing{}, "", err
+	}
+	return t, outcomeOf(result()), nil
+}
+
+// anchorsApplyCall prepares the anchors-apply call of v, and its result.
+func anchorsApplyCall(v peerCase) (func(), func() (string, error), error) {
+	text, err := readString(v.File)
+	if err != nil {
+		return nil, nil, err
+	}
+	view, err := anchored.View(text, 0, 0, anchored.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	var ops []anchored.Op
+	for _, l := range v.Lines {
+		if l < 1 || l > len(view) {
+			return nil, nil, fmt.Errorf("line %d is not in %s's %d lines", l, v.File, len(view))
+		}
+		line := view[l-1]
+		newText, expected := line.Text+anchorsEdit, line.Text
+		ops = append(ops, anchored.Op{Anchor: line.Anchor, Op: "replace", Text: &newText, Expected: &expected})
+	}
+	data, err := json.Marshal(ops)
+	if err != nil {
+		return nil, nil, err
+	}
+	opsJSON := string(data)
+	var res anchored.Result
+	call := func() {
+		var parsed []anchored.Op
+		if parsed, err = anchored.ParseOps(opsJSON); err == nil {
+			res, err = anchored.Apply(text, parsed, anchored.Options{})
+		}
+	}
+	return call, func() (string, error) { call(); return res.Text, err }, nil
 }
 
 // workCeiling measures the machine in the same run: copying the file
 // (memmove, what building a new text of its size costs at least),
 // searching it for a byte it does not hold (bytes.IndexByte, what one
 // pass of finding costs at least), finding each of its lines with
-// strings.IndexByte and hashing it with xxh3 on one core (DESIGN §5
-// hashes every line; the call per line costs more than the hash of a
-// 20-byte line, which anchored avoids by finding line ends eight bytes at
-// a time), and the least a render of the file does (renderFloor).
-func workCeiling(c peerCase) (int64, string, error) {
+// strings.IndexByte and hashing it with xxh3 on one core, and a minimal
+// render of the anchors files (renderFloor), going round the same inputs
+// as the anchors rows.
+func workCeiling(c peerCase) (timing, string, error) {
+	if strings.HasPrefix(c.Name, "render-floor") {
+		var n int
+		t, _, err := timeRotating(c, func(v peerCase) (func(), func() (string, error), error) {
+			return func() {
+				data, err := os.ReadFile(v.File)
+				if err == nil {
+					n = len(renderFloor(unsafe.String(unsafe.SliceData(data), len(data))))
+				}
+			}, func() (string, error) { return "", nil }, nil
+		})
+		return t, fmt.Sprintf("wrote:%d", n), err
+	}
 	data, err := os.ReadFile(c.File)
 	if err != nil {
-		return 0, "", err
+		return timing{}, "", err
 	}
 	switch c.Name {
 	case "memmove":
@@ -317,12 +449,12 @@ func workCeiling(c peerCase) (int64, string, error) {
 		return timeCalls(budgetOf(c), func() { copy(dst, data) }), "copied", nil
 	case "indexbyte":
 		at := 0
-		ns := timeCalls(budgetOf(c), func() { at = bytes.IndexByte(data, 0x01) })
-		return ns, fmt.Sprintf("found:%d", at), nil
+		t := timeCalls(budgetOf(c), func() { at = bytes.IndexByte(data, 0x01) })
+		return t, fmt.Sprintf("found:%d", at), nil
 	case "xxh3-lines":
 		text := string(data)
 		var sum uint64
-		ns := timeCalls(budgetOf(c), func() {
+		t := timeCalls(budgetOf(c), func() {
 			for at := 0; at < len(text); {
 				end := len(text)
 				if i := strings.IndexByte(text[at:], '\n'); i >= 0 {
@@ -332,79 +464,46 @@ func workCeiling(c peerCase) (int64, string, error) {
 				at = end + 1
 			}
 		})
-		return ns, fmt.Sprintf("hashed:%d", sum&1), nil
+		return t, fmt.Sprintf("hashed:%d", sum&1), nil
 	}
-	if strings.HasPrefix(c.Name, "render-floor") {
-		render := renderFloor(string(data))
-		var n int
-		ns := timeCalls(budgetOf(c), func() { n = render() })
-		return ns, fmt.Sprintf("wrote:%d", n), nil
-	}
-	return 0, "", fmt.Errorf("unknown ceiling %q (memmove, indexbyte, xxh3-lines or render-floor …)", c.Name)
+	return timing{}, "", fmt.Errorf("unknown ceiling %q (memmove, indexbyte, xxh3-lines or render-floor …)", c.Name)
 }
 
-// renderFloor returns a render of text that does only what every render
-// of it must, on one core, with its scratch kept from call to call as
-// anchored's is: find each line (eight bytes at a time) and hash it with
-// xxh3, count how often each hash comes (an open-addressed table), and
-// write each line after a six-character token into a new buffer. It
-// widens no repeated line and writes no longer token for one: it is what
-// the anchors rows are read against. At 10 KB, where everything fits in
-// the caches and a second core costs more to wake than it saves, no
-// render can beat it; from 100 KB its plain tables miss the caches, which
-// anchored's partitioned key index and second core avoid, so there it is
-// a reference, not a bound. It returns how many bytes it wrote.
-func renderFloor(text string) func() int {
-	lines := strings.Count(text, "\n") + 1
-	hs, ends := make([]uint64, lines), make([]int, lines)
-	size := 1
-	for size < 2*lines {
-		size <<= 1
-	}
-	keys, counts := make([]uint64, size), make([]uint32, size)
+// renderFloor is a minimal render of text, a reference for the anchors
+// rows and not a bound on them: on one core, it finds each line eight
+// bytes at a time, hashes it with xxh3, and writes a six-character token
+// from the hash, a separator and the line into a new buffer (appends,
+// which copy words). It does not count repeated lines, widen their
+// tokens, check the text or keep anything for a later call, all of which
+// RenderText does.
+func renderFloor(text string) []byte {
 	const alphabet = "0123456789abcdefghjkmnpqrstvwxyz"
-	return func() int {
-		n, at, i := 0, 0, 0
-		for ; i+8 <= len(text); i += 8 {
-			w := uint64(text[i]) | uint64(text[i+1])<<8 | uint64(text[i+2])<<16 | uint64(text[i+3])<<24 |
-				uint64(text[i+4])<<32 | uint64(text[i+5])<<40 | uint64(text[i+6])<<48 | uint64(text[i+7])<<56
-			x := w ^ 0x0a0a0a0a0a0a0a0a
-			for m := (x - 0x0101010101010101) &^ x & 0x8080808080808080; m != 0; m &= m - 1 {
-				e := i + bits.TrailingZeros64(m)>>3
-				hs[n], ends[n] = xxh3.HashString(text[at:e]), e+1
-				at, n = e+1, n+1
-			}
-		}
-		for ; i < len(text); i++ {
-			if text[i] == '\n' {
-				hs[n], ends[n] = xxh3.HashString(text[at:i]), i+1
-				at, n = i+1, n+1
-			}
-		}
-		if at < len(text) {
-			hs[n], ends[n] = xxh3.HashString(text[at:]), len(text)
-			n++
-		}
-		clear(keys)
-		clear(counts)
-		mask := uint64(size - 1)
-		for _, h := range hs[:n] {
-			h |= 1
-			p := (h * 0x9e3779b97f4a7c15) >> 32 & mask
-			for keys[p] != 0 && keys[p] != h {
-				p = (p + 1) & mask
-			}
-			keys[p] = h
-			counts[p]++
-		}
-		out := make([]byte, 0, len(text)+n*len("xxxxxx│ "))
-		at = 0
-		for j, h := range hs[:n] {
-			out = append(out, alphabet[h&31], alphabet[h>>5&31], alphabet[h>>10&31], alphabet[h>>15&31], alphabet[h>>20&31], alphabet[h>>25&31])
-			out = append(out, "│ "...)
-			out = append(out, text[at:ends[j]]...)
-			at = ends[j]
-		}
-		return len(out)
+	out := make([]byte, 0, len(text)+len(text)/4+64)
+	line := func(at, end int) {
+		h := xxh3.HashString(text[at:end])
+		out = append(out, alphabet[h&31], alphabet[h>>5&31], alphabet[h>>10&31], alphabet[h>>15&31], alphabet[h>>20&31], alphabet[h>>25&31])
+		out = append(out, "│ "...)
+		out = append(out, text[at:min(end+1, len(text))]...)
 	}
+	at, i := 0, 0
+	for ; i+8 <= len(text); i += 8 {
+		w := uint64(text[i]) | uint64(text[i+1])<<8 | uint64(text[i+2])<<16 | uint64(text[i+3])<<24 |
+			uint64(text[i+4])<<32 | uint64(text[i+5])<<40 | uint64(text[i+6])<<48 | uint64(text[i+7])<<56
+		x := w ^ 0x0a0a0a0a0a0a0a0a
+		for m := (x - 0x0101010101010101) &^ x & 0x8080808080808080; m != 0; m &= m - 1 {
+			e := i + bits.TrailingZeros64(m)>>3
+			line(at, e)
+			at = e + 1
+		}
+	}
+	for ; i < len(text); i++ {
+		if text[i] == '\n' {
+			line(at, i)
+			at = i + 1
+		}
+	}
+	if at < len(text) {
+		line(at, len(text))
+	}
+	return out
 }

@@ -11,7 +11,7 @@ with the time per call in nanoseconds and the outcome.
 
 from aider.coders.editblock_coder import DEFAULT_FENCE, do_replace, find_original_update_blocks
 
-from peertiming import BUDGET_NS, outcome_apply, read, run, timed
+from peertiming import BUDGET_NS, outcome_apply, read, run, timed, try_call
 
 
 def to_aider(block):
@@ -39,8 +39,8 @@ def patch(case):
     content = read(case["file"])
     reply = to_aider(read(case["patch"]))
     fn = lambda: apply_block(reply, content)
-    ns, _ = timed(lambda: outcome_apply(fn), case.get("budget", BUDGET_NS))
-    return ns, outcome_apply(fn)
+    mean, med, _ = timed(lambda: try_call(fn), case.get("budget", BUDGET_NS))
+    return mean, med, outcome_apply(fn)
 
 
 def small_edits(case):
@@ -53,8 +53,8 @@ def small_edits(case):
             cur = apply_block(r, cur)
         return cur
 
-    ns, _ = timed(lambda: outcome_apply(fn), case.get("budget", BUDGET_NS))
-    return ns // len(replies), outcome_apply(fn)
+    mean, med, _ = timed(lambda: try_call(fn), case.get("budget", BUDGET_NS))
+    return mean // len(replies), med // len(replies), outcome_apply(fn)
 
 
 OPS = {"patch": patch, "small-edits": small_edits}

@@ -2,13 +2,16 @@
 
 Run by `editbench peers` in a virtualenv holding gptme, one process per
 operation: argv is OP CASES.json, where each case names its input files.
-For each case it prints one JSON line: the median and every sample of the
-time per call in nanoseconds, and the outcome ("applied:<sha256>",
-"refused: <reason>", "parsed:<count>"), so editbench can check that every
-implementation did the same thing before comparing times.
+For each case it prints one JSON line: the mean and the median time per
+call in nanoseconds, and the outcome ("applied:<sha256>", "refused:
+<reason>", "parsed:<count>"), computed after the timed calls, so editbench
+can check that every implementation did the same thing before comparing
+times. Each timed region holds gptme's own call and nothing else (see
+BENCH.md's "what is timed").
 """
 
 import os
+import shutil
 from pathlib import Path
 
 from gptme.tools import init_tools
@@ -17,7 +20,7 @@ from gptme.tools import patch as gpatch
 from gptme.tools import read as gread
 from gptme.tools import hashline_edit
 
-from peertiming import BUDGET_NS, outcome_apply, read, run, timed, timed_rotating
+from peertiming import BUDGET_NS, outcome_apply, read, run, timed, timed_rotating, try_call
 
 
 def parse_whole(case):
@@ -25,8 +28,8 @@ def parse_whole(case):
         text = read(v["reply"])
         return lambda: list(ToolUse.iter_from_content(text))
 
-    ns, out = timed_rotating(case, prepare)
-    return ns, "parsed:%d" % sum(1 for u in out if u.is_runnable)
+    mean, med, out = timed_rotating(case, prepare)
+    return mean, med, "parsed:%d" % sum(1 for u in out if u.is_runnable)
 
 
 def parse_stream(case):
@@ -52,16 +55,16 @@ def parse_stream(case):
 
         return fn
 
-    ns, _ = timed_rotating(dict(case, budget=0), prepare)
-    return ns, "streamed"
+    mean, med, _ = timed_rotating(dict(case, budget=0), prepare)
+    return mean, med, "streamed"
 
 
 def patch(case):
     content = read(case["file"])
     block = read(case["patch"])
     fn = lambda: gpatch.apply(block, content)
-    ns, _ = timed(lambda: outcome_apply(fn), case.get("budget", BUDGET_NS))
-    return ns, outcome_apply(fn)
+    mean, med, _ = timed(lambda: try_call(fn), case.get("budget", BUDGET_NS))
+    return mean, med, outcome_apply(fn)
 
 
 def small_edits(case):
@@ -74,8 +77,8 @@ def small_edits(case):
             cur = gpatch.apply(b, cur)
         return cur
 
-    ns, _ = timed(lambda: outcome_apply(fn), case.get("budget", BUDGET_NS))
-    return ns // len(blocks), outcome_apply(fn)
+    mean, med, _ = timed(lambda: try_call(fn), case.get("budget", BUDGET_NS))
+    return mean // len(blocks), med // len(blocks), outcome_apply(fn)
 
 
 def anchors_render(case):
@@ -89,10 +92,10 @@ def anchors_render(case):
         rel = Path(Path(v["file"]).resolve().name)
         return lambda: list(gread._read_one(rel))[-1].content
 
-    ns, out = timed_rotating(case, prepare)
+    mean, med, out = timed_rotating(case, prepare)
     if "too large" in out:
-        return ns, "refused: " + out.split("\n")[0][:80]
-    return ns, "rendered:%d" % len(out)
+        return mean, med, "refused: " + out.split("\n")[0][:80]
+    return mean, med, "rendered:%d" % len(out)
 
 
 def anchors_apply(case):
@@ -106,9 +109,36 @@ def anchors_apply(case):
             _, _, parsed = hashline_edit._parse_operations(ops)
             return hashline_edit._apply_operations(content, parsed)
 
-        return lambda: outcome_apply(fn)
+        return fn
 
-    return timed_rotating(case, prepare)
+    mean, med, _ = timed_rotating(case, prepare)
+    return mean, med, outcome_apply(prepare(case))
+
+
+def patch_disk(case):
+    # The patch tool end to end on disk: execute_patch_impl (what
+    # execute_patch runs once the user confirmed) reads the file, applies
+    # the patch and writes the file back. Before each call, untimed, the
+    # file is put back as it was. It works on its own copy of the input.
+    work = Path(case["work"]) / "gptme" / Path(case["file"]).name
+    work.parent.mkdir(parents=True, exist_ok=True)
+    block = read(case["patch"])
+    reset = lambda: shutil.copyfile(case["file"], work)
+
+    def fn():
+        for _ in gpatch.execute_patch_impl(block, work):
+            pass
+
+    mean, med, _ = timed(lambda: try_call(fn), case.get("budget", BUDGET_NS), reset=reset)
+    reset()
+
+    def once():
+        fn()
+        return read(str(work))
+
+    out = outcome_apply(once)
+    work.unlink()
+    return mean, med, out
 
 
 OPS = {
@@ -118,6 +148,7 @@ OPS = {
     "small-edits": small_edits,
     "anchors-render": anchors_render,
     "anchors-apply": anchors_apply,
+    "patch-disk": patch_disk,
 }
 
 

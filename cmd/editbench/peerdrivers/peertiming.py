@@ -1,6 +1,13 @@
 """editbench peers: what the peers' drivers share: timing a call, going
 round a case's inputs, an edit's outcome, reading an input, and the loop
 over the cases. Written beside the drivers, which import it.
+
+Timing is the same as agentls's worker (cmd/editbench/peerwork.go): one
+untimed call, then calls until their own time adds up to the budget; the
+mean per call (garbage collection and page faults included, as a user
+waits for them) is the figure compared, the median is reported beside
+it. Only the call is timed: outcomes (a hash of the result) are computed
+after, outside the timed calls.
 """
 
 import hashlib
@@ -8,22 +15,30 @@ import json
 import sys
 import time
 
-BUDGET_NS = 100_000_000  # time each case for at least this long (after one warm-up call)
+BUDGET_NS = 300_000_000  # time each case for at least this long (after one warm-up call)
 
 
-def timed(fn, budget_ns):
-    """Calls fn once untimed, then until budget_ns have passed (at least
-    once); returns the median time of a call (a mean would count
-    other processes' time slices on a loaded machine) and the last result."""
+def timed(fn, budget_ns, reset=None):
+    """Calls fn once untimed, then until the timed calls add up to
+    budget_ns (at least once). reset, if given, runs untimed before each
+    call (restoring a file the call rewrote). Returns the mean and the
+    median time of a call and the last result."""
+    if reset:
+        reset()
     out = fn()
     ts = []
-    start = time.perf_counter_ns()
-    while not ts or time.perf_counter_ns() - start < budget_ns:
+    total = 0
+    while not ts or total < budget_ns:
+        if reset:
+            reset()
         t = time.perf_counter_ns()
         out = fn()
-        ts.append(time.perf_counter_ns() - t)
+        d = time.perf_counter_ns() - t
+        ts.append(d)
+        total += d
+    mean = total // len(ts)
     ts.sort()
-    return ts[len(ts) // 2], out
+    return mean, ts[len(ts) // 2], out
 
 
 def timed_rotating(case, prepare):
@@ -31,7 +46,8 @@ def timed_rotating(case, prepare):
     the same size) in turn, the case first, as timed does one: timing the
     same small input over and over lets the branch predictor learn it.
     prepare(case) returns the call; the result is the case's own (its
-    call is the untimed first one, and comes round again)."""
+    call is the untimed first one, and comes round again). Returns the
+    mean, the median and that result."""
     fns = [prepare(v) for v in [case] + case.get("rotate", [])]
     k = [0]
     first = []
@@ -43,15 +59,26 @@ def timed_rotating(case, prepare):
         k[0] += 1
         return out
 
-    ns, _ = timed(fn, case.get("budget", BUDGET_NS))
-    return ns, first[0]
+    mean, med, _ = timed(fn, case.get("budget", BUDGET_NS))
+    return mean, med, first[0]
 
 
 def outcome_apply(fn):
+    """Calls fn (untimed) and names its result: "applied:<sha256>" or the
+    refusal."""
     try:
         return "applied:" + hashlib.sha256(fn().encode()).hexdigest()
     except ValueError as e:
         return "refused: " + str(e).split("\n")[0][:80]
+
+
+def try_call(fn):
+    """fn, with a refusal (ValueError) swallowed: a miss is timed as the
+    refusal it is."""
+    try:
+        return fn()
+    except ValueError:
+        return None
 
 
 def read(p):
@@ -61,10 +88,11 @@ def read(p):
 
 def run(ops):
     """Runs operation argv[1] on each case of the file argv[2], printing
-    one JSON line per case: its time per call in nanoseconds and outcome."""
+    one JSON line per case: its mean and median time per call in
+    nanoseconds and its outcome."""
     op, cases_file = sys.argv[1], sys.argv[2]
     with open(cases_file) as f:
         cases = json.load(f)
     for case in cases:
-        ns, out = ops[op](case)
-        print(json.dumps({"case": case["name"], "ns": ns, "outcome": out}), flush=True)
+        mean, med, out = ops[op](case)
+        print(json.dumps({"case": case["name"], "ns": mean, "median": med, "outcome": out}), flush=True)
