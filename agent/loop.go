@@ -143,7 +143,7 @@ func (t *Turn) Run(ctx context.Context, req Request) (Summary, error) {
 	if t.Compact {
 		native = compactNativeTools(t.Registry, t.Format)
 	}
-	state := &turnState{failures: newFailures(), succeeded: repeats{}, prompt: req.Prompt}
+	state := &turnState{failures: newFailures(), succeeded: repeats{}, saved: map[string]bool{}, prompt: req.Prompt, files: req.Files}
 	for step := 1; ; step++ {
 		if step > lim.MaxSteps {
 			return sum, fmt.Errorf("%w: %d model calls; ask again to continue", ErrLimit, lim.MaxSteps)
@@ -189,14 +189,14 @@ func (t *Turn) Run(ctx context.Context, req Request) (Summary, error) {
 			}
 		}
 		if len(uses) == 0 && len(problems) == 0 && t.Compact && state.filesNudged {
-			if left := state.untouched(req); len(left) > 0 {
+			if left := state.untouched(); len(left) > 0 {
 				// Asked, the model may claim a change it did not make:
 				// the user hears what stayed as it was.
 				t.observe(Event{Step: step, Kind: EventNotice, Text: fmt.Sprintf("the request named %s, which this turn did not change", strings.Join(left, " and "))})
 			}
 		}
 		if len(uses) == 0 && len(problems) == 0 && t.Compact && !state.filesNudged {
-			if left := state.untouched(req); len(left) > 0 && asksForChange(req.Prompt) {
+			if left := state.untouched(); len(left) > 0 && asksForChange(req.Prompt) {
 				// A small model changes the first of the files a
 				// request names and stops (issue 30's constant renamed
 				// in config.go, not in client.go): it is asked once.
@@ -421,6 +421,19 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 				state.edited = true
 				state.editedPaths = append(state.editedPaths, edittool.PathsOf(*use)...)
 			}
+			if use.Tool == tools.NameSave {
+				key := callKey(*use)
+				if state.saved[key] && ran.Outcome == edittool.OutcomeUnchanged && len(state.untouched()) == 0 {
+					// The same save again, and the file already held
+					// what it wrote; every file the request named was
+					// edited. A small model resends its last call when
+					// it has nothing left to do.
+					result(use.CallID, text, nil)
+					t.observe(Event{Step: step, Kind: EventNotice, Text: fmt.Sprintf("the model sent the same %s call again, which changed nothing; the turn ends", DescribeUse(*use))})
+					return out, errGoingRound
+				}
+				state.saved[key] = true
+			}
 			if edittool.IsEditTool(use.Tool) && state.succeeded.add(callKey(*use)+"\x00"+output) >= repeatLimit {
 				// The same edit, the same result, a third time: the
 				// model is going round; what it did stands.
@@ -487,16 +500,18 @@ type turnState struct {
 	// model was asked about the request's files it left as they were.
 	editedPaths []string
 	filesNudged bool
+	files       []FileText      // the request's (Request.Files)
+	saved       map[string]bool // save calls that succeeded, by callKey
 }
 
 // untouched returns the files of the request (Request.Files) no edit
 // changed, once some edit did; nil otherwise.
-func (s *turnState) untouched(req Request) []string {
+func (s *turnState) untouched() []string {
 	if !s.edited {
 		return nil
 	}
 	var left []string
-	for _, f := range req.Files {
+	for _, f := range s.files {
 		if !slices.Contains(s.editedPaths, f.Path) {
 			left = append(left, f.Path)
 		}

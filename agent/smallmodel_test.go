@@ -528,3 +528,44 @@ func TestBareCallCreatesANamedFile(t *testing.T) {
 		})
 	}
 }
+
+// TestSameSaveAgainEndsTurn: a small model that saved the file as asked
+// sends the same save again (recorded in the evaluation's py-add-func: four
+// identical saves); the turn ends on the save that changed nothing, as
+// done. The same save after a different one runs on (it changes the file
+// back), and so does one while a file the request names is untouched.
+func TestSameSaveAgainEndsTurn(t *testing.T) {
+	renamed := strings.ReplaceAll(aGo, "foo", "bar")
+	save := "```save a.go\n" + renamed + "```\n"
+	other := "```save a.go\n// Package main doubles.\n" + renamed + "```\n"
+	for _, tc := range []struct {
+		name    string
+		replies []string
+		files   []FileText
+		calls   int
+	}{
+		{"the same save again", []string{save, save, "never asked"}, nil, 2},
+		{"a different save between", []string{save, other, save, "Renamed."}, nil, 4},
+		{"a named file untouched", []string{save, save, "Done.", "Done."}, []FileText{{Path: "a.go", Text: aGo}, {Path: "b.go", Text: "package main\n"}}, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var replies []modeltest.Reply
+			for _, r := range tc.replies {
+				replies = append(replies, modeltest.Text(r, 50))
+			}
+			srv := modeltest.New(replies...)
+			defer srv.Close()
+			ws := &memWorkspace{files: map[string]string{"a.go": aGo, "b.go": "package main\n"}}
+			turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
+			turn.Compact = true
+			turn.Limits.MaxSteps = 4
+			turn.Run(context.Background(), Request{Prompt: "rename foo to bar", Root: "/ws", Files: tc.files})
+			if n := len(srv.Requests()); n != tc.calls {
+				t.Errorf("%d model calls, want %d", n, tc.calls)
+			}
+			if ws.files["a.go"] != renamed {
+				t.Errorf("a.go = %q", ws.files["a.go"])
+			}
+		})
+	}
+}

@@ -40,6 +40,7 @@ func (b *Batch) Save(ctx context.Context, path, content string) (string, error) 
 		msg += " (created)"
 	case f.content == result:
 		msg += " (unchanged: it already had this content)"
+		tools.ReportOutcome(ctx, OutcomeUnchanged)
 	default:
 		msg += " (overwritten)"
 		if barelyChanged(f.content, result) {
@@ -48,6 +49,10 @@ func (b *Batch) Save(ctx context.Context, path, content string) (string, error) 
 	}
 	return msg, nil
 }
+
+// OutcomeUnchanged is the outcome (tools.ReportOutcome) of a save that
+// wrote what the file already held.
+const OutcomeUnchanged = "unchanged"
 
 // throughSymlink notes that the path a model gave reached the file
 // through a symlink, so it knows which file it changed.
