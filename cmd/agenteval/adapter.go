@@ -31,6 +31,13 @@ type adapter struct {
 	upstream *url.URL // the endpoint's base URL, e.g. http://127.0.0.1:8765/v1
 	client   *http.Client
 
+	// gate keeps the adapter's own token counts apart from the tools'
+	// requests: llama-cpp-python's server interrupts the completion it is
+	// streaming when any other request arrives (its interrupt_requests),
+	// so a count made while a tool's next request streams would cut that
+	// stream. Requests hold it shared while upstream, a count alone.
+	gate sync.RWMutex
+
 	mu       sync.Mutex
 	idle     *sync.Cond // signalled when inflight drops to 0
 	inflight int
@@ -147,12 +154,36 @@ func (a *adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			out.Header[k] = vs
 		}
 	}
+	got, ok := a.forward(w, out, chat, &u)
+	if !ok {
+		return
+	}
+	if got.usage != nil {
+		u.PromptTokens, u.CompletionTokens = got.usage.PromptTokens, got.usage.CompletionTokens
+	} else {
+		u.Estimated = 1
+		u.CompletionTokens = got.chunks
+		// After the reply, so that the count costs the tool no time
+		// (the runner's take waits for it), and alone upstream (gate).
+		a.gate.Lock()
+		u.PromptTokens = a.countPrompt(r.Context(), req, r.Header.Get("Authorization"))
+		a.gate.Unlock()
+	}
+	a.add(u)
+}
+
+// forward sends out upstream and relays the answer to w, holding the gate
+// shared; for a chat request it returns what the reply said of its usage,
+// and ok false when the call is already counted (an error).
+func (a *adapter) forward(w http.ResponseWriter, out *http.Request, chat bool, u *Usage) (got replyUsage, ok bool) {
+	a.gate.RLock()
+	defer a.gate.RUnlock()
 	resp, err := a.client.Do(out)
 	if err != nil {
 		u.Failed = u.Calls
-		a.add(u)
+		a.add(*u)
 		http.Error(w, "adapter: the endpoint: "+err.Error(), http.StatusBadGateway)
-		return
+		return got, false
 	}
 	defer resp.Body.Close()
 	for k, vs := range resp.Header {
@@ -163,32 +194,20 @@ func (a *adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(resp.StatusCode)
 	if !chat {
 		io.Copy(w, resp.Body)
-		return
+		return got, false
 	}
 	if resp.StatusCode >= 400 {
 		u.Failed = 1
 		io.Copy(w, resp.Body)
-		a.add(u)
-		return
+		a.add(*u)
+		return got, false
 	}
-	var got replyUsage
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		got = relayStream(w, resp.Body)
-	} else {
-		data, _ := io.ReadAll(resp.Body)
-		w.Write(data)
-		got = parseUsage(data)
+		return relayStream(w, resp.Body), true
 	}
-	if got.usage != nil {
-		u.PromptTokens, u.CompletionTokens = got.usage.PromptTokens, got.usage.CompletionTokens
-	} else {
-		u.Estimated = 1
-		u.CompletionTokens = got.chunks
-		// After the reply, so that the count costs the tool no time; the
-		// runner's take waits for it.
-		u.PromptTokens = a.countPrompt(r.Context(), req, r.Header.Get("Authorization"))
-	}
-	a.add(u)
+	data, _ := io.ReadAll(resp.Body)
+	w.Write(data)
+	return parseUsage(data), true
 }
 
 // sampling says which sampling parameters a request sets.

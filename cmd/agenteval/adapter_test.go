@@ -9,7 +9,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/agentls/agentls/agent/modeltest"
 )
@@ -208,5 +210,48 @@ func TestFlattenContentLeavesOthers(t *testing.T) {
 	}
 	if _, _, err := flattenContent([]byte("{not json")); err == nil {
 		t.Error("broken JSON: no error")
+	}
+}
+
+// TestAdapterCountsAlone: the adapter's token count of one reply never
+// reaches the endpoint while a tool's next request is upstream, since
+// llama-cpp-python's server cuts the stream it is serving when another
+// request arrives (the evaluation saw agentls's turns end "the connection
+// was cut"). The endpoint's tokenizer takes a while, and a chat request
+// that arrives meanwhile is the overlap.
+func TestAdapterCountsAlone(t *testing.T) {
+	var counting, overlapped atomic.Bool
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/extras/tokenize/count" {
+			counting.Store(true)
+			time.Sleep(100 * time.Millisecond) // a slow tokenizer: the window a request could fall in
+			counting.Store(false)
+			io.WriteString(w, `{"count":7}`)
+			return
+		}
+		if counting.Load() {
+			overlapped.Store(true)
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: {\"choices\":[{\"delta\":{\"content\":\"ok\"}}]}\n\n")
+		io.WriteString(w, "data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	defer up.Close()
+	_, url := startAdapter(t, up.URL+"/v1")
+	for range 3 {
+		// As a streaming client does: read up to [DONE], close, and send
+		// the next request at once (the adapter may still be counting).
+		resp := post(t, url, `{"model":"m","stream":true,"messages":[{"role":"user","content":"U"}]}`)
+		rd := bufio.NewReader(resp.Body)
+		for {
+			line, err := rd.ReadString('\n')
+			if err != nil || strings.HasPrefix(line, "data: [DONE]") {
+				break
+			}
+		}
+		resp.Body.Close()
+	}
+	if overlapped.Load() {
+		t.Error("a chat request reached the endpoint while the adapter's token count was upstream")
 	}
 }
