@@ -64,7 +64,7 @@ func (s *session) hold(changes []*edits.FileChange) []int {
 		case edits.Delete:
 			add(pendingHunk{path: c.Path, remove: true})
 		default:
-			for _, h := range edits.UniqueHunks(c.Base, c.Result()) {
+			for _, h := range edits.UniqueHunks(c.Base(), c.Result()) {
 				add(pendingHunk{path: c.Path, hunk: h})
 			}
 		}

@@ -47,7 +47,7 @@ func (s *session) recordEdit(turn int, changes []*edits.FileChange) {
 			}
 		}
 		if !found {
-			t.files = append(t.files, fileEdit{path: c.Path, before: c.Base, existed: c.Action != edits.Create, after: after, kept: kept})
+			t.files = append(t.files, fileEdit{path: c.Path, before: c.Base(), existed: c.Action != edits.Create, after: after, kept: kept})
 		}
 	}
 }

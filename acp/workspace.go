@@ -126,9 +126,9 @@ func diffOf(abs string, c *edits.FileChange) sdk.ToolCallContent {
 	case edits.Create:
 		return sdk.ToolDiffContent(abs, c.Result())
 	case edits.Delete:
-		return sdk.ToolDiffContent(abs, "", c.Base)
+		return sdk.ToolDiffContent(abs, "", c.Base())
 	}
-	return sdk.ToolDiffContent(abs, c.Result(), c.Base)
+	return sdk.ToolDiffContent(abs, c.Result(), c.Base())
 }
 
 // writeThroughClient writes changes with fs/write_text_file, all or
@@ -148,7 +148,7 @@ func (w *workspace) writeThroughClient(ctx context.Context, changes []*edits.Fil
 			return fmt.Errorf("%s: %w. Nothing was written.", c.Path, err)
 		case c.Action == edits.Create && exists:
 			return fmt.Errorf("%s was created meanwhile. Nothing was written.", c.Path)
-		case c.Action != edits.Create && (!exists || cur != c.Base):
+		case c.Action != edits.Create && (!exists || cur != c.Base()):
 			return fmt.Errorf("%s changed since the edit was computed. Nothing was written.", c.Path)
 		}
 	}
@@ -161,9 +161,9 @@ func (w *workspace) writeThroughClient(ctx context.Context, changes []*edits.Fil
 			case edits.Create:
 				err = os.Remove(w.abs(c.Path))
 			case edits.Delete:
-				err = os.WriteFile(w.abs(c.Path), []byte(c.Base), 0o644)
+				err = os.WriteFile(w.abs(c.Path), []byte(c.Base()), 0o644)
 			default:
-				_, err = w.s.a.conn.WriteTextFile(context.WithoutCancel(ctx), sdk.WriteTextFileRequest{SessionId: w.s.id, Path: w.abs(c.Path), Content: c.Base})
+				_, err = w.s.a.conn.WriteTextFile(context.WithoutCancel(ctx), sdk.WriteTextFileRequest{SessionId: w.s.id, Path: w.abs(c.Path), Content: c.Base()})
 			}
 			if err != nil {
 				lost = append(lost, c.Path)

@@ -33,11 +33,12 @@ type FileChange struct {
 	// Path is relative to the workspace root, slash-separated and clean.
 	Path   string
 	Action Action
-	// Base is the content the change was computed against (empty for
-	// Create), and Version the editor's version of it, or NotOpen when it
-	// came from disk. Applying checks that the file still has this content.
-	Base    string
+	// Version is the editor's version of the base the change was
+	// computed against (Base), or NotOpen when it came from disk.
 	Version int32
+
+	// base is the content the change was computed against (see Base).
+	base baseText
 
 	// result is the new content (see Result), nil for none.
 	result *resultText
@@ -47,9 +48,76 @@ type FileChange struct {
 // editor's version, or NotOpen) to result, with no edits known: they are
 // a diff of the two when sent.
 func NewModify(path, base string, version int32, result string) *FileChange {
-	c := &FileChange{Path: path, Action: Modify, Base: base, Version: version}
+	c := &FileChange{Path: path, Action: Modify, base: textOf(base), Version: version}
 	c.SetResult(result)
 	return c
+}
+
+// Base returns the content the change was computed against (empty for
+// Create). Applying checks that the file still has this content. A change
+// recorded on an editor's Buffer (Changeset.EditBuffer) joins its text
+// here on the first call (once per Buffer): sending its edits to the
+// editor reads only the few bytes they touch, so the first patch after a
+// keystroke does not copy the document.
+func (c *FileChange) Base() string { return c.base.text() }
+
+// SetBase sets the content the change was computed against (a rebase, a
+// change turned into a Create), keeping the recorded edits only while it
+// is the text they were made on (see TextEdits).
+func (c *FileChange) SetBase(text string) { c.base = textOf(text) }
+
+// BaseBuffer returns the editor's Buffer the change was computed on, or
+// nil when its base was given as a string: the server places the
+// change's edits with that buffer's line index.
+func (c *FileChange) BaseBuffer() *Buffer { return c.base.buf }
+
+// A baseText is a change's base: a string, or an editor's Buffer whose
+// text is joined only when read whole (Buffer.Text, once per Buffer).
+// Its length and the bytes around an edit are read without the join.
+type baseText struct {
+	s   string
+	buf *Buffer // when set, the text; s is unused
+}
+
+func textOf(s string) baseText { return baseText{s: s} }
+
+func (t baseText) text() string {
+	if t.buf != nil {
+		return t.buf.Text()
+	}
+	return t.s
+}
+
+func (t baseText) len() int {
+	if t.buf != nil {
+		return t.buf.Len()
+	}
+	return len(t.s)
+}
+
+// slice returns text[i:j], as slicing the joined text would (out of
+// range panics as the string does).
+func (t baseText) slice(i, j int) string {
+	if t.buf == nil {
+		return t.s[i:j]
+	}
+	s, err := t.buf.Slice(i, j)
+	if err != nil {
+		return t.buf.Text()[i:j]
+	}
+	return s
+}
+
+// same reports whether t and u are the same text: at once for one
+// Buffer or one string (the same data), by comparing them otherwise.
+func (t baseText) same(u baseText) bool {
+	switch {
+	case t.buf != nil && t.buf == u.buf:
+		return true
+	case t.len() != u.len():
+		return false
+	}
+	return t.text() == u.text()
 }
 
 // A resultText is a change's new content: given whole (a save, a rebase,
@@ -82,24 +150,24 @@ type resultText struct {
 	// result. Without ofBase, base is the text an earlier change of the
 	// same batch made, not the Base (a patch of a file created or saved
 	// by an earlier tool call).
-	base   string
+	base   baseText
 	edits  []TextEdit
 	ofBase bool
 }
 
 // wholeText is a result given whole, with es (nil for none) as its edits
 // from base, if they fit.
-func wholeText(base, text string, es []TextEdit) *resultText {
+func wholeText(base baseText, text string, es []TextEdit) *resultText {
 	r := &resultText{whole: true, text: text, size: len(text)}
-	if es != nil && editsFit(base, text, es) {
+	if es != nil && editsFit(base.text(), text, es) {
 		r.base, r.edits, r.ofBase = base, es, true
 	}
 	return r
 }
 
 // editedText is the result of es on base, made on first use.
-func editedText(base string, es []TextEdit, ofBase bool) *resultText {
-	size := len(base)
+func editedText(base baseText, es []TextEdit, ofBase bool) *resultText {
+	size := base.len()
 	for _, e := range es {
 		size += len(e.New) - (e.End - e.Start)
 	}
@@ -111,7 +179,7 @@ func (r *resultText) get() string {
 		return ""
 	}
 	if !r.whole {
-		r.once.Do(func() { r.text = ApplyEdits(r.base, r.edits) })
+		r.once.Do(func() { r.text = ApplyEdits(r.base.text(), r.edits) })
 	}
 	return r.text
 }
@@ -130,7 +198,7 @@ func (c *FileChange) Result() string { return c.result.get() }
 
 // SetResult sets the new content, forgetting the edits recorded for the
 // old one: the change is diffed when sent.
-func (c *FileChange) SetResult(text string) { c.result = wholeText("", text, nil) }
+func (c *FileChange) SetResult(text string) { c.result = wholeText(baseText{}, text, nil) }
 
 // TextEdits returns minimal edits that turn Base into Result, sorted and
 // not overlapping: the ones recorded when the change was made, if Base
@@ -143,16 +211,16 @@ func (c *FileChange) TextEdits() []TextEdit {
 	if es, ok := c.recordedEdits(); ok {
 		return slices.Clone(es) // the caller's to change
 	}
-	return diffEdits(c.Base, c.Result())
+	return diffEdits(c.Base(), c.Result())
 }
 
 // recordedEdits returns the edits recorded for the change, if they still
 // turn Base into Result. Comparing a string with itself returns at once
 // (same data, same length), so this costs nothing while Base is the
-// recorded one, and a full comparison only for a text of the same length
-// set since.
+// recorded one (or the same Buffer), and a full comparison only for a
+// text of the same length set since.
 func (c *FileChange) recordedEdits() ([]TextEdit, bool) {
-	if r := c.result; r != nil && r.ofBase && c.Action == Modify && c.Base == r.base {
+	if r := c.result; r != nil && r.ofBase && c.Action == Modify && c.base.same(r.base) {
 		return r.edits, true
 	}
 	return nil, false
@@ -164,12 +232,12 @@ func (c *FileChange) recordedEdits() ([]TextEdit, bool) {
 // texts can differ, and only that stretch is compared (made from the
 // edits, when the Result is not made yet).
 func (c *FileChange) unchanged() bool {
-	if c.result.len() != len(c.Base) {
+	if c.result.len() != c.base.len() {
 		return false
 	}
 	es, ok := c.recordedEdits()
 	if !ok {
-		return c.Result() == c.Base
+		return c.Result() == c.Base()
 	}
 	if len(es) == 0 {
 		return true
@@ -178,17 +246,17 @@ func (c *FileChange) unchanged() bool {
 	// texts agree before the first edit and after the last.
 	from, to := es[0].Start, es[len(es)-1].End
 	if c.result.whole {
-		return c.result.text[from:to] == c.Base[from:to]
+		return c.result.text[from:to] == c.base.slice(from, to)
 	}
 	var b strings.Builder
 	b.Grow(to - from)
 	at := from
 	for _, e := range es {
-		b.WriteString(c.Base[at:e.Start])
+		b.WriteString(c.base.slice(at, e.Start))
 		b.WriteString(e.New)
 		at = e.End
 	}
-	return b.String() == c.Base[from:to]
+	return b.String() == c.base.slice(from, to)
 }
 
 // UnifiedDiff renders the change as a unified diff (a/ and b/ paths, as
@@ -201,7 +269,7 @@ func (c *FileChange) UnifiedDiff() string {
 	case Delete:
 		to = "/dev/null"
 	}
-	return udiff.Unified(from, to, c.Base, c.Result())
+	return udiff.Unified(from, to, c.Base(), c.Result())
 }
 
 // A Changeset is the set of file changes one request makes: built and
@@ -257,9 +325,9 @@ func (cs *Changeset) WriteEdits(p, base string, existed bool, version int32, res
 		}
 		var composed []TextEdit
 		if known {
-			composed = composeEdits(c.Base, before, earlier, minimalWithin(before, es))
+			composed = composeEdits(c.Base(), before, earlier, minimalWithin(textOf(before), es))
 		}
-		c.result = wholeText(c.Base, result, composed)
+		c.result = wholeText(c.base, result, composed)
 		return
 	}
 	a := Modify
@@ -268,9 +336,9 @@ func (cs *Changeset) WriteEdits(p, base string, existed bool, version int32, res
 	}
 	var trimmed []TextEdit
 	if es != nil && a == Modify && editsFit(base, result, es) {
-		trimmed = minimalWithin(base, es)
+		trimmed = minimalWithin(textOf(base), es)
 	}
-	cs.Changes = append(cs.Changes, &FileChange{Path: p, Action: a, Base: base, Version: version, result: wholeText(base, result, trimmed)})
+	cs.Changes = append(cs.Changes, &FileChange{Path: p, Action: a, base: textOf(base), Version: version, result: wholeText(textOf(base), result, trimmed)})
 }
 
 // Edit records that the edits es change path: they turn its content as
@@ -285,28 +353,42 @@ func (cs *Changeset) WriteEdits(p, base string, existed bool, version int32, res
 // its way to the editor. Edits that are out of order, overlap or reach
 // past the text are refused, and nothing is recorded.
 func (cs *Changeset) Edit(p, base string, existed bool, version int32, es []TextEdit) error {
+	return cs.edit(p, textOf(base), existed, version, es)
+}
+
+// EditBuffer is Edit for a file open in an editor, whose text base is
+// (at the editor's version): the change keeps the Buffer, not its text,
+// which is joined only when something reads the change's Base or Result
+// (FileChange.Base). Trimming the edits and checking them against the
+// base read only the bytes they touch, so recording the first patch
+// after a keystroke does not copy the document.
+func (cs *Changeset) EditBuffer(p string, base *Buffer, version int32, es []TextEdit) error {
+	return cs.edit(p, baseText{buf: base}, true, version, es)
+}
+
+func (cs *Changeset) edit(p string, base baseText, existed bool, version int32, es []TextEdit) error {
 	c := cs.find(p)
 	before := base
 	switch {
 	case c != nil:
-		before = c.Result()
+		before = textOf(c.Result())
 	case !existed:
-		before = ""
+		before = baseText{}
 	}
-	if err := checkEdits(before, es); err != nil {
+	if err := checkEdits(before.len(), es); err != nil {
 		return fmt.Errorf("edit %s: %w; nothing was recorded", p, err)
 	}
 	trimmed := minimalWithin(before, es)
 	if c == nil {
 		a := Modify
 		if !existed {
-			a, base = Create, ""
+			a, base = Create, baseText{}
 		}
-		cs.Changes = append(cs.Changes, &FileChange{Path: p, Action: a, Base: base, Version: version, result: editedText(base, trimmed, a == Modify)})
+		cs.Changes = append(cs.Changes, &FileChange{Path: p, Action: a, base: base, Version: version, result: editedText(base, trimmed, a == Modify)})
 		return nil
 	}
 	if earlier, known := c.recordedEdits(); known {
-		c.result = editedText(c.Base, composeEdits(c.Base, before, earlier, trimmed), true)
+		c.result = editedText(c.base, composeEdits(c.Base(), before.text(), earlier, trimmed), true)
 		return nil
 	}
 	if c.Action == Delete {
@@ -326,7 +408,7 @@ func (cs *Changeset) Remove(p, base string, version int32) {
 		c.Action, c.result = Delete, nil
 		return
 	}
-	cs.Changes = append(cs.Changes, &FileChange{Path: p, Action: Delete, Base: base, Version: version})
+	cs.Changes = append(cs.Changes, &FileChange{Path: p, Action: Delete, base: textOf(base), Version: version})
 }
 
 // Effective returns the changes that change something, in path order.

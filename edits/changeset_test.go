@@ -1,6 +1,7 @@
 package edits
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -63,49 +64,125 @@ func TestEditResultMadeOnRead(t *testing.T) {
 		{"removed, then appended to", true, []step{{remove: true}, editStep(func(string) []TextEdit { return []TextEdit{{0, 0, "again\n"}} })}, Modify, false},
 		{"patched, removed", true, []step{editStep(replaceOnce("beta", "BETA")), {remove: true}}, Delete, false},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var cs Changeset
-			want, exists := base, tc.existed
-			if !exists {
-				want = ""
+		// On a buffer: the file's base recorded as an editor's Buffer
+		// (EditBuffer), which only an existing file can be.
+		modes := []bool{false}
+		if tc.existed {
+			modes = append(modes, true)
+		}
+		for _, onBuffer := range modes {
+			name := tc.name
+			if onBuffer {
+				name += " on a buffer"
+			} else if tc.existed {
+				name += " on text"
 			}
-			for i, s := range tc.steps {
-				switch {
-				case s.edit != nil:
-					es := s.edit(want)
-					if err := cs.Edit("f", base, tc.existed, 3, es); err != nil {
-						t.Fatalf("step %d: %v", i+1, err)
-					}
-					want, exists = ApplyEdits(want, es), true
-				case s.write != nil:
-					cs.Write("f", base, tc.existed, 3, *s.write)
-					want, exists = *s.write, true
-				case s.remove:
-					cs.Remove("f", base, 3)
-					want, exists = "", false
-				case s.read:
-					if got, ok, _ := cs.Get("f"); got != want || !ok {
-						t.Fatalf("step %d: read %q (exists %v), want %q", i+1, got, ok, want)
+			t.Run(name, func(t *testing.T) {
+				var cs Changeset
+				want, exists := base, tc.existed
+				if !exists {
+					want = ""
+				}
+				for i, s := range tc.steps {
+					switch {
+					case s.edit != nil:
+						es := s.edit(want)
+						var err error
+						if onBuffer {
+							err = cs.EditBuffer("f", NewBuffer(base), 3, es)
+						} else {
+							err = cs.Edit("f", base, tc.existed, 3, es)
+						}
+						if err != nil {
+							t.Fatalf("step %d: %v", i+1, err)
+						}
+						want, exists = ApplyEdits(want, es), true
+					case s.write != nil:
+						cs.Write("f", base, tc.existed, 3, *s.write)
+						want, exists = *s.write, true
+					case s.remove:
+						cs.Remove("f", base, 3)
+						want, exists = "", false
+					case s.read:
+						if got, ok, _ := cs.Get("f"); got != want || !ok {
+							t.Fatalf("step %d: read %q (exists %v), want %q", i+1, got, ok, want)
+						}
 					}
 				}
+				c := cs.Changes[0]
+				if got, ok, _ := cs.Get("f"); got != want || ok != exists {
+					t.Fatalf("the file reads %q (exists %v), want %q (exists %v)", got, ok, want, exists)
+				}
+				if c.Action != tc.action {
+					t.Errorf("action %v, want %v", c.Action, tc.action)
+				}
+				if c.Action == Delete {
+					return
+				}
+				if _, ok := c.recordedEdits(); ok != tc.ofBase {
+					t.Errorf("edits recorded: %v, want %v", ok, tc.ofBase)
+				}
+				if out := ApplyEdits(c.Base(), c.TextEdits()); out != want {
+					t.Errorf("the edits sent make %q, want %q", out, want)
+				}
+			})
+		}
+	}
+}
+
+// TestEditBufferLeavesBaseUnjoined: a change recorded on an editor's
+// Buffer (EditBuffer) answers what sending it reads — whether it changes
+// anything, its edits, which buffer it was made on — from the bytes its
+// edits touch, across chunks too, without joining the buffer's text; its
+// Base and Result, when read, are those of the text, and the edits turn
+// one into the other.
+func TestEditBufferLeavesBaseUnjoined(t *testing.T) {
+	var sb strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&sb, "line %d\n", i)
+	}
+	text := sb.String()
+	seam := strings.Index(text[chunkTarget:], "\n") + chunkTarget + 1 // the first chunk's end
+	for _, tc := range []struct {
+		name      string
+		es        []TextEdit
+		effective bool
+	}{
+		{"a longer line", []TextEdit{{5, 6, "10"}}, true},
+		{"the same length, across a seam", []TextEdit{{seam - 3, seam + 6, strings.ToUpper(text[seam-3 : seam+6])}}, true},
+		{"the same length, edits far apart", []TextEdit{{5, 6, "x"}, {len(text) - 3, len(text) - 2, "y"}}, true},
+		{"edits that cancel out across a seam", []TextEdit{{seam - 2, seam + 1, text[seam-2 : seam+1]}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			buf, err := NewBuffer(text).Replace(0, 0, "") // a new version, not joined
+			if err != nil {
+				t.Fatal(err)
+			}
+			var cs Changeset
+			if err := cs.EditBuffer("f", buf, 4, tc.es); err != nil {
+				t.Fatal(err)
 			}
 			c := cs.Changes[0]
-			if got, ok, _ := cs.Get("f"); got != want || ok != exists {
-				t.Fatalf("the file reads %q (exists %v), want %q (exists %v)", got, ok, want, exists)
+			if got := len(cs.Effective()) == 1; got != tc.effective {
+				t.Errorf("effective: %v, want %v", got, tc.effective)
 			}
-			if c.Action != tc.action {
-				t.Errorf("action %v, want %v", c.Action, tc.action)
+			es := c.TextEdits()
+			if buf.joined.text != "" || resultMade(c) || c.BaseBuffer() != buf || c.Version != 4 {
+				t.Fatal("Effective or TextEdits joined the buffer or made the Result, or the change lost its buffer")
 			}
-			if c.Action == Delete {
-				return
+			want := ApplyEdits(text, tc.es)
+			if c.Base() != text || c.Result() != want || ApplyEdits(c.Base(), es) != want {
+				t.Errorf("Base %.20q…, Result %.20q…, the edits make %.20q…, want %.20q…", c.Base(), c.Result(), ApplyEdits(c.Base(), es), want)
 			}
-			if _, ok := c.recordedEdits(); ok != tc.ofBase {
-				t.Errorf("edits recorded: %v, want %v", ok, tc.ofBase)
-			}
-			if out := ApplyEdits(c.Base, c.TextEdits()); out != want {
-				t.Errorf("the edits sent make %q, want %q", out, want)
+			c.SetBase(c.Base()) // the same text: the edits still hold
+			if _, ok := c.recordedEdits(); !ok && tc.effective {
+				t.Error("the edits were dropped when the same base was set again")
 			}
 		})
+	}
+	var cs Changeset
+	if err := cs.EditBuffer("f", NewBuffer(text), 1, []TextEdit{{0, len(text) + 1, ""}}); err == nil || len(cs.Changes) != 0 {
+		t.Errorf("an edit past the end: %v, %d changes recorded", err, len(cs.Changes))
 	}
 }
 
@@ -136,8 +213,8 @@ func TestEditLeavesResultUnmade(t *testing.T) {
 			if resultMade(c) {
 				t.Fatal("Effective or TextEdits made the Result")
 			}
-			if want := ApplyEdits(tc.base, tc.es); c.Result() != want || ApplyEdits(c.Base, es) != want {
-				t.Errorf("Result %q, the edits make %q, want %q", c.Result(), ApplyEdits(c.Base, es), want)
+			if want := ApplyEdits(tc.base, tc.es); c.Result() != want || ApplyEdits(c.Base(), es) != want {
+				t.Errorf("Result %q, the edits make %q, want %q", c.Result(), ApplyEdits(c.Base(), es), want)
 			}
 		})
 	}
@@ -201,12 +278,12 @@ func TestEditedThenRebased(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := cs.Changes[0]
-	c.Base = "typed\n" + base
+	c.SetBase("typed\n" + base)
 	const want = "alpha\nBETA\ngamma\n"
 	if got := c.Result(); got != want {
 		t.Fatalf("Result %q, want %q", got, want)
 	}
-	if out := ApplyEdits(c.Base, c.TextEdits()); out != want {
+	if out := ApplyEdits(c.Base(), c.TextEdits()); out != want {
 		t.Errorf("the edits sent make %q, want %q", out, want)
 	}
 }

@@ -267,7 +267,7 @@ func (t *target) check() error {
 		return nil
 	case c.Action == Create:
 		return fmt.Errorf("%s: the file already exists; read it and patch it instead", c.Path)
-	case string(t.old) != c.Base:
+	case string(t.old) != c.Base():
 		return fmt.Errorf("%s: the file changed on disk since the edit was made; read it again and redo the edit", c.Path)
 	}
 	return CheckMode(c.Path, c.Action, t.mode)

@@ -323,8 +323,8 @@ func TestChangesetMerges(t *testing.T) {
 	cs.Remove("d", "old", 0)
 	cs.Write("d", "", false, 0, "new") // deleted then written: a modification
 	eff := cs.Effective()
-	if len(eff) != 2 || eff[0].Path != "a" || eff[0].Base != "1" || eff[0].Version != 3 || eff[0].Result() != "3" ||
-		eff[1].Path != "d" || eff[1].Action != Modify || eff[1].Base != "old" || eff[1].Result() != "new" {
+	if len(eff) != 2 || eff[0].Path != "a" || eff[0].Base() != "1" || eff[0].Version != 3 || eff[0].Result() != "3" ||
+		eff[1].Path != "d" || eff[1].Action != Modify || eff[1].Base() != "old" || eff[1].Result() != "new" {
 		for _, c := range eff {
 			t.Logf("%+v", *c)
 		}

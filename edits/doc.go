@@ -51,7 +51,9 @@
 // content (and editor version, NotOpen when none) it was computed on. A
 // change keeps the edits its tool made, so a WorkspaceEdit to a large open
 // buffer is built without copying or diffing it; FileChange.Result is made
-// on first use. ResolveInRoot is the one path check, for the CLI and the
+// on first use, and so is the Base of a change recorded on an editor's
+// Buffer (Changeset.EditBuffer, after Buffer.ResolveHunks found its hunks
+// chunk by chunk). ResolveInRoot is the one path check, for the CLI and the
 // server alike: symlinks followed (dangling ones too), anything leading
 // outside the root refused; CleanPath uses it and never expands "~".
 // CheckMode refuses changing a read-only file or a setuid/setgid one.

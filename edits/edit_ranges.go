@@ -39,8 +39,9 @@ func editsFit(base, result string, es []TextEdit) bool {
 }
 
 // checkEdits says what is wrong with es as edits of text, if anything:
-// they must be sorted, not overlap (they may touch) and lie within text.
-func checkEdits(text string, es []TextEdit) error {
+// they must be sorted, not overlap (they may touch) and lie within text
+// (of size bytes).
+func checkEdits(size int, es []TextEdit) error {
 	at := 0 // the end of the edit before
 	for i, e := range es {
 		switch {
@@ -48,8 +49,8 @@ func checkEdits(text string, es []TextEdit) error {
 			return fmt.Errorf("edit %d of %d ends (%d) before it starts (%d)", i+1, len(es), e.End, e.Start)
 		case e.Start < at:
 			return fmt.Errorf("edit %d of %d starts at %d, inside or before the edit before it (which ends at %d): edits must be sorted and not overlap", i+1, len(es), e.Start, at)
-		case e.End > len(text):
-			return fmt.Errorf("edit %d of %d ends at %d, past the end of the text (%d bytes)", i+1, len(es), e.End, len(text))
+		case e.End > size:
+			return fmt.Errorf("edit %d of %d ends at %d, past the end of the text (%d bytes)", i+1, len(es), e.End, size)
 		}
 		at = e.End
 	}
@@ -62,10 +63,10 @@ func checkEdits(text string, es []TextEdit) error {
 // context included, and an editor must keep its cursors on the lines the
 // hunk only repeats. It costs the size of the edits. The result is never
 // nil: no edits means nothing changes.
-func minimalWithin(text string, es []TextEdit) []TextEdit {
+func minimalWithin(text baseText, es []TextEdit) []TextEdit {
 	out := make([]TextEdit, 0, len(es))
 	for _, e := range es {
-		for _, m := range MinimalEdits(text[e.Start:e.End], e.New) {
+		for _, m := range MinimalEdits(text.slice(e.Start, e.End), e.New) {
 			out = append(out, TextEdit{Start: e.Start + m.Start, End: e.Start + m.End, New: m.New})
 		}
 	}
@@ -121,7 +122,7 @@ func composeEdits(base, mid string, first, second []TextEdit) []TextEdit {
 		b.WriteString(mid[at:end])
 		out = append(out, TextEdit{Start: baseStart, End: end - shift, New: b.String()})
 	}
-	return minimalWithin(base, out)
+	return minimalWithin(textOf(base), out)
 }
 
 // diffEdits is MinimalEdits for two whole texts that mostly agree (a

@@ -169,10 +169,10 @@ func TestRecordedEdits(t *testing.T) {
 			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
 				t.Errorf("edits %v, want %v", got, tc.want)
 			}
-			if diff := MinimalEdits(c.Base, c.Result()); fmt.Sprint(got) != fmt.Sprint(diff) && len(diff) > 0 {
+			if diff := MinimalEdits(c.Base(), c.Result()); fmt.Sprint(got) != fmt.Sprint(diff) && len(diff) > 0 {
 				t.Errorf("edits %v, the whole-text diff %v", got, diff)
 			}
-			if out := ApplyEdits(c.Base, c.TextEdits()); out != c.Result() {
+			if out := ApplyEdits(c.Base(), c.TextEdits()); out != c.Result() {
 				t.Errorf("the edits make %q, not %q", out, c.Result())
 			}
 		})
@@ -195,7 +195,7 @@ func TestRecordedEditsGoStale(t *testing.T) {
 	}{
 		{"Result set again, same length", good, func(c *FileChange) { c.SetResult("ALPHA\nbeta\ngamma\n") }},
 		{"Result set again, longer", good, func(c *FileChange) { c.SetResult(c.Result() + "delta\n") }},
-		{"Base set again (rebased)", good, func(c *FileChange) { c.Base = "alpha\nbeta\ngamma\nmore\n"; c.SetResult(c.Result() + "more\n") }},
+		{"Base set again (rebased)", good, func(c *FileChange) { c.SetBase("alpha\nbeta\ngamma\nmore\n"); c.SetResult(c.Result() + "more\n") }},
 		{"edits that do not make the result", []TextEdit{{0, 4, "BETA"}}, func(*FileChange) {}},
 		{"edits that overlap", []TextEdit{{6, 10, "BE"}, {8, 10, "TA"}}, func(*FileChange) {}},
 		{"edits outside the text", []TextEdit{{6, 99, "BETA"}}, func(*FileChange) {}},
@@ -211,7 +211,7 @@ func TestRecordedEditsGoStale(t *testing.T) {
 			c := cs.Changes[0]
 			tc.change(c)
 			es := c.TextEdits()
-			if out := ApplyEdits(c.Base, es); out != c.Result() {
+			if out := ApplyEdits(c.Base(), es); out != c.Result() {
 				t.Errorf("the edits %v make %q, not the change's %q", es, out, c.Result())
 			}
 		})

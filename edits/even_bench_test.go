@@ -106,9 +106,10 @@ func benchPatchToDisk(b *testing.B, f string, hunks []Hunk, opts diskOptions) {
 // BenchmarkTypedPatch is the server's first patch after a keystroke on an
 // open buffer: the buffer changed by one character (a new version, whose
 // text is not joined yet), then an exact hunk resolved. "join" joins the
-// text and resolves it (what the server does through its Source today);
-// "chunks" resolves on the buffer (Buffer.ResolveHunks), which joins
-// nothing on the exact path.
+// text and resolves it (what the server did through its Source before it
+// handed the edit tools its buffers); "chunks" resolves on the buffer
+// (Buffer.ResolveHunks), which joins nothing on the exact path: what the
+// server's patch does now (lsp's BenchmarkPatchOpenBuffer/.../typed).
 func BenchmarkTypedPatch(b *testing.B) {
 	for _, size := range []int{1 << 20, 10 << 20} {
 		f := realisticGo(size)

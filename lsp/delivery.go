@@ -370,7 +370,7 @@ func (d *delivery) confirmEcho(ctx context.Context, w *documents.Watch, after ui
 	d.log.Info("the editor skipped buffers it said it applied: sending them again", "files", len(skipped))
 	var cs edits.Changeset
 	for _, c := range skipped {
-		cs.Write(c.Path, c.Base, true, c.Version, c.Result())
+		cs.Write(c.Path, c.Base(), true, c.Version, c.Result())
 	}
 	retry := cs.Effective()
 	we, err := d.workspaceEditFor(&cs)
@@ -438,7 +438,7 @@ func (d *delivery) skippedChange(file, text string, c *edits.FileChange) (*edits
 	// Re-applying the change changes nothing when it is there (the
 	// engine sees it already applied); if it would still change the
 	// text, the editor skipped it.
-	if out, err := rebase(text, c.Base, c.Result()); err != nil || out == text {
+	if out, err := rebase(text, c.Base(), c.Result()); err != nil || out == text {
 		return nil, false
 	}
 	doc, open := d.docs.ByFile(file)
@@ -446,7 +446,7 @@ func (d *delivery) skippedChange(file, text string, c *edits.FileChange) (*edits
 		return nil, false
 	}
 	cur := doc.Text()
-	out, err := rebase(cur, c.Base, c.Result())
+	out, err := rebase(cur, c.Base(), c.Result())
 	if err != nil || out == cur {
 		return nil, false
 	}

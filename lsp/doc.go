@@ -44,8 +44,10 @@
 //     list, dispatch and InvalidParams errors all come from it.
 //   - text_sync.go, editor_source.go, paths.go, linehashes.go: didOpen,
 //     didChange, didClose over the documents store, and what follows a
-//     change; editorSource reads a buffer over the disk (and passes its
-//     line hashes on); which file a URI names and where it lies.
+//     change; editorSource reads a buffer over the disk (hands the edit
+//     tools the buffer itself, tools.BufferSource, so a patch after a
+//     keystroke copies nothing, and passes its line hashes on); which
+//     file a URI names and where it lies.
 //   - turn.go, editor_workspace.go, workspace_buffers.go,
 //     mention_source.go: agentls.ask and the AI! / fix actions start a
 //     turn through agent.Prepare (startTurn); editorWorkspace is the

@@ -4,13 +4,17 @@ import (
 	"context"
 	"path/filepath"
 
+	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/lsp/internal/documents"
+	"github.com/agentls/agentls/tools"
 	"github.com/agentls/agentls/tools/edittool"
 )
 
 // editorSource reads files as the editor has them: an open buffer, else
-// the disk. It implements tools.Source, and tools.Hashes with the line
-// hashes the documents store keeps (linehashes.go).
+// the disk. It implements tools.Source, tools.BufferSource (an open
+// buffer as its edits.Buffer, so a patch after a keystroke joins no
+// text), and tools.Hashes with the line hashes the documents store keeps
+// (linehashes.go).
 type editorSource struct {
 	docs *documents.Store
 	disk edittool.DiskSource
@@ -28,3 +32,13 @@ func (e editorSource) Read(ctx context.Context, rel string) (string, int32, bool
 	}
 	return e.disk.Read(ctx, rel)
 }
+
+func (e editorSource) ReadBuffer(_ context.Context, rel string) (*edits.Buffer, int32, bool) {
+	name := filepath.Join(e.disk.Root, filepath.FromSlash(rel))
+	if d, ok := e.docs.ByFile(cleanFile(name)); ok {
+		return d.Buf, d.Version, true
+	}
+	return nil, 0, false
+}
+
+var _ tools.BufferSource = editorSource{}

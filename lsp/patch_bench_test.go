@@ -26,8 +26,10 @@ import (
 // should cost about the size of the change, not of the document.
 //
 // "typed" first changes the buffer by a keystroke, as a user does while
-// the agent works: the patch then reads a new version of the buffer, whose
-// text is joined once (a copy of the document). "anchored" makes the same
+// the agent works: the patch then reads a new version of the buffer,
+// whose text is not joined: the hunk is resolved on its chunks and the
+// change recorded on it (editorSource is a tools.BufferSource), so this
+// costs the search, as the untyped case does. "anchored" makes the same
 // change with patch_anchored on a buffer whose line hashes are kept, a
 // change made without its edits, which is diffed.
 func BenchmarkPatchOpenBuffer(b *testing.B) {

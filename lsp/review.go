@@ -45,7 +45,7 @@ func (v *pendingView) queue(ctx context.Context, changes []*edits.FileChange) in
 			n++
 			continue
 		}
-		for _, h := range edits.UniqueHunks(c.Base, c.Result()) {
+		for _, h := range edits.UniqueHunks(c.Base(), c.Result()) {
 			v.store.Add(&review.Pending{Path: c.Path, Hunk: h})
 			n++
 		}

@@ -202,7 +202,8 @@ func (v *pendingView) diff(ctx context.Context, hs []*review.Pending) string {
 		for _, h := range byFile[path] {
 			switch {
 			case h.Create:
-				c.Action, c.Base = edits.Create, ""
+				c.Action = edits.Create
+				c.SetBase("")
 				c.SetResult(h.Content)
 			case h.Remove:
 				c.Action = edits.Delete

@@ -48,8 +48,8 @@ func TestSkippedChange(t *testing.T) {
 			if skipped != tc.skipped {
 				t.Fatalf("skipped = %v, want %v", skipped, tc.skipped)
 			}
-			if skipped && (again.Base != now || again.Version != 5 || again.Result() != tc.wantResend) {
-				t.Errorf("re-sent %q onto %q (version %d), want %q onto %q (version 5)", again.Result(), again.Base, again.Version, tc.wantResend, now)
+			if skipped && (again.Base() != now || again.Version != 5 || again.Result() != tc.wantResend) {
+				t.Errorf("re-sent %q onto %q (version %d), want %q onto %q (version 5)", again.Result(), again.Base(), again.Version, tc.wantResend, now)
 			}
 		})
 	}

@@ -45,7 +45,7 @@ func (d *delivery) workspaceEditFor(cs *edits.Changeset) (workspaceEdit, error) 
 			if we.BaseHashes == nil {
 				we.BaseHashes = map[protocol.DocumentURI]string{}
 			}
-			we.BaseHashes[u] = baseHash(c.Base)
+			we.BaseHashes[u] = baseHash(c.Base())
 		case c.Action != edits.Delete: // a deleted file needs no edits
 			if textEdits, err = lspEdits(c, doc, open, enc); err != nil {
 				return workspaceEdit{}, fmt.Errorf("%s: %w", c.Path, err)
@@ -121,10 +121,13 @@ func (d *delivery) sendableURI(root string, c *edits.FileChange) (u protocol.Doc
 // lspEdits converts a change's edits (those its tool recorded, else a
 // diff: FileChange.TextEdits) into LSP text edits in the negotiated
 // position encoding. Their offsets are in Base; when Base is the text of
-// the open buffer doc (the version the change was computed on), the
+// the open buffer doc (the version the change was computed on: the
+// change was recorded on that very Buffer, or on its joined text), the
 // buffer's own line index places them, otherwise the lines of Base up to
 // each edit are counted. Either way the cost is that of the edits and a
-// walk to them, not an index of the whole document.
+// walk to them, not an index of the whole document, and a change
+// recorded on the Buffer (edits.Changeset.EditBuffer) is placed without
+// its text ever being joined.
 func lspEdits(c *edits.FileChange, doc documents.Document, open bool, enc edits.Encoding) ([]protocol.TextEdit, error) {
 	es := c.TextEdits()
 	out := make([]protocol.TextEdit, 0, len(es))
@@ -135,11 +138,16 @@ func lspEdits(c *edits.FileChange, doc documents.Document, open bool, enc edits.
 	for _, e := range es {
 		offsets = append(offsets, e.Start, e.End)
 	}
-	m := position.ForText(c.Base, enc)
-	if open && doc.Version == c.Version && c.Version != edits.NotOpen && doc.Buf.Len() == len(c.Base) && doc.Text() == c.Base {
-		// The buffer's text was joined when the change read it: the
-		// comparison is of a string with itself.
+	var m position.Mapper
+	switch {
+	case open && doc.Version == c.Version && c.Version != edits.NotOpen &&
+		(c.BaseBuffer() == doc.Buf || doc.Buf.Len() == len(c.Base()) && doc.Text() == c.Base()):
+		// Recorded on this Buffer, or on its text, which was joined
+		// when the change read it: the comparison is of a string with
+		// itself.
 		m = position.New(doc.Buf, enc)
+	default:
+		m = position.ForText(c.Base(), enc)
 	}
 	pos, err := m.Positions(offsets...)
 	if err != nil {

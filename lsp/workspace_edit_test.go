@@ -199,13 +199,13 @@ func TestTextEditsFromHunks(t *testing.T) {
 			}
 			got := sentEdits(t, s, &batch.Changes)
 			c := batch.Changes.Effective()[0]
-			if out := applyLSPEdits(t, c.Base, got, tc.enc); out != c.Result() {
+			if out := applyLSPEdits(t, c.Base(), got, tc.enc); out != c.Result() {
 				t.Fatalf("the edits %v turn the document into\n%q\nnot the patched text\n%q", got, out, c.Result())
 			}
 			if tc.want != nil && !slices.Equal(got, tc.want) {
 				t.Errorf("edits %v, want %v", got, tc.want)
 			}
-			if diff := diffEdits(t, c.Base, c.Result(), tc.enc); tc.sameAsDiff && !slices.Equal(got, diff) {
+			if diff := diffEdits(t, c.Base(), c.Result(), tc.enc); tc.sameAsDiff && !slices.Equal(got, diff) {
 				t.Errorf("edits %v, but the whole-file minimal diff sends %v", got, diff)
 			}
 		})
@@ -228,7 +228,7 @@ func TestTextEditsAfterTheChangeMoved(t *testing.T) {
 	// The same length, so only comparing the texts tells them apart.
 	c.SetResult(strings.Replace(c.Result(), "alpha", "ALPHA", 1))
 	got := sentEdits(t, s, &batch.Changes)
-	if out := applyLSPEdits(t, c.Base, got, edits.UTF16); out != c.Result() {
+	if out := applyLSPEdits(t, c.Base(), got, edits.UTF16); out != c.Result() {
 		t.Fatalf("the edits %v turn the document into %q, not the change's result %q", got, out, c.Result())
 	}
 }

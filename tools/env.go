@@ -17,6 +17,21 @@ type Source interface {
 	Read(ctx context.Context, path string) (content string, version int32, exists bool, err error)
 }
 
+// A BufferSource is a Source that keeps open buffers as edits.Buffers
+// (the language server's editor). ReadBuffer hands one over without
+// joining its text, so that a patch to a large buffer the user just typed
+// in is resolved on its chunks (edits.Buffer.ResolveHunks) and recorded
+// on the Buffer (edits.Changeset.EditBuffer), not on a copy of the whole
+// document. The edit tools use it where it serves and Read otherwise;
+// either way a file reads the same.
+type BufferSource interface {
+	Source
+	// ReadBuffer returns the open buffer of path (relative to the root)
+	// and the editor's version of it; ok is false when path is not open
+	// (Read reads it from the disk).
+	ReadBuffer(ctx context.Context, path string) (buf *edits.Buffer, version int32, ok bool)
+}
+
 // A Workspace is where a turn's tools run (DESIGN §2), the one contract
 // every front-end implements: the language server over the editor's
 // buffers (edits become WorkspaceEdits or pending review), agentls ask

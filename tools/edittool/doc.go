@@ -12,6 +12,11 @@
 //
 // A Batch reads through a Source: the editor's buffers over the disk in
 // the server, DiskSource in the CLI; first, through its own changeset.
+// Where the Source keeps its buffers as edits.Buffers
+// (tools.BufferSource: the server's), patch and patch_many resolve an
+// open file's hunks on its chunks and record the change on the Buffer,
+// so the first patch after a keystroke does not copy the document; the
+// edits, messages and refusals are those of its text.
 // Each edit tool changes the batch or, on error, leaves it as it was
 // (multi-file tools run on a copy). The Batch's Hashes (the Env's: the
 // editor's) hand view_anchored and patch_anchored the buffer's line

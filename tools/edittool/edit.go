@@ -94,10 +94,22 @@ func body(use tools.ToolUse, name string) string {
 // file is a file as the batch sees it.
 type file struct {
 	path    string // clean, relative
-	content string
+	content string // "" when buf holds it
 	version int32
 	exists  bool
 	edited  bool // by the batch: content is not the source's
+	// buf is the editor's buffer of an open file the batch has not
+	// changed, read by readBuffer in place of content, whose text is
+	// then not joined.
+	buf *edits.Buffer
+}
+
+// size returns the length of the file's content.
+func (f file) size() int {
+	if f.buf != nil {
+		return f.buf.Len()
+	}
+	return len(f.content)
 }
 
 // read returns path as the batch sees it: its own earlier edits first, then
@@ -115,6 +127,27 @@ func (b *Batch) read(ctx context.Context, p string) (file, error) {
 		return file{}, fmt.Errorf("read %s: %w", clean, err)
 	}
 	return file{path: clean, content: content, version: version, exists: exists}, nil
+}
+
+// readBuffer is read for a tool that resolves its edits on an
+// edits.Buffer: a file open in the editor that the batch has not changed
+// comes as the buffer (file.buf), its text not joined, when the Source
+// keeps buffers (tools.BufferSource); anything else as read returns it.
+func (b *Batch) readBuffer(ctx context.Context, p string) (file, error) {
+	bs, ok := b.Source.(tools.BufferSource)
+	if !ok {
+		return b.read(ctx, p)
+	}
+	clean, err := edits.CleanPath(b.Root, p)
+	if err != nil {
+		return file{}, err
+	}
+	if _, _, changed := b.Changes.Get(clean); !changed {
+		if buf, version, open := bs.ReadBuffer(ctx, clean); open {
+			return file{path: clean, version: version, exists: true, buf: buf}, nil
+		}
+	}
+	return b.read(ctx, p)
 }
 
 // write records f's new content in the batch. (A file the batch already

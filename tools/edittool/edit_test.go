@@ -130,7 +130,7 @@ func TestBaseAndVersionKept(t *testing.T) {
 	b := newBatch(map[string]string{"a.txt": "a\n"})
 	runReply(t, b, "```save a.txt\nb\n```\n\n```save a.txt\nc\n```\n")
 	eff := b.Changes.Effective()
-	if len(eff) != 1 || eff[0].Base != "a\n" || eff[0].Version != 7 || eff[0].Result() != "c\n" || eff[0].Action != edits.Modify {
+	if len(eff) != 1 || eff[0].Base() != "a\n" || eff[0].Version != 7 || eff[0].Result() != "c\n" || eff[0].Action != edits.Modify {
 		t.Errorf("change = %+v", eff)
 	}
 }

@@ -28,7 +28,7 @@ func (b *Batch) Patch(ctx context.Context, path, patch string) (string, error) {
 		return "", fmt.Errorf("patch %s: %w", f.path, err)
 	}
 	msg := fmt.Sprintf("Patch applied to %s (%d %s)", f.path, f.hunks, plural(f.hunks, "hunk", "hunks"))
-	if len(patch) > 1000 && len(patch) > editedLen(f.content, f.edits) {
+	if len(patch) > 1000 && len(patch) > editedLen(f.size(), f.edits) {
 		msg += "\nNote: the patch was larger than the file; for a rewrite, save is simpler."
 	}
 	return msg, nil
@@ -65,13 +65,18 @@ type patched struct {
 // the size of the edits rather than a diff of the whole file, and the
 // new content is made only when something reads it (Changeset.Edit): a
 // patch to a large open buffer is not copied on its way to the editor.
+// A file read as the editor's buffer (readBuffer) is recorded on it
+// (Changeset.EditBuffer), so its text is not joined either.
 func (b *Batch) writeEdits(f file, es []edits.TextEdit) error {
+	if f.buf != nil {
+		return b.Changes.EditBuffer(f.path, f.buf, f.version, es)
+	}
 	return b.Changes.Edit(f.path, f.content, f.exists, f.version, es)
 }
 
-// editedLen returns the length of what es make of text.
-func editedLen(text string, es []edits.TextEdit) int {
-	n := len(text)
+// editedLen returns the length of what es make of a text of size bytes.
+func editedLen(size int, es []edits.TextEdit) int {
+	n := size
 	for _, e := range es {
 		n += len(e.New) - (e.End - e.Start)
 	}
@@ -79,19 +84,27 @@ func editedLen(text string, es []edits.TextEdit) int {
 }
 
 // patchFile resolves the hunks of patching path, without recording them.
+// A file open in the editor is resolved on its buffer's chunks
+// (readBuffer, edits.Buffer.ResolveHunks): the same edits and errors as
+// on its text, without joining it after each keystroke.
 func (b *Batch) patchFile(ctx context.Context, path, patch string) (patched, error) {
 	hunks, err := edits.ParseConflict(patch)
 	if err != nil {
 		return patched{}, fmt.Errorf("patch %s: %w", path, err)
 	}
-	f, err := b.read(ctx, path)
+	f, err := b.readBuffer(ctx, path)
 	if err != nil {
 		return patched{}, fmt.Errorf("patch %s: %w", path, err)
 	}
 	if !f.exists {
 		return patched{}, fmt.Errorf("patch %s: the file does not exist; use save to create it", f.path)
 	}
-	es, err := edits.ResolveHunks(f.content, hunks)
+	var es []edits.TextEdit
+	if f.buf != nil {
+		es, err = f.buf.ResolveHunks(hunks)
+	} else {
+		es, err = edits.ResolveHunks(f.content, hunks)
+	}
 	if err != nil {
 		return patched{}, fmt.Errorf("patch %s: %w", f.path, err)
 	}

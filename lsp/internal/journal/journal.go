@@ -87,7 +87,7 @@ func (j *Journal) Record(turn int, label string, changes []*edits.FileChange) (i
 	e := &Entry{ID: j.newID("edit", &j.next), Turn: turn, Label: label}
 	for _, c := range changes {
 		e.files = append(e.files, File{
-			Path: c.Path, Before: c.Base, After: c.Result(),
+			Path: c.Path, Before: c.Base(), After: c.Result(),
 			ExistedBefore: c.Action != edits.Create, ExistsAfter: c.Action != edits.Delete,
 		})
 	}
