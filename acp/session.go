@@ -206,6 +206,7 @@ func (s *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.Pr
 	// Updates go out on their own context: the last ones of a cancelled
 	// turn (its calls ending) are still sent before the prompt's answer.
 	calls := newTracker(s, context.WithoutCancel(ctx))
+	calls.turn = id
 	defer calls.mute()
 	ctx = withTracker(ctx, calls)
 	if tell {

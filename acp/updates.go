@@ -27,8 +27,12 @@ type tracker struct {
 	s   *session
 	ctx context.Context // the updates' own: not cancelled with the turn
 
-	mu      sync.Mutex
-	muted   bool
+	mu    sync.Mutex
+	muted bool
+	// turn and next make the calls' ids: "call-TURN-N", unique in the
+	// session as ACP asks (clients keep a session's calls by id; a replay
+	// is turn 0).
+	turn    int
 	next    int
 	ids     map[*tools.ToolUse]sdk.ToolCallId
 	current *call // the call running now (nil: none)
@@ -131,7 +135,7 @@ func (t *tracker) nextID() sdk.ToolCallId {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.next++
-	return sdk.ToolCallId(fmt.Sprintf("call-%d", t.next))
+	return sdk.ToolCallId(fmt.Sprintf("call-%d-%d", t.turn, t.next))
 }
 
 // observe is the turn's Observe.
