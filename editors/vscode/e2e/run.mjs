@@ -199,7 +199,10 @@ async function goToLine(page, line) {
   const input = page.locator('.quick-input-widget input');
   await input.waitFor({ state: 'visible' });
   await input.fill(`:${line}`);
-  await page.keyboard.press('Enter');
+  // Enter before the widget has read the line number is lost (seen under
+  // load): wait until it offers to go to that line.
+  await page.locator(`.quick-input-widget input[aria-label^="Go to line ${line}"]`).waitFor();
+  await input.press('Enter');
   await input.waitFor({ state: 'hidden' });
 }
 
