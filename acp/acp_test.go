@@ -117,6 +117,45 @@ func (c *fakeClient) takeUpdates() []sdk.SessionUpdate {
 	return u
 }
 
+// agentEnv is the environment of an agent under test: the fake model at
+// url, and its state and settings folders.
+func agentEnv(url, state, config string) map[string]string {
+	return map[string]string{"AGENTLS_MODEL": "m", "OPENAI_BASE_URL": url, "OPENAI_API_KEY": "k",
+		"XDG_STATE_HOME": state, "XDG_CONFIG_HOME": config, "HOME": config, "PATH": os.Getenv("PATH")}
+}
+
+// startAgent serves an agent reading env on pipes, stopped when the test
+// ends, and returns client's connection to it (not yet initialized).
+func startAgent(t *testing.T, env map[string]string, client *fakeClient) *sdk.ClientSideConnection {
+	t.Helper()
+	toAgentR, toAgentW := io.Pipe()
+	toClientR, toClientW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() {
+		served <- Serve(ctx, Options{Getenv: func(k string) string { return env[k] }, Version: "test"}, toAgentR, toClientW)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		toAgentW.Close()
+		<-served
+		toClientW.Close()
+	})
+	return sdk.NewClientSideConnection(client, toAgentW, toClientR)
+}
+
+// openAgent is startAgent, initialized without fs or terminals, for a
+// client with buffers of its own.
+func openAgent(t *testing.T, env map[string]string, client *fakeClient) *sdk.ClientSideConnection {
+	t.Helper()
+	client.buffers = map[string]string{}
+	conn := startAgent(t, env, client)
+	if _, err := conn.Initialize(t.Context(), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
 // connect starts an agent on pipes with the fake model at url and a
 // client offering fs/*, and opens a session on a new workspace.
 func connect(t *testing.T, url string, client *fakeClient, fs bool) (*sdk.ClientSideConnection, sdk.SessionId, string) {
@@ -136,25 +175,10 @@ func connectWith(t *testing.T, url string, client *fakeClient, fs bool, userSett
 			t.Fatal(err)
 		}
 	}
-	env := map[string]string{"AGENTLS_MODEL": "m", "OPENAI_BASE_URL": url, "OPENAI_API_KEY": "k",
-		"XDG_STATE_HOME": state, "XDG_CONFIG_HOME": config, "HOME": config, "PATH": os.Getenv("PATH")}
-	toAgentR, toAgentW := io.Pipe()
-	toClientR, toClientW := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() {
-		served <- Serve(ctx, Options{Getenv: func(k string) string { return env[k] }, Version: "test"}, toAgentR, toClientW)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		toAgentW.Close()
-		<-served
-		toClientW.Close()
-	})
 	if client.buffers == nil {
 		client.buffers = map[string]string{}
 	}
-	conn := sdk.NewClientSideConnection(client, toAgentW, toClientR)
+	conn := startAgent(t, agentEnv(url, state, config), client)
 	init, err := conn.Initialize(context.Background(), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
 		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: fs, WriteTextFile: fs}, Terminal: client.term != nil}})
 	if err != nil {
@@ -497,24 +521,8 @@ func TestLoadSession(t *testing.T) {
 	client := &fakeClient{answers: []string{optAllowOnce}}
 	state, config := t.TempDir(), t.TempDir()
 	root, _ := filepath.EvalSymlinks(t.TempDir())
-	env := map[string]string{"AGENTLS_MODEL": "m", "OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": "k",
-		"XDG_STATE_HOME": state, "XDG_CONFIG_HOME": config, "HOME": config, "PATH": os.Getenv("PATH")}
-	open := func(client *fakeClient) *sdk.ClientSideConnection {
-		toAgentR, toAgentW := io.Pipe()
-		toClientR, toClientW := io.Pipe()
-		ctx, cancel := context.WithCancel(context.Background())
-		served := make(chan error, 1)
-		go func() {
-			served <- Serve(ctx, Options{Getenv: func(k string) string { return env[k] }, Version: "test"}, toAgentR, toClientW)
-		}()
-		t.Cleanup(func() { cancel(); toAgentW.Close(); <-served; toClientW.Close() })
-		client.buffers = map[string]string{}
-		conn := sdk.NewClientSideConnection(client, toAgentW, toClientR)
-		if _, err := conn.Initialize(t.Context(), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
-			t.Fatal(err)
-		}
-		return conn
-	}
+	env := agentEnv(srv.URL, state, config)
+	open := func(client *fakeClient) *sdk.ClientSideConnection { return openAgent(t, env, client) }
 	conn := open(client)
 	sess, err := conn.NewSession(t.Context(), sdk.NewSessionRequest{Cwd: root, McpServers: []sdk.McpServer{}})
 	if err != nil {

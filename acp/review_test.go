@@ -1,8 +1,6 @@
 package acp
 
 import (
-	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -144,24 +142,8 @@ func TestReviewSurvivesLoad(t *testing.T) {
 	root, _ := filepath.EvalSymlinks(t.TempDir())
 	os.WriteFile(filepath.Join(root, "a.txt"), []byte("one\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "b.txt"), []byte("two\n"), 0o644)
-	env := map[string]string{"AGENTLS_MODEL": "m", "OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": "k",
-		"XDG_STATE_HOME": state, "XDG_CONFIG_HOME": config, "HOME": config, "PATH": os.Getenv("PATH")}
-	open := func(client *fakeClient) *sdk.ClientSideConnection {
-		toAgentR, toAgentW := io.Pipe()
-		toClientR, toClientW := io.Pipe()
-		ctx, cancel := context.WithCancel(context.Background())
-		served := make(chan error, 1)
-		go func() {
-			served <- Serve(ctx, Options{Getenv: func(k string) string { return env[k] }, Version: "test"}, toAgentR, toClientW)
-		}()
-		t.Cleanup(func() { cancel(); toAgentW.Close(); <-served; toClientW.Close() })
-		client.buffers = map[string]string{}
-		conn := sdk.NewClientSideConnection(client, toAgentW, toClientR)
-		if _, err := conn.Initialize(t.Context(), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
-			t.Fatal(err)
-		}
-		return conn
-	}
+	env := agentEnv(srv.URL, state, config)
+	open := func(client *fakeClient) *sdk.ClientSideConnection { return openAgent(t, env, client) }
 	conn := open(&fakeClient{})
 	sess, err := conn.NewSession(t.Context(), sdk.NewSessionRequest{Cwd: root, McpServers: []sdk.McpServer{}})
 	if err != nil {

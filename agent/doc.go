@@ -72,9 +72,13 @@
 //
 // Small local models skip read, repeat failing calls and answer with
 // code in a block and no call. A repeated failure gets the file's current
-// lines; the third ends the turn (ErrRepeated). Code shown without a call
-// on a request for a change is nudged once (ErrNothingApplied the second
-// time). The files a request names are read in up front (Request.Files).
+// lines; sent a third time with nothing edited since, it is not run and
+// the turn ends (ErrRepeated). The same save sent again that changed
+// nothing ends the turn as done. Code shown without a call on a request
+// for a change is nudged once (ErrNothingApplied the second time). In a
+// compact turn a save that would drop much of the file is refused
+// (salvage.go). The files a request names are read in up front
+// (Request.Files).
 // A Compact turn sends a short system prompt within PromptBudget, chosen by
 // the prompt setting ("auto": when the API is on this machine).
 //

@@ -381,7 +381,8 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 	}
 	for i := range uses {
 		use := &uses[i]
-		if n, last := state.failures.seen(callKey(*use)); n >= repeatLimit-1 {
+		key := callKey(*use) // what the model wrote: repeats are told by it
+		if n, last := state.failures.seen(key); n >= repeatLimit-1 {
 			// Sent a third time, nothing changed since: it would fail
 			// again. It is not run, and the turn ends.
 			err := repeatedError(*use, last)
@@ -412,7 +413,7 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 		case err != nil:
 			text = failedText(*use, output, err)
 			state.editFailed = state.editFailed || edittool.IsEditTool(use.Tool)
-			if state.failures.add(callKey(*use), err) == repeatLimit-1 {
+			if state.failures.add(key, err) == repeatLimit-1 {
 				text += t.concreteFeedback(ctx, *use, err)
 			}
 		default:
@@ -422,7 +423,6 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 				state.editedPaths = append(state.editedPaths, edittool.PathsOf(*use)...)
 			}
 			if use.Tool == tools.NameSave {
-				key := callKey(*use)
 				if state.saved[key] && ran.Outcome == edittool.OutcomeUnchanged && len(state.untouched()) == 0 {
 					// The same save again, and the file already held
 					// what it wrote; every file the request named was
@@ -434,7 +434,7 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 				}
 				state.saved[key] = true
 			}
-			if edittool.IsEditTool(use.Tool) && state.succeeded.add(callKey(*use)+"\x00"+output) >= repeatLimit {
+			if edittool.IsEditTool(use.Tool) && state.succeeded.add(key+"\x00"+output) >= repeatLimit {
 				// The same edit, the same result, a third time: the
 				// model is going round; what it did stands.
 				result(use.CallID, text, nil)

@@ -34,37 +34,43 @@ const repeatLimit = 3
 // run, a patch of the edited file) may pass after it, and sending it
 // again is then no repetition.
 type failures struct {
-	count   map[string]int
-	at      map[string]int    // the edits made by the key's last failure
-	lastErr map[string]string // the first line of the key's last error
-	edits   int               // edit calls applied so far in the turn
+	byKey map[string]failure
+	edits int // edit calls applied so far in the turn
 }
 
-func newFailures() failures {
-	return failures{count: map[string]int{}, at: map[string]int{}, lastErr: map[string]string{}}
+// failure is how one call has failed since the turn last changed a file.
+type failure struct {
+	count   int
+	at      int    // the turn's edits when it last failed
+	lastErr string // the first line of its last error
 }
+
+func newFailures() failures { return failures{byKey: map[string]failure{}} }
 
 // add counts one more failure of the call with key, which failed with
 // err, and returns how many there were since the last edit.
 func (f *failures) add(key string, err error) int {
-	if f.at[key] != f.edits {
-		f.count[key] = 0
+	fl := f.byKey[key]
+	if fl.at != f.edits {
+		fl = failure{}
 	}
-	f.count[key]++
-	f.at[key] = f.edits
+	fl.count++
+	fl.at = f.edits
 	if err != nil {
-		f.lastErr[key] = errLine(err.Error())
+		fl.lastErr = errLine(err.Error())
 	}
-	return f.count[key]
+	f.byKey[key] = fl
+	return fl.count
 }
 
 // seen returns how many times the call with key failed since the last
 // edit, and the last failure's error line.
 func (f *failures) seen(key string) (int, string) {
-	if f.at[key] != f.edits {
+	fl := f.byKey[key]
+	if fl.at != f.edits {
 		return 0, ""
 	}
-	return f.count[key], f.lastErr[key]
+	return fl.count, fl.lastErr
 }
 
 // edited records an edit call applied: what failed before may not now.

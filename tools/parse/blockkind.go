@@ -401,10 +401,10 @@ func (p *Parser) announcesBlock(off int) (announced, blankBefore bool) {
 	}
 	t := bytes.TrimRight(trimSpace(l), "*_")
 	announced = len(t) > 0 && (t[0] == '#' || t[len(t)-1] == ':')
-	f := &p.fence
-	b := p.bytes(f.contentStart, off)
-	i := bytes.LastIndex(b, l)
-	blankBefore = i >= 0 && bytes.Count(b[i:], []byte("\n")) > 1
+	// What follows that line up to off is blank: two line ends in it
+	// mean a blank line.
+	b := p.bytes(p.fence.contentStart, off)
+	blankBefore = bytes.Count(b[len(bytes.TrimRight(b, " \t\r\n")):], []byte("\n")) > 1
 	return announced, blankBefore
 }
 
