@@ -128,6 +128,15 @@ func agentEnv(url, state, config string) map[string]string {
 // ends, and returns client's connection to it (not yet initialized).
 func startAgent(t *testing.T, env map[string]string, client *fakeClient) *sdk.ClientSideConnection {
 	t.Helper()
+	conn, _ := serveAgent(t, env, client)
+	return conn
+}
+
+// serveAgent is startAgent that also returns stop, which ends the agent
+// as a client going away does and returns once it stopped every session
+// (a restart's first half); the test's end runs it too.
+func serveAgent(t *testing.T, env map[string]string, client *fakeClient) (conn *sdk.ClientSideConnection, stop func()) {
+	t.Helper()
 	toAgentR, toAgentW := io.Pipe()
 	toClientR, toClientW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -135,13 +144,17 @@ func startAgent(t *testing.T, env map[string]string, client *fakeClient) *sdk.Cl
 	go func() {
 		served <- Serve(ctx, Options{Getenv: func(k string) string { return env[k] }, Version: "test"}, toAgentR, toClientW)
 	}()
-	t.Cleanup(func() {
-		cancel()
-		toAgentW.Close()
-		<-served
-		toClientW.Close()
-	})
-	return sdk.NewClientSideConnection(client, toAgentW, toClientR)
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			toAgentW.Close()
+			<-served
+			toClientW.Close()
+		})
+	}
+	t.Cleanup(stop)
+	return sdk.NewClientSideConnection(client, toAgentW, toClientR), stop
 }
 
 // openAgent is startAgent, initialized without fs or terminals, for a

@@ -12,9 +12,12 @@
 // task list as plan updates (plan.go); images in prompts, and the images
 // a call showed the model in its content (prompt.go, updates.go); the
 // Edits option's review mode, whose pending hunks /review accepts or
-// rejects (review.go); /undo, /redo, /jobs, /model (undo.go); the
+// rejects (review.go); /undo, /redo, /jobs, /model (undo.go), the
+// undo taken from the workspace's undo journal (edits/journal), where
+// every edit call is recorded as the language server records its own; the
 // Model, Thinking and Edits options (config.go); session/load's
-// transcripts (transcript.go).
+// transcripts, which keep the Edits option and the turns /undo can take
+// too (transcript.go).
 //
 // The wire protocol is github.com/coder/acp-go-sdk's: its types are
 // generated from the protocol's schema, it has no dependencies, and it
@@ -41,6 +44,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/edits/journal"
 )
 
 // Options are what the command gives the agent.
@@ -65,12 +69,15 @@ type Agent struct {
 	mu       sync.Mutex
 	client   sdk.ClientCapabilities
 	sessions map[sdk.SessionId]*session
+
+	journalsMu sync.Mutex
+	journals   map[string]*journal.Journal // each workspace root's undo history
 }
 
 // Serve runs the agent on one connection (the client's stdin and stdout)
 // until the client goes away or ctx ends, then stops every session.
 func Serve(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
-	a := &Agent{opts: opts, sessions: map[sdk.SessionId]*session{}}
+	a := &Agent{opts: opts, sessions: map[sdk.SessionId]*session{}, journals: map[string]*journal.Journal{}}
 	// The connection reads only once its logger is set: the SDK's
 	// SetLogger is a plain write its reading goroutine races with.
 	opened := make(chan struct{})
@@ -109,6 +116,33 @@ func (a *Agent) closeAll() {
 	for _, s := range sessions {
 		s.close()
 	}
+}
+
+// journalOf returns the undo history of the workspace at root, which
+// the connection's sessions on it share: opened the first time on the
+// state folder, as the language server opens it (journal.OpenDisk and
+// Attach), so both record in one history with one numbering. The first
+// time, it also returns what the user should be told when the history
+// kept on disk cannot be read or written ("" otherwise).
+func (a *Agent) journalOf(root string) (*journal.Journal, string) {
+	a.journalsMu.Lock()
+	defer a.journalsMu.Unlock()
+	if j, ok := a.journals[root]; ok {
+		return j, ""
+	}
+	j := &journal.Journal{}
+	a.journals[root] = j
+	d, err := journal.OpenDisk(a.opts.Getenv, root)
+	if err != nil {
+		problem := err.Error() + ": the undo history is kept for this connection only"
+		a.logf("%s", problem)
+		return j, problem
+	}
+	problem := j.Attach(d)
+	if problem != "" {
+		a.logf("%s", problem)
+	}
+	return j, problem
 }
 
 func (a *Agent) logf(format string, args ...any) {
@@ -189,8 +223,8 @@ func (a *Agent) LoadSession(_ context.Context, p sdk.LoadSessionRequest) (sdk.Lo
 	if err != nil {
 		return sdk.LoadSessionResponse{}, rpcError(codeInvalidParams, err.Error())
 	}
-	s.saved, s.turns = t, len(t.Turns)
-	s.restorePending(t)
+	s.saved = t
+	s.resume(t)
 	for _, turn := range t.Turns {
 		s.history = append(s.history, agent.ChatMessage{Role: "user", Content: turn.Prompt})
 		if turn.Final != "" {

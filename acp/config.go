@@ -152,6 +152,7 @@ func (a *Agent) SetSessionConfigOption(_ context.Context, p sdk.SetSessionConfig
 		s.mu.Lock()
 		s.review = v.Value == editsReview
 		s.mu.Unlock()
+		s.persist() // kept for session/load
 	default:
 		return sdk.SetSessionConfigOptionResponse{}, rpcError(codeInvalidParams, fmt.Sprintf("no option %q (agentls has %q, %q and %q)", v.ConfigId, configModel, configThinking, configEdits))
 	}

@@ -250,7 +250,9 @@ func (s *session) accept(ctx context.Context, taken []pendingHunk, turn int, cal
 		return err
 	}
 	changes := cs.Effective()
-	s.recordEdit(turn, changes)
+	if note := s.record(turn, "accepted review", changes); note != "" {
+		calls.message(fmt.Sprintf("\n> agentls: %s\n\n", note))
+	}
 	content := []sdk.ToolCallContent{}
 	for _, fc := range changes {
 		content = append(content, diffOf(ws.abs(fc.Path), fc))

@@ -13,6 +13,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/edits/journal"
 	"github.com/agentls/agentls/internal/statedir"
 	"github.com/agentls/agentls/procs/shell"
 	"github.com/agentls/agentls/settings"
@@ -34,23 +35,28 @@ type session struct {
 	host   *shelltool.Host
 	mcp    *mcp.Manager
 
-	running sync.Mutex // one prompt at a time
+	// journal is the workspace's undo history (undo.go), shared with
+	// the connection's other sessions on root and kept in the state
+	// folder with the language server's.
+	journal *journal.Journal
 
-	mu       sync.Mutex
-	stop     context.CancelCauseFunc // the running turn's (nil: none)
-	turns    int
-	history  []agent.ChatMessage
-	rejected map[string]bool // "reject always" answers, by pattern
-	edited   []turnEdits     // the turns that edited, oldest first, for /undo
-	undone   []turnEdits     // the turns /undo put back, last undone last, for /redo
-	saved    transcript      // what session/load replays
-	told     bool            // the client was told the slash commands
-	model    string          // the model the client chose ("": the settings')
-	thinking string          // the thinking mode the client chose ("": the settings')
-	review   bool            // edits wait for /review (the Edits option)
-	pending  []pendingHunk   // the edits waiting, by id
-	hunks    int             // the last pending hunk's id
-	closed   bool
+	running sync.Mutex // one prompt at a time
+	saving  sync.Mutex // one transcript write at a time, the newest last
+
+	mu        sync.Mutex
+	stop      context.CancelCauseFunc // the running turn's (nil: none)
+	history   []agent.ChatMessage
+	rejected  map[string]bool // "reject always" answers, by pattern
+	editTurns []int           // the session's turns that applied edits, oldest first, for /undo
+	notice    string          // a problem with the undo history, told at the next prompt
+	saved     transcript      // what session/load replays
+	told      bool            // the client was told the slash commands
+	model     string          // the model the client chose ("": the settings')
+	thinking  string          // the thinking mode the client chose ("": the settings')
+	review    bool            // edits wait for /review (the Edits option)
+	pending   []pendingHunk   // the edits waiting, by id
+	hunks     int             // the last pending hunk's id
+	closed    bool
 }
 
 // newSession opens a session on cwd (absolute) with the client's MCP
@@ -82,6 +88,7 @@ func newSession(a *Agent, id sdk.SessionId, cwd string, servers []sdk.McpServer,
 		opts.LogDir = filepath.Join(dir, fmt.Sprintf("%s-%d-acp", time.Now().UTC().Format("20060102T150405Z"), os.Getpid()))
 	}
 	s := &session{a: a, id: id, root: root, set: set, client: client, rejected: map[string]bool{}}
+	s.journal, s.notice = a.journalOf(root)
 	if client.Terminal {
 		// Allowed commands run where the user sees them (terminal.go).
 		timeout := opts.Timeout
@@ -185,17 +192,21 @@ func (s *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.Pr
 	}
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
+	// The turn's number is the journal's: its edits are recorded under
+	// it, and no other turn of the workspace (another session, the
+	// language server) has it, nor will after a restart.
+	id := s.journal.NewTurn()
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		return sdk.PromptResponse{}, rpcError(codeInvalidRequest, "the session is closed")
 	}
 	s.stop = stop
-	s.turns++
-	id := s.turns
 	history := append([]agent.ChatMessage(nil), s.history...)
 	tell := !s.told
 	s.told = true
+	notice := s.notice
+	s.notice = ""
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
@@ -212,6 +223,9 @@ func (s *session) prompt(ctx context.Context, blocks []sdk.ContentBlock) (sdk.Pr
 	if tell {
 		calls.send(sdk.SessionUpdate{AvailableCommandsUpdate: &sdk.SessionAvailableCommandsUpdate{
 			SessionUpdate: "available_commands_update", AvailableCommands: commands()}})
+	}
+	if notice != "" {
+		calls.message(fmt.Sprintf("\n> agentls: %s\n\n", notice))
 	}
 	if ran, err := s.slashCommand(ctx, text, id, calls); ran {
 		if err != nil {

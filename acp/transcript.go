@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -28,6 +29,13 @@ type transcript struct {
 	// the last one's number: they wait across a restart too.
 	Pending []savedHunk `json:"pending,omitempty"`
 	Hunks   int         `json:"hunks,omitempty"`
+	// Edits is the Edits option (config.go), apply or review: a session
+	// set to review stays so when loaded.
+	Edits string `json:"edits,omitempty"`
+	// EditTurns are the session's turns that applied edits, by their
+	// number in the workspace's undo journal (undo.go), oldest first: a
+	// loaded session can undo them.
+	EditTurns []int `json:"editTurns,omitempty"`
 }
 
 // A savedHunk is a pendingHunk as the transcript keeps it.
@@ -125,11 +133,20 @@ func (s *session) remember(turn savedTurn) {
 	s.persist()
 }
 
-// persist saves the session's transcript as it is now: its turns and
-// the edits waiting for review.
+// persist saves the session's transcript as it is now: its turns, the
+// edits waiting for review, the Edits option and the turns /undo can
+// take. Saves are one at a time (a turn's edit, an option set meanwhile),
+// each of the state as it is when it starts, so the last write is the
+// newest state and no two share the temporary file.
 func (s *session) persist() {
+	s.saving.Lock()
+	defer s.saving.Unlock()
 	s.mu.Lock()
-	saved := transcript{Cwd: s.root, Turns: append([]savedTurn(nil), s.saved.Turns...), Hunks: s.hunks}
+	saved := transcript{Cwd: s.root, Turns: append([]savedTurn(nil), s.saved.Turns...), Hunks: s.hunks,
+		Edits: editsApply, EditTurns: slices.Clone(s.editTurns)}
+	if s.review {
+		saved.Edits = editsReview
+	}
 	for _, h := range s.pending {
 		saved.Pending = append(saved.Pending, savedHunk{ID: h.id, Path: h.path, Create: h.create, Remove: h.remove, Content: h.content, Hunk: h.hunk})
 	}
@@ -139,12 +156,15 @@ func (s *session) persist() {
 	}
 }
 
-// restorePending takes back the edits a loaded transcript held for
-// review. Their paths are checked again when they are accepted, as
-// every pending hunk's is.
-func (s *session) restorePending(t transcript) {
+// resume takes back what a loaded transcript kept besides its turns:
+// the edits held for review (their paths are checked again when they
+// are accepted, as every pending hunk's is), the Edits option, and the
+// turns /undo can take (from the journal, which checks each file again).
+func (s *session) resume(t transcript) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.review = t.Edits == editsReview
+	s.editTurns = slices.Clone(t.EditTurns)
 	s.hunks = t.Hunks
 	for _, h := range t.Pending {
 		s.pending = append(s.pending, pendingHunk{id: h.ID, path: h.Path, create: h.Create, remove: h.Remove, content: h.Content, hunk: h.Hunk})

@@ -26,7 +26,7 @@ import (
 // writes; questions go to the client.
 type workspace struct {
 	s       *session
-	turn    int // the turn's number in the session, for /undo
+	turn    int // the turn's number in the undo journal
 	calls   *tracker
 	confirm approval.Confirmer
 }
@@ -94,7 +94,9 @@ func (w *workspace) Propose(ctx context.Context, compute func(context.Context, t
 	if err != nil {
 		return "", err
 	}
-	w.s.recordEdit(w.turn, changes)
+	if note := w.s.record(w.turn, fmt.Sprintf("ACP turn %d", w.turn), changes); note != "" {
+		w.calls.message(fmt.Sprintf("\n> agentls: %s\n\n", note))
+	}
 	var names []string
 	for _, c := range changes {
 		names = append(names, c.Path)

@@ -15,8 +15,8 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/edits"
+	"github.com/agentls/agentls/edits/journal"
 	"github.com/agentls/agentls/lsp/internal/documents"
-	"github.com/agentls/agentls/lsp/internal/journal"
 	"github.com/agentls/agentls/lsp/internal/rpc"
 )
 

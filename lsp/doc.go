@@ -32,9 +32,11 @@
 // lsp/internal/rpc (framing, the --listen token, panic recovery, the
 // inbound order), lsp/internal/documents (the open buffers, their
 // versions, line hashes and echo watches), lsp/internal/review (pending
-// hunks), lsp/internal/journal (edits to undo), lsp/internal/position
-// (the one position mapper). This package holds the handlers, each group
-// on the state it works on, with its dependencies as fields.
+// hunks), lsp/internal/position (the one position mapper). The undo
+// history, edits/journal, is a store too, kept below both front-ends so
+// that agentls acp records its edits in the same journal. This package
+// holds the handlers, each group on the state it works on, with its
+// dependencies as fields.
 //
 //   - server.go, initialize.go, session.go: Serve, the lifecycle and
 //     dispatch, newServer's wiring; capabilities and client quirks; the
@@ -65,7 +67,7 @@
 //     with the hash of its base (agentlsBaseHashes), so an unsaved buffer
 //     the server cannot see is never edited on the wrong lines.
 //   - undo.go: agentls.turn.undo/redo and agentls.edit.undo/redo: the
-//     inverse of a turn's edits (lsp/internal/journal picks them), merged
+//     inverse of a turn's edits (edits/journal picks them), merged
 //     per file, rebased onto what the user typed since, sent as one edit.
 //   - review.go, review_view.go, review_diff.go: applyMode review, all on
 //     pendingView: pending hunks (lsp/internal/review) shown as Hint

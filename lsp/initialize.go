@@ -10,7 +10,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/agentls/agentls/edits"
-	"github.com/agentls/agentls/lsp/internal/journal"
+	"github.com/agentls/agentls/edits/journal"
 )
 
 func (s *Server) initialize(_ context.Context, p *initializeParams) (any, error) {

@@ -16,8 +16,8 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/edits/journal"
 	"github.com/agentls/agentls/lsp/internal/documents"
-	"github.com/agentls/agentls/lsp/internal/journal"
 	"github.com/agentls/agentls/lsp/internal/review"
 	"github.com/agentls/agentls/lsp/internal/rpc"
 	"github.com/agentls/agentls/tools/mcp"
@@ -101,7 +101,7 @@ type Server struct {
 	config   *configuration   // keeps them current: the editor's, the files', trust (configuration.go)
 	replies  replyCounts      // edit calls in whole documents, by version
 	docs     *documents.Store // the open buffers (lsp/internal/documents)
-	journal  journal.Journal  // applied edits, for undo (lsp/internal/journal)
+	journal  journal.Journal  // applied edits, for undo (edits/journal)
 	review   review.Store     // pending hunks in review mode (lsp/internal/review)
 	// pendingView shows them (placed on the buffers, as diagnostics,
 	// code actions and a diff) and runs the review commands

@@ -9,7 +9,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/edits"
-	"github.com/agentls/agentls/lsp/internal/journal"
+	"github.com/agentls/agentls/edits/journal"
 )
 
 // Undo and redo, of a whole turn (every edit an agent turn or one apply
