@@ -12,12 +12,15 @@ import (
 )
 
 // The options of every question, as ACP names them; "always" is offered
-// only for a question with a pattern to remember.
+// only for a question with a pattern to remember. Each option's id is its
+// kind: avante.nvim's inline buttons pick an option by comparing its id
+// with a kind name, and a hyphenated id made its Allow button answer
+// reject (seen on the wire).
 const (
-	optAllowOnce    = "allow-once"
-	optAllowAlways  = "allow-always"
-	optRejectOnce   = "reject-once"
-	optRejectAlways = "reject-always"
+	optAllowOnce    = "allow_once"
+	optAllowAlways  = "allow_always"
+	optRejectOnce   = "reject_once"
+	optRejectAlways = "reject_always"
 )
 
 // asker puts a turn's questions to the client as
