@@ -2,6 +2,7 @@ package edits
 
 import (
 	"fmt"
+	"hash/maphash"
 	"strings"
 	"sync"
 )
@@ -13,11 +14,56 @@ import (
 // than a copy of the whole text. Buffers are immutable: Replace returns a
 // new one sharing the untouched chunks, so copies of a document may be
 // read while it changes. The whole text is joined only when asked for,
-// once per Buffer.
+// once per Buffer. Each chunk also keeps a filter of its lines, made with
+// it, so that an exact hunk is searched for only in the chunks that may
+// hold it (ResolveHunks).
 type Buffer struct {
-	chunks []*Mapper // never empty; chunk i's text ends with '\n' unless it is the last
+	chunks []*chunk // never empty; chunk i's text ends with '\n' unless it is the last
 	size   int
 	joined *joinedText // shared by copies of this Buffer value
+	// seed hashes the chunks' lines (lineFilter): made by NewBuffer and
+	// kept by Replace, so the Buffers that share chunks hash alike.
+	seed maphash.Seed
+}
+
+// A chunk is a run of whole lines of a Buffer: its Mapper, and a filter
+// of its lines that lets the exact matcher skip the chunks a hunk's line
+// is not in (Buffer.uniqueLines) instead of searching the whole text.
+type chunk struct {
+	*Mapper
+	lines lineFilter
+}
+
+func newChunk(text string, seed maphash.Seed) *chunk {
+	return &chunk{Mapper: NewMapper(text), lines: newLineFilter(text, seed)}
+}
+
+// A lineFilter is a Bloom filter of the lines of a chunk (split at "\n",
+// without it): a line it does not have is not in the chunk. 1024 bits,
+// two per line: a 4 KB chunk of 40-byte lines passes a line it lacks
+// about 3% of the time.
+type lineFilter [16]uint64
+
+func newLineFilter(text string, seed maphash.Seed) lineFilter {
+	var f lineFilter
+	for text != "" {
+		line := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		h := maphash.String(seed, line)
+		f[h>>6&15] |= 1 << (h & 63)
+		f[h>>16&15] |= 1 << (h >> 10 & 63)
+	}
+	return f
+}
+
+// mayHave reports whether the chunk may have a line of hash h (from the
+// Buffer's seed); false means it has none.
+func (f *lineFilter) mayHave(h uint64) bool {
+	return f[h>>6&15]&(1<<(h&63)) != 0 && f[h>>16&15]&(1<<(h>>10&63)) != 0
 }
 
 type joinedText struct {
@@ -32,7 +78,8 @@ const chunkTarget = 4 << 10
 
 // NewBuffer returns a Buffer holding text.
 func NewBuffer(text string) *Buffer {
-	b := &Buffer{chunks: appendChunks(nil, text), size: len(text), joined: &joinedText{}}
+	seed := maphash.MakeSeed()
+	b := &Buffer{chunks: appendChunks(nil, text, seed), size: len(text), joined: &joinedText{}, seed: seed}
 	if len(b.chunks) == 1 {
 		b.joined.once.Do(func() { b.joined.text = text })
 	}
@@ -40,8 +87,8 @@ func NewBuffer(text string) *Buffer {
 }
 
 // appendChunks cuts text after the first "\n" at or past chunkTarget
-// bytes into each chunk, and appends their Mappers.
-func appendChunks(chunks []*Mapper, text string) []*Mapper {
+// bytes into each chunk, and appends them, their lines hashed with seed.
+func appendChunks(chunks []*chunk, text string, seed maphash.Seed) []*chunk {
 	for {
 		cut := len(text)
 		if len(text) > chunkTarget {
@@ -49,7 +96,7 @@ func appendChunks(chunks []*Mapper, text string) []*Mapper {
 				cut = chunkTarget + i
 			}
 		}
-		chunks = append(chunks, NewMapper(text[:cut]))
+		chunks = append(chunks, newChunk(text[:cut], seed))
 		text = text[cut:]
 		if text == "" {
 			return chunks
@@ -155,11 +202,11 @@ func (b *Buffer) Replace(start, end int, s string) (*Buffer, error) {
 		j++
 		text += b.chunks[j].text
 	}
-	chunks := make([]*Mapper, 0, len(b.chunks)+len(text)/chunkTarget+1)
+	chunks := make([]*chunk, 0, len(b.chunks)+len(text)/chunkTarget+1)
 	chunks = append(chunks, b.chunks[:i]...)
 	if text != "" || len(chunks) == 0 && j+1 == len(b.chunks) {
-		chunks = appendChunks(chunks, text)
+		chunks = appendChunks(chunks, text, b.seed)
 	}
 	chunks = append(chunks, b.chunks[j+1:]...)
-	return &Buffer{chunks: chunks, size: b.size + len(s) - (end - start), joined: &joinedText{}}, nil
+	return &Buffer{chunks: chunks, size: b.size + len(s) - (end - start), joined: &joinedText{}, seed: b.seed}, nil
 }

@@ -2,13 +2,16 @@ package edits
 
 import (
 	"bytes"
+	"hash/maphash"
 	"strings"
 )
 
 // ResolveHunks is ResolveHunks on the buffer's text without joining it
 // when it can: each hunk's exact, whole-line, unique place is found chunk
-// by chunk (a hunk across chunks included), and its edit is made from the
-// few lines around it. The server's open buffers are Buffers: the first
+// by chunk (a hunk across chunks included), searching only the chunks
+// whose line filter may hold one of the hunk's lines, and its edit is
+// made from the few lines around it. The server's open buffers are
+// Buffers: the first
 // patch after a keystroke would otherwise copy the whole document into a
 // new string (5–7 ms for 10 MB, most of it page faults on the new memory)
 // before searching it. Anything the exact fast path does not settle (a
@@ -90,10 +93,118 @@ func (b *Buffer) resolveExact(hunks []Hunk) ([]TextEdit, bool) {
 // uniqueLines returns the start of needle's only place in the text as
 // whole lines (at a line start, followed by a line break or the end), or
 // false when it has none, several, or checking them cost more than the
-// budget. It searches each chunk for a key of up to 32 bytes of needle
-// from its rarest byte, and the seams between chunks for a key that
-// crosses one, and compares the whole needle around each hit.
+// budget. It looks for one of needle's lines only in the chunks whose
+// line filter may have it (linesByFilter), and when no line of needle is
+// that rare, for a key from needle's rarest byte in the whole text
+// (linesByKey).
 func (b *Buffer) uniqueLines(needle string, budget *int) (int, bool) {
+	if start, ok, decided := b.linesByFilter(needle, budget); decided {
+		return start, ok
+	}
+	return b.linesByKey(needle, budget)
+}
+
+// filterProbes is how many of a needle's lines, the longest,
+// linesByFilter tries the chunks' filters with, to pick the rarest.
+const filterProbes = 4
+
+// linesByFilter is uniqueLines by the chunks' line filters: every place
+// of needle as whole lines holds each line of needle as a whole line of
+// the text, and a line never spans two chunks (each but the last ends
+// with "\n"), so the places of needle are found from those of one of its
+// lines, in the chunks whose filter may have that line. Of the longest
+// few lines it takes the one the fewest chunks may have; decided is
+// false when even that one is in too many chunks to be worth it.
+func (b *Buffer) linesByFilter(needle string, budget *int) (start int, ok, decided bool) {
+	type probe struct {
+		line string
+		at   int // its offset in needle
+	}
+	var probes [filterProbes]probe
+	n := 0
+	for at := 0; at < len(needle); {
+		end := strings.IndexByte(needle[at:], '\n')
+		if end < 0 {
+			end = len(needle) - at
+		}
+		line := needle[at : at+end]
+		// Keep the longest lines, longest first; of equal ones the first.
+		k := n
+		for k > 0 && len(probes[k-1].line) < len(line) {
+			k--
+		}
+		if line != "" && k < filterProbes {
+			if n < filterProbes {
+				n++
+			}
+			copy(probes[k+1:n], probes[k:n-1])
+			probes[k] = probe{line, at}
+		}
+		at += end + 1
+	}
+	best, bestHash, bestCount := -1, uint64(0), len(b.chunks)/8+1 // more chunks than that: scan the text
+	for k := range n {
+		if k > 0 && probes[k].line == probes[k-1].line {
+			continue
+		}
+		h := maphash.String(b.seed, probes[k].line)
+		count := 0
+		for _, c := range b.chunks {
+			if c.lines.mayHave(h) {
+				if count++; count >= bestCount {
+					break
+				}
+			}
+		}
+		if count < bestCount {
+			best, bestHash, bestCount = k, h, count
+		}
+	}
+	if best < 0 {
+		return 0, false, false
+	}
+	line, lineAt := probes[best].line, probes[best].at
+	found := 0
+	base := 0
+	for i, c := range b.chunks {
+		t := c.text
+		if !c.lines.mayHave(bestHash) {
+			base += len(t)
+			continue
+		}
+		if *budget -= len(t); *budget < 0 {
+			return 0, false, true
+		}
+		for from := 0; ; {
+			k := strings.Index(t[from:], line)
+			if k < 0 {
+				break
+			}
+			p := from + k
+			from = p + 1
+			if p > 0 && t[p-1] != '\n' || p+len(line) < len(t) && t[p+len(line)] != '\n' {
+				continue // not a whole line
+			}
+			if *budget -= len(needle); *budget < 0 {
+				return 0, false, true
+			}
+			if b.linesAt(base+p-lineAt, needle, i, base) {
+				if found++; found > 1 {
+					return 0, false, true
+				}
+				start = base + p - lineAt
+			}
+		}
+		base += len(t)
+	}
+	return start, found == 1, true
+}
+
+// linesByKey is uniqueLines by a search of the whole text: each chunk is
+// searched for a key of up to 32 bytes of needle from its rarest byte,
+// and the seams between chunks for a key that crosses one, and the whole
+// needle is compared around each hit.
+func (b *Buffer) linesByKey(needle string, budget *int) (int, bool) {
 	rank := b.byteRank()
 	at := 0
 	for j := 1; j < len(needle); j++ {

@@ -474,3 +474,20 @@ func CleanPath(root, p string) (string, error) {
 	}
 	return filepath.ToSlash(rel), nil
 }
+
+// resultParts returns the Result as a text and the edits that change it
+// into the Result (none when the text is the Result itself), so that a
+// writer can write it in pieces without making it (ApplyToDisk). A
+// Delete's is empty.
+func (c *FileChange) resultParts() (string, []TextEdit) {
+	r := c.result
+	switch {
+	case r == nil:
+		return "", nil
+	case r.whole:
+		return r.text, nil
+	case checkEdits(r.base.len(), r.edits) != nil:
+		return r.get(), nil // as Result has it (never so: Edit checked them)
+	}
+	return r.base.text(), r.edits
+}

@@ -160,3 +160,36 @@ func (d fdFolder) close() error { return syscall.Close(d.fd) }
 // isSymlinkRefusal reports whether err is an O_NOFOLLOW or
 // RESOLVE_NO_SYMLINKS refusal: a symlink where none may be.
 func isSymlinkRefusal(err error) bool { return errors.Is(err, syscall.ELOOP) }
+
+// Filesystem magic numbers (linux/magic.h) of the filesystems that order
+// a renamed-over file's data before the rename, or keep nothing.
+const (
+	ext4Magic  = 0xef53 // ext2, ext3 and ext4: auto_da_alloc, the default
+	btrfsMagic = 0x9123683e
+	tmpfsMagic = 0x01021994
+)
+
+// syncBeforeRename reports whether a file written under dir must be
+// synced before it is renamed over another so that a power loss keeps the
+// old file or the new one (ApplyToDisk's doc says why): yes unless dir's
+// filesystem is one that needs no sync for it, or it cannot be told.
+func syncBeforeRename(dir folder) bool {
+	d, ok := dir.(fdFolder)
+	if !ok {
+		return true
+	}
+	var st syscall.Statfs_t
+	if err := syscall.Fstatfs(d.fd, &st); err != nil {
+		return true
+	}
+	return syncFor(int64(st.Type))
+}
+
+// syncFor is syncBeforeRename for a filesystem's magic number.
+func syncFor(magic int64) bool {
+	switch uint32(magic) {
+	case ext4Magic, btrfsMagic, tmpfsMagic:
+		return false
+	}
+	return true
+}

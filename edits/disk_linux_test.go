@@ -152,3 +152,48 @@ func TestOpenBeneathRefusesSymlinks(t *testing.T) {
 		t.Logf("openat2: %v", err)
 	}
 }
+
+// TestSyncFor: a file is synced before its rename unless its filesystem
+// orders the data before the rename (ext4, btrfs) or keeps nothing
+// (tmpfs); xfs, overlay, NFS and anything unknown are synced.
+func TestSyncFor(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		magic int64
+		sync  bool
+	}{
+		{"ext4", 0xef53, false},
+		{"btrfs", 0x9123683e, false},
+		{"tmpfs", 0x01021994, false},
+		{"xfs", 0x58465342, true},
+		{"overlay", 0x794c7630, true},
+		{"nfs", 0x6969, true},
+		{"unknown", 0, true},
+	} {
+		if got := syncFor(tc.magic); got != tc.sync {
+			t.Errorf("%s (%#x): sync %v, want %v", tc.name, tc.magic, got, tc.sync)
+		}
+	}
+}
+
+// TestSyncBeforeRenameReadsTheFilesystem: the decision is the one of the
+// filesystem the folder is on (read with statfs), and a folder that is
+// not a descriptor is synced.
+func TestSyncBeforeRenameReadsTheFilesystem(t *testing.T) {
+	dir := t.TempDir()
+	f, err := openRootFolder(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.close()
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := syncBeforeRename(f), syncFor(int64(st.Type)); got != want {
+		t.Errorf("syncBeforeRename = %v, want %v for filesystem %#x", got, want, st.Type)
+	}
+	if !syncBeforeRename(nil) {
+		t.Error("a folder that is not a descriptor was not synced")
+	}
+}

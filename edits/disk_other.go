@@ -39,3 +39,7 @@ func (d rootFolder) remove(name string) error       { return d.r.Remove(name) }
 func (d rootFolder) removeFolder(name string) error { return d.r.Remove(name) }
 func (d rootFolder) close() error                   { return d.r.Close() }
 func isSymlinkRefusal(error) bool                   { return false }
+
+// syncBeforeRename: elsewhere than Linux the filesystem is not looked
+// at, and every written file is synced before its rename.
+func syncBeforeRename(folder) bool { return true }

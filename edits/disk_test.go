@@ -91,6 +91,14 @@ func TestApplyToDiskRefusesWithoutWriting(t *testing.T) {
 			cs.Write("a.txt", "a\n", true, 0, "A\n")
 			cs.Write("b.txt", "OLD\n", true, 0, "B\n")
 		}, "changed on disk"},
+		{"stale base of the same size", func(t *testing.T, root, outside string, cs *Changeset) {
+			cs.Write("a.txt", "a\n", true, 0, "A\n")
+			cs.Write("b.txt", "c\n", true, 0, "B\n")
+		}, "changed on disk"},
+		{"stale base, the file longer", func(t *testing.T, root, outside string, cs *Changeset) {
+			cs.Write("a.txt", "a\n", true, 0, "A\n")
+			cs.Write("b.txt", "b", true, 0, "B")
+		}, "changed on disk"},
 		{"create over an existing file", func(t *testing.T, root, outside string, cs *Changeset) {
 			cs.Write("a.txt", "a\n", true, 0, "A\n")
 			cs.Write("b.txt", "", false, 0, "B\n")

@@ -63,16 +63,26 @@
 // no window between check and use: on Linux each folder is opened beneath
 // the root with openat2(RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS), files are
 // written to a temporary file and renamed, and a failure puts back what
-// was written. Every refusal ends with "Nothing was written."
+// was written. Every refusal ends with "Nothing was written." The check
+// compares the file with the base a block at a time, and the new content
+// is written from the base's pieces and the edits, so neither is copied
+// whole. On ext4 and btrfs, which write a renamed-over file's data
+// before the rename commits, files are not synced before the rename (as
+// gptme, aider, VS Code, git and os.WriteFile do not): a power loss keeps
+// the old file or the new one without it, and the sync cost more than the
+// rest of a small patch. Elsewhere (xfs, network filesystems, other
+// systems) each file is synced first (see ApplyToDisk).
 //
 // # Positions
 //
 // Mapper converts byte offsets to line and character in UTF-8, UTF-16 or
 // UTF-32 (lines end at "\n", "\r\n" or a lone "\r", as LSP says). Buffer
 // is an editor buffer as immutable chunks of whole lines (~4 KB) with a
-// Mapper each, so a keystroke costs one chunk whatever the document's
-// size. MinimalEdits trims a change to the bytes that differ, never
-// splitting a UTF-8 character, so cursors in untouched text stay put.
+// Mapper and a Bloom filter of its lines each, so a keystroke costs one
+// chunk whatever the document's size, and an exact hunk is searched for
+// only in the few chunks that may hold its longest line. MinimalEdits
+// trims a change to the bytes that differ, never splitting a UTF-8
+// character, so cursors in untouched text stay put.
 //
 // # Differences from gptme, aider and Codex
 //

@@ -57,9 +57,10 @@ func BenchmarkExactPatchEven(b *testing.B) {
 // BenchmarkPatchToDisk is the disk half of the patch tool's path as
 // editbench peers' patch-disk row times it: an exact patch's edits
 // recorded in a Changeset (Edit), then ApplyToDisk (read the file again
-// and compare, temporary file, write, fsync, rename). The file is put back
-// between calls, untimed. "nosync" leaves out the fsync, to show what it
-// costs (gptme's patch tool writes the file in place and does not sync).
+// and compare, temporary file, write, rename). The file is put back
+// between calls, untimed. "sync" adds an fsync before the rename, to show
+// what it would cost (ApplyToDisk does not sync, as gptme's patch tool,
+// which writes the file in place, does not).
 func BenchmarkPatchToDisk(b *testing.B) {
 	for _, size := range []int{10 << 10, 1 << 20, 10 << 20} {
 		f := realisticGo(size)
@@ -68,12 +69,12 @@ func BenchmarkPatchToDisk(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, sync := range []bool{true, false} {
+		for _, sync := range []bool{false, true} {
 			name := sizeLabel(size)
-			if !sync {
-				name = "nosync/" + name
+			if sync {
+				name = "sync/" + name
 			}
-			b.Run(name, func(b *testing.B) { benchPatchToDisk(b, f, hunks, diskOptions{noSync: !sync}) })
+			b.Run(name, func(b *testing.B) { benchPatchToDisk(b, f, hunks, diskOptions{sync: sync}) })
 		}
 	}
 }
@@ -108,8 +109,11 @@ func benchPatchToDisk(b *testing.B, f string, hunks []Hunk, opts diskOptions) {
 // text is not joined yet), then an exact hunk resolved. "join" joins the
 // text and resolves it (what the server did through its Source before it
 // handed the edit tools its buffers); "chunks" resolves on the buffer
-// (Buffer.ResolveHunks), which joins nothing on the exact path: what the
-// server's patch does now (lsp's BenchmarkPatchOpenBuffer/.../typed).
+// (Buffer.ResolveHunks), which joins nothing on the exact path and
+// searches only the chunks whose line filter may hold the hunk's longest
+// line: what the server's patch does now (lsp's
+// BenchmarkPatchOpenBuffer/.../typed). "open" is NewBuffer, where the
+// filters are made.
 func BenchmarkTypedPatch(b *testing.B) {
 	for _, size := range []int{1 << 20, 10 << 20} {
 		f := realisticGo(size)
@@ -118,6 +122,15 @@ func BenchmarkTypedPatch(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		// What opening the document costs: its chunks, their line
+		// indexes and line filters.
+		b.Run("open/"+sizeLabel(size), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(f)))
+			for b.Loop() {
+				NewBuffer(f)
+			}
+		})
 		open := NewBuffer(f)
 		for _, mode := range []string{"join", "chunks"} {
 			b.Run(mode+"/"+sizeLabel(size), func(b *testing.B) {

@@ -3,6 +3,7 @@ package edits
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -39,12 +40,26 @@ type Mapper struct {
 
 // NewMapper returns a Mapper for text.
 func NewMapper(text string) *Mapper {
-	return &Mapper{text: text, lineStarts: appendLineStarts([]int{0}, text, 0, len(text))}
+	starts := make([]int, 1, strings.Count(text, "\n")+2)
+	return &Mapper{text: text, lineStarts: appendLineStarts(starts, text, 0, len(text))}
 }
 
 // appendLineStarts appends the starts of the lines that begin after a
 // line break in text[from:to] ("\n", "\r\n" or a lone "\r").
 func appendLineStarts(starts []int, text string, from, to int) []int {
+	if strings.IndexByte(text[from:to], '\r') < 0 {
+		// No "\r" (most text): the breaks are the "\n"s, found a block
+		// of bytes at a time rather than one by one.
+		for i := from; i < to; {
+			k := strings.IndexByte(text[i:to], '\n')
+			if k < 0 {
+				break
+			}
+			i += k + 1
+			starts = append(starts, i)
+		}
+		return starts
+	}
 	for i := from; i < to; i++ {
 		switch text[i] {
 		case '\n':

@@ -276,9 +276,11 @@ func workPatch(c peerCase) (timing, string, error) {
 // workPatchDisk is the patch tool end to end on disk, as the CLI runs it:
 // a Batch reading the file through DiskSource, the patch resolved
 // (Batch.Patch), and the change written by ApplyToDisk (which reads the
-// file again to check it did not change, writes a temporary file, syncs
-// it and renames it over the file). Before each call, untimed, the file
-// is put back as it was. It works on its own copy of the input.
+// file again to check it did not change, writes a temporary file and
+// renames it over the file; on ext4, the filesystem here, without an
+// fsync, as gptme's patch tool, since ext4 writes the data before the
+// rename commits). Before each call, untimed, the file is put back as it
+// was. It works on its own copy of the input.
 func workPatchDisk(c peerCase) (timing, string, error) {
 	ctx := context.Background()
 	orig, err := os.ReadFile(c.File)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"unsafe"
 
 	"github.com/agentls/agentls/edits"
 )
@@ -48,11 +49,37 @@ func (d DiskSource) Read(_ context.Context, path string) (string, int32, bool, e
 	if !info.Mode().IsRegular() {
 		return "", edits.NotOpen, false, fmt.Errorf("%s is %s, not a regular file", path, kindOf(info.Mode()))
 	}
-	data, err := io.ReadAll(f)
+	text, err := readAllString(f, info.Size())
 	if err != nil {
 		return "", edits.NotOpen, false, err
 	}
-	return string(data), edits.NotOpen, true, nil
+	return text, edits.NotOpen, true, nil
+}
+
+// readAllString reads f to its end as a string, into one buffer of the
+// size its Stat gave (and a byte more, to see the end), as os.ReadFile
+// does, and makes the string of that buffer without copying it, since
+// nothing else holds it: io.ReadAll grows its buffer from 512 bytes (a
+// 10 MB file is copied about 15 times over 20 MB of garbage) and
+// string(data) copies it once more.
+func readAllString(f *os.File, size int64) (string, error) {
+	if size < 0 || size > 1<<40 {
+		size = 0
+	}
+	data := make([]byte, 0, int(size)+1)
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return unsafe.String(unsafe.SliceData(data), len(data)), nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)] // the file grew: let append pick the next size
+		}
+	}
 }
 
 // kindOf names what a non-regular file is.
