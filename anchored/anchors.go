@@ -47,6 +47,11 @@ type Table struct {
 	sharedCount int               // how many
 	keyed       [2][2][]keyedLine // their digests, per worker, by top's first bit, in line order
 	finders     [2]sharedFinder
+	filter      repeatFilter
+	filtered    bool        // whether the filter holds the keys, for scanRepeated (else the key index takes every line)
+	grouped     bool        // whether the groups of the last scan are those of the final digests
+	candidates  []keyedLine // the lines markRepeatedTops's filter let through
+	through     []slot      // the lines scanRepeated's filter let through
 }
 
 // lengthened is an anchor shown with more characters than the table's
@@ -141,6 +146,14 @@ func (t *Table) Ambiguous(i int) bool { return t.isSpecial(i) && t.ambiguous[int
 // with a huge batch); a render, and a batch of a few ops (lookupAll's one
 // pass), do without it.
 func (ix *Index) build(t *Table, content func(int) string, lookups bool) {
+	ix.digests(t)
+	ix.settleKeys(t, content, lookups)
+}
+
+// digests is build's first part: every line's final digest, widened where
+// its context repeats. Until settleKeys, no anchor is lengthened, given an
+// ordinal or marked ambiguous.
+func (ix *Index) digests(t *Table) {
 	n := len(ix.hashes)
 	t.width = ix.opts.width()
 	t.shift = uint(64 - 5*min(t.width, 12))
@@ -151,10 +164,17 @@ func (ix *Index) build(t *Table, content func(int) string, lookups bool) {
 		t.lowsBuf = t.lows
 	}
 	t.radii, t.lengthened, t.ordinals, t.ambiguous, t.special = nil, nil, nil, nil, nil
-	ix.radiusOneDigests(t)
-	t.scan(lookups)
-	if t.widen(ix) {
-		t.scan(lookups)
+	t.markRepeatedTops(ix)
+	t.widen(ix)
+}
+
+// settleKeys is build's second part: the keys several lines share are
+// found, and settled.
+func (ix *Index) settleKeys(t *Table, content func(int) string, lookups bool) {
+	if lookups {
+		t.scan(true)
+	} else {
+		t.scanRepeated()
 	}
 	t.settle(ix, content)
 }
@@ -162,11 +182,12 @@ func (ix *Index) build(t *Table, content func(int) string, lookups bool) {
 // radiusOneDigests gives every line the digest of its hash and its two
 // neighbours'.
 func (ix *Index) radiusOneDigests(t *Table) {
-	inHalves(len(ix.hashes), func(from, to int) { ix.radiusOneRange(t, from, to) })
+	inHalves(len(ix.hashes), func(from, to int) { ix.radiusOneRange(t, from, to, nil) })
 }
 
-// radiusOneRange gives the lines from..to their radius-1 digests.
-func (ix *Index) radiusOneRange(t *Table, from, to int) {
+// radiusOneRange gives the lines from..to their radius-1 digests, and
+// adds their keys to filter if it is not nil (while they are at hand).
+func (ix *Index) radiusOneRange(t *Table, from, to int, filter *repeatFilter) {
 	if from == to {
 		return
 	}
@@ -181,45 +202,40 @@ func (ix *Index) radiusOneRange(t *Table, from, to int) {
 		} else {
 			tops[i] = mixTop(prev, cur, next)
 		}
+		if filter != nil {
+			filter.add(tops[i] >> t.shift)
+		}
 		prev, cur = cur, next
 	}
 }
 
 // widen gives lines that repeat their radius-1 context (the same digest:
-// the same three lines) the digest of the narrowest wider context that
-// tells them apart. All are refined together, radius by radius; lines
-// whose wider digest is still shared go on to the next radius. Equal
-// digests are taken for equal contexts here, without comparing the lines:
-// a hash collision only makes lines widen further, and settle compares the
-// contexts of the digests still shared at the end. It reports whether any
-// digest changed.
+// the same three lines; t.shared marks them, as markRepeatedTops found
+// them) the digest of the narrowest wider context that tells them apart.
+// All are refined together, radius by radius; lines whose wider digest is
+// still shared go on to the next radius. Equal digests are taken for
+// equal contexts here, without comparing the lines: a hash collision only
+// makes lines widen further, and settle compares the contexts of the
+// digests still shared at the end. It reports whether any digest changed.
+// The final key of each line it widens is added to the filter
+// markRepeatedTops made, for scanRepeated.
 //
 // The work is done in line order and in pieces that fit in the cache, so
 // its cost per line does not grow with the text: the lines still shared
 // are a bitset, their digests are taken in line order (reading the line
 // hashes around each in sequence), and the shared digests are told from
-// the others by sorting small buckets of them. (Counting the digests in
-// one hash table, and taking them in the order of the groups, missed the
-// cache at every line of a large file: 45% of the time of anchoring 10 MB
-// of Go, and the reason its cost per byte grew with the file.)
+// the others by markRepeated: a filter, then a table of the few distinct
+// digests left (or, if they are many, sorting small buckets of them).
+// (Counting the digests in one hash table, and taking them in the order
+// of the groups, missed the cache at every line of a large file: 45% of
+// the time of anchoring 10 MB of Go, and the reason its cost per byte
+// grew with the file.)
 func (t *Table) widen(ix *Index) bool {
 	n := len(t.tops)
-	t.shared = resize(t.shared, (n+63)/64)
-	clear(t.shared)
-	t.sharedCount = 0
-	for g := range t.groups() {
-		t.runs(t.group(g), func(run []int32) {
-			if len(run) > 1 {
-				t.sharedCount += len(run)
-				for _, l := range run {
-					t.shared[l/64] |= 1 << (l % 64)
-				}
-			}
-		})
-	}
 	if t.sharedCount == 0 {
 		return false
 	}
+	t.grouped = false
 	t.radii = resize(t.radiiBuf, n)
 	t.radiiBuf = t.radii
 	clear(t.radii)
@@ -261,27 +277,10 @@ func (t *Table) widen(ix *Index) bool {
 		if total == 0 {
 			break
 		}
-		onWorkers(workers, func(w int) {
-			f := &t.finders[w]
-			f.shared = resize(f.shared, words)
-			clear(f.shared)
-			if workers == 1 {
-				f.markShared(t.keyed[0][0], t.keyed[0][1], 0)
-			} else {
-				f.markShared(t.keyed[0][w], t.keyed[1][w], 1)
-			}
-		})
-		copy(t.shared, t.finders[0].shared)
-		if workers == 2 {
-			for i, word := range t.finders[1].shared {
-				t.shared[i] |= word
-			}
-		}
-		t.sharedCount = 0
-		for _, word := range t.shared {
-			t.sharedCount += bits.OnesCount64(word)
-		}
+		t.markSharedKeyed(workers, false)
+		t.addSettled()
 	}
+	t.addStillShared()
 	return true
 }
 
@@ -298,6 +297,9 @@ type sharedFinder struct {
 	sorted     []keyedLine
 	seen       []seenTop
 	shared     []uint64 // a bit a line
+
+	filter  repeatFilter
+	through []keyedLine // the lines its filter let through
 }
 
 // markShared sets the bits of f.shared of the lines in a and b whose top

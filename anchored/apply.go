@@ -96,13 +96,31 @@ func (r *rejection) add(focus func() []int, msg func() string) {
 func Apply(text string, ops []Op, opts Options) (Result, error) {
 	s := getState(opts)
 	defer putState(s)
+	s.loadDigests(text)
+	return s.apply(ops, false)
+}
+
+// apply is Apply on the text s holds, whose digests are computed and, if
+// settled, its keys too.
+func (s *state) apply(ops []Op, settled bool) (Result, error) {
 	// A batch of a few ops is resolved in one pass over the anchors;
-	// a huge one in the key index, kept for it.
-	s.load(text, len(ops) > maxScannedTokens/2)
+	// a huge one in the key index, kept for it. A few plain anchors that
+	// each name the one line with their key need no settled keys.
+	lookups := len(ops) > maxScannedTokens/2
 	lines, anchors := &s.lines, &s.table
+	toks := opTokens(ops)
+	var exact map[string]int
+	if !lookups {
+		exact = anchors.resolveUnique(toks)
+	}
+	if exact == nil {
+		if !settled {
+			s.settleKeys(lookups)
+		}
+		exact, settled = anchors.lookupAll(toks), true
+	}
 	var res Result
 	var rej rejection
-	exact := anchors.lookupAll(opTokens(ops))
 	short := shortenedAnchors(ops, anchors, exact)
 	var placed []resolved
 	for k, op := range ops {
@@ -153,6 +171,9 @@ func Apply(text string, ops []Op, opts Options) (Result, error) {
 		}
 	}
 	if len(rej.problems) > 0 {
+		if !settled {
+			s.settleKeys(false) // the view shows the lines' anchors as they are
+		}
 		if len(rej.focus) == 0 && len(placed) > 0 {
 			rej.focus = []int{placed[0].first}
 		}

@@ -39,11 +39,14 @@
 // How it is fast: lines are kept as offsets into the text, found eight
 // bytes at a time and hashed in one pass (on two cores for a large text);
 // a table keeps only the top 64 bits of each digest, with the rare
-// lengthened, ordinal and ambiguous anchors apart; the keys (the digest
-// bits an anchor shows) that several lines share are found by sorting the
-// lines into partitions of the key index small enough for the cache, each
-// filled with one probe a line; and the line a token names is one probe.
-// The scratch is reused from one text to the next.
+// lengthened, ordinal and ambiguous anchors apart; the lines whose digest,
+// or key (the digest bits an anchor shows), another line has too are
+// found by a filter small enough for the cache, a probe a line, which
+// lets through the repeated lines and a few more, and only those are
+// grouped exactly (in a table of their few distinct digests, or the key
+// index); a batch of a few anchors, each the only line with its key, is
+// resolved without grouping the keys at all; and the line a token names
+// is one probe. The scratch is reused from one text to the next.
 //
 // Ops (ops.go, apply.go): replace, delete, insert_before and insert_after,
 // each with text and an "expected" guard, and a range form for replace and
@@ -58,5 +61,8 @@
 // A caller that keeps an Index per document version passes it as
 // Options.Hashes and the lines are not hashed again; an Index is updated
 // for a change by rehashing only the added lines (the server does this
-// on every didChange of a buffer an anchored tool has read).
+// on every didChange of a buffer an anchored tool has read). A caller
+// that keeps a Renderer can Apply a batch to the text it last rendered
+// through the anchor table that render built: the text is compared with
+// the one rendered in full, and any other text is anchored afresh.
 package anchored

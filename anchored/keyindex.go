@@ -3,6 +3,7 @@ package anchored
 import (
 	"math/bits"
 	"slices"
+	"strings"
 )
 
 // The key index: every line's key (the digest bits its anchor shows) in
@@ -424,6 +425,65 @@ func (t *Table) lookupAll(toks []string) map[string]int {
 				found[tok] = i
 			}
 		}
+	}
+	return found
+}
+
+// resolveUnique returns the line each token names, as lookupAll would
+// once the keys are settled, when it can tell before settling them: when
+// every token is a plain anchor (as many characters as the table shows,
+// no ordinal) whose key one line alone has. That line's anchor is then
+// its digest's characters whatever settling does (no other line shares
+// its key, so it is neither lengthened, given an ordinal nor ambiguous),
+// and no other line's anchor starts with them. One pass over the lines'
+// keys, as lookupAll's; nil when a token is not so (the caller settles
+// the keys and looks up).
+func (t *Table) resolveUnique(toks []string) map[string]int {
+	if len(toks) > maxScannedTokens {
+		return nil
+	}
+	type wantedKey struct {
+		key   uint64
+		lines int // how many lines have the key
+		line  int // the first
+	}
+	var filter [filterWords]uint64
+	wanted := make([]wantedKey, 0, len(toks))
+	for _, tok := range toks {
+		if len(tok) != t.width || strings.IndexByte(tok, '.') >= 0 {
+			return nil
+		}
+		key, ok := t.tokenKey(tok)
+		if !ok {
+			return nil
+		}
+		filter[key%(filterWords*64)/64] |= 1 << (key % 64)
+		wanted = append(wanted, wantedKey{key: key, line: -1})
+	}
+	for i, top := range t.tops {
+		key := top >> t.shift
+		if filter[key%(filterWords*64)/64]&(1<<(key%64)) == 0 {
+			continue
+		}
+		for k := range wanted {
+			if w := &wanted[k]; w.key == key {
+				if w.lines++; w.lines == 1 {
+					w.line = i
+				}
+			}
+		}
+	}
+	found := make(map[string]int, len(toks))
+	var b []byte
+	for k, tok := range toks {
+		w := wanted[k]
+		if w.lines != 1 {
+			return nil
+		}
+		if b = t.AppendToken(b[:0], w.line); string(b) != tok {
+			return nil
+		}
+		found[tok] = w.line
 	}
 	return found
 }

@@ -2,6 +2,7 @@ package anchored
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -62,4 +63,29 @@ func bySizeAllocs(b *testing.B, texts []string, setup func(text string) func() e
 			}
 		})
 	}
+}
+
+// BenchmarkApplyKeptTable is BenchmarkApplyGoLike through a Renderer that
+// rendered the text before (the view the model read): the anchors are
+// resolved through the table that render kept, after comparing the text
+// with the one rendered byte for byte (a copy of it, so the comparison is
+// made in full). A proposal for issue #28, beside BenchmarkApplyGoLike.
+func BenchmarkApplyKeptTable(b *testing.B) {
+	bySizeAllocs(b, goLikeTexts(), func(text string) func() error {
+		v, _ := View(text, 0, 0, Options{})
+		var ops []Op
+		for k := range 8 {
+			l := v[(k*len(v))/8]
+			ops = append(ops, Op{Anchor: l.Anchor, Op: "replace", Text: str(l.Text + " // x"), Expected: str(l.Text)})
+		}
+		var r Renderer
+		if _, err := r.Render(text, 0, 0); err != nil {
+			b.Fatal(err)
+		}
+		again := strings.Clone(text)
+		return func() error {
+			_, err := r.Apply(again, ops)
+			return err
+		}
+	})
 }

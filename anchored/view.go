@@ -48,8 +48,19 @@ func RenderText(text string, from, to int, opts Options) (string, error) {
 	}
 	// Written into memory of the exact size, which becomes the string
 	// without a copy.
-	b := s.writeView(make([]byte, 0, s.renderSize(from, to)+viewSlack), from, to)
+	b := s.writeView(unzeroed(s.renderSize(from, to)+viewSlack), from, to)
 	return unsafe.String(unsafe.SliceData(b), len(b)), nil
+}
+
+// unzeroed returns an empty slice with room for n bytes whose memory is
+// not cleared first, as strings.Builder.Grow allocates it: a view writes
+// every byte it keeps, and clearing its memory first was 3–10% of a
+// render. (The bytes past the view are never read.)
+func unzeroed(n int) []byte {
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteByte(0) // so that the string has the memory's address
+	return unsafe.Slice(unsafe.StringData(b.String()), n)[:0]
 }
 
 // state is what anchoring a text takes: its lines, their hashes and the
@@ -61,6 +72,8 @@ type state struct {
 	index Index // the hashes, unless the caller keeps them
 	given Index // the caller's hashes (Options.Hashes), read only
 	table Table
+
+	hashes *Index // index or given: the hashes the table is built from
 }
 
 // states keeps the scratch of one-shot calls (View, RenderText, Apply) for
@@ -81,23 +94,37 @@ func putState(s *state) {
 	if cap(s.lines.start) > 1<<22 {
 		return
 	}
-	s.lines.text, s.given.hashes = "", nil
+	s.lines.text, s.given.hashes, s.hashes = "", nil, nil
 	states.Put(s)
 }
 
 // load splits, hashes and anchors text; with lookups, the table's key
 // index is kept for looking tokens up.
 func (s *state) load(text string, lookups bool) {
+	s.loadDigests(text)
+	s.settleKeys(lookups)
+}
+
+// loadDigests is load's first part: the lines and their final digests,
+// nothing settled (Index.digests).
+func (s *state) loadDigests(text string) {
+	s.hashes = &s.index
 	if h := s.opts.Hashes; h != nil {
 		s.lines.split(text)
 		if h.fits(&s.lines) {
 			s.given = Index{opts: s.opts, hashes: h.hashes}
-			s.given.build(&s.table, s.lines.content, lookups)
+			s.hashes = &s.given
+			s.given.digests(&s.table)
 			return
 		}
 	}
 	s.index.load(&s.lines, text, s.opts)
-	s.index.build(&s.table, s.lines.content, lookups)
+	s.index.digests(&s.table)
+}
+
+// settleKeys is load's second part (Index.settleKeys).
+func (s *state) settleKeys(lookups bool) {
+	s.hashes.settleKeys(&s.table, s.lines.content, lookups)
 }
 
 // fits reports whether the index could be that of the lines: the same
@@ -174,6 +201,12 @@ type Renderer struct {
 	Options Options
 	state   *state
 	out     []byte
+
+	// The text of the last Render, and the width its anchors were
+	// made with, while state holds its settled anchor table (Apply).
+	rendered      string
+	renderedWidth int
+	kept          bool
 }
 
 // Render renders lines from..to of text, "anchor│ text" per line. The
@@ -185,6 +218,7 @@ func (r *Renderer) Render(text string, from, to int) ([]byte, error) {
 	s := r.state
 	s.opts = r.Options
 	s.load(text, false)
+	r.rendered, r.renderedWidth, r.kept = text, r.Options.Width, true
 	if s.lines.Len() == 0 {
 		return []byte("(empty file)\n"), nil
 	}
@@ -197,6 +231,27 @@ func (r *Renderer) Render(text string, from, to int) ([]byte, error) {
 	}
 	r.out = s.writeView(r.out[:0], from, to)
 	return r.out, nil
+}
+
+// Apply applies ops to text as Apply does. When text is the text of the
+// last Render, byte for byte (compared in full, unless it is the very
+// same string), the anchors are resolved through the table that render
+// built, without finding, hashing and widening the lines again: the ops
+// are resolved against exactly what the model was shown. Any other text
+// is anchored afresh, so a changed text never resolves against a stale
+// table. The last Render's result stays valid.
+func (r *Renderer) Apply(text string, ops []Op) (Result, error) {
+	if r.kept && r.renderedWidth == r.Options.Width && text == r.rendered {
+		return r.state.apply(ops, true)
+	}
+	if r.state == nil {
+		r.state = new(state)
+	}
+	r.kept, r.rendered = false, "" // the table is about to hold another text
+	s := r.state
+	s.opts = r.Options
+	s.loadDigests(text)
+	return s.apply(ops, false)
 }
 
 // appendView appends lines from..to as the model reads them, "anchor│
