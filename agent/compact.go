@@ -162,6 +162,9 @@ func CompactMessages(reg *tools.Registry, format tools.Format, req Request) []op
 	if r := compactReminder(reg, format, req); r != "" {
 		last.Content += r
 	}
+	if req.Listing != "" {
+		last.Content += "\nThe workspace's top folder (read a file before you change it):\n" + req.Listing
+	}
 	save, canSave := reg.Get(tools.NameSave)
 	for _, f := range files {
 		content := unnumbered(f.Text)

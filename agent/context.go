@@ -94,6 +94,21 @@ func (t *Turn) contextFiles(ctx context.Context, req Request) []FileText {
 	return out
 }
 
+// topListing is the workspace's top folder as the read tool lists it
+// (the same entries a read call shows, at most its limit), or "" when the
+// turn cannot read or the folder is empty.
+func (t *Turn) topListing(ctx context.Context) string {
+	spec, ok := t.Registry.Get(tools.NameRead)
+	if !ok || !spec.Runnable() {
+		return ""
+	}
+	text, err := spec.Run(ctx, tools.ToolUse{Tool: tools.NameRead, Args: []string{"."}})
+	if err != nil || !isListing(text) || strings.Contains(text, "(empty folder)") {
+		return ""
+	}
+	return text
+}
+
 // isListing reports whether read's output is a folder's listing.
 func isListing(view string) bool {
 	first, _, _ := strings.Cut(view, "\n")

@@ -136,6 +136,9 @@ func (t *Turn) Run(ctx context.Context, req Request) (Summary, error) {
 	if req.Files == nil {
 		req.Files = t.contextFiles(ctx, req)
 	}
+	if t.Compact && req.Listing == "" && len(namedFiles(req)) == 0 {
+		req.Listing = t.topListing(ctx)
+	}
 	sum := Summary{Messages: t.messages(req)}
 	withPromptImages(sum.Messages, req.Images)
 	t.log(sum.Messages...)
@@ -216,12 +219,20 @@ func (t *Turn) Run(ctx context.Context, req Request) (Summary, error) {
 			// Only a turn that tried no call, or whose edits all failed:
 			// a reply after a refused command is the model saying so.
 			claimed := t.Compact && (sum.ToolUses == 0 || state.editFailed)
-			if !shown && !claimed || state.edited || !asksForChange(req.Prompt) {
+			// After an edit, code shown in the language of a file the
+			// request named and the turn has not changed is that file's
+			// change, not yet applied (the real model saved types.ts,
+			// then showed app.ts's rename in a ```ts block and stopped).
+			pending := fitting(lang, state.untouched())
+			if !shown && !claimed || state.edited && (!shown || len(pending) == 0) || !asksForChange(req.Prompt) {
 				return sum, nil
 			}
 			// Code shown, no call, on a request for a change: nothing
 			// was applied, which the model is told once, concretely.
 			file := nudgeTarget(lang, namedFiles(req))
+			if state.edited {
+				file = pending[0]
+			}
 			if state.nudged {
 				return sum, nothingApplied(lang, file)
 			}
@@ -326,6 +337,12 @@ func (t *Turn) streamStep(ctx context.Context, step int, msgs []openai.ChatCompl
 	p.Finish()
 	reply.Content = text.String()
 	uses, problems := p.ToolUses(), p.Problems()
+	if len(uses) == 0 && len(problems) > 0 && t.Format != tools.FormatTool && st.EndedByModel() {
+		if closed, got, ok := closeLastBlock(reply.Content, parse.Options{Format: t.Format, Lookup: t.Registry.Lookup, TaggedThinking: t.Model.TaggedThinking() || sawReasoning}); ok {
+			t.observe(Event{Step: step, Kind: EventNotice, Text: "the model ended its reply inside its last block, which holds no other fence: the block was read as closed there"})
+			reply.Content, uses, problems = closed, got, nil
+		}
+	}
 	if t.Format != tools.FormatTool && len(uses) > 0 {
 		n, _ := t.callsToRun(uses)
 		reply.Content = reply.Content[:uses[n-1].End]

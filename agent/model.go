@@ -134,7 +134,10 @@ type Stream struct {
 	timer    *time.Timer
 	calls    []openai.ToolCall
 	finished bool
-	stalled  atomic.Bool // set by the watchdog
+	// finishReason is why the model stopped, as the server said ("stop":
+	// it ended its reply itself; "length": a limit cut it).
+	finishReason string
+	stalled      atomic.Bool // set by the watchdog
 
 	// usage is the server's count, when it sent one; else promptChars and
 	// replyChars make an estimate.
@@ -223,6 +226,7 @@ func (st *Stream) Recv() (Delta, error) {
 		st.replyChars += utf8.RuneCountInString(c.Delta.Content) + utf8.RuneCountInString(c.Delta.ReasoningContent)
 		if c.FinishReason != "" {
 			st.finished = true
+			st.finishReason = string(c.FinishReason)
 		}
 		return Delta{Text: c.Delta.Content, Reasoning: c.Delta.ReasoningContent}, nil
 	}
@@ -261,6 +265,10 @@ func (st *Stream) Usage() Usage {
 
 // ToolCalls returns the native tool calls streamed so far, reassembled.
 func (st *Stream) ToolCalls() []openai.ToolCall { return st.calls }
+
+// EndedByModel reports whether the model ended its reply itself (finish
+// reason "stop"), rather than a limit (or nothing yet).
+func (st *Stream) EndedByModel() bool { return st.finishReason == "stop" }
 
 // Close ends the stream (stopping the generation if it is still running).
 func (st *Stream) Close() {

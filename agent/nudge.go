@@ -86,6 +86,17 @@ func nudgeTarget(lang string, files []string) string {
 	return ""
 }
 
+// fitting returns the files whose extension is one of lang's.
+func fitting(lang string, files []string) []string {
+	var out []string
+	for _, f := range files {
+		if slices.Contains(languageExts[lang], path.Ext(f)) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // nudgeText tells the model its reply changed nothing and which call would
 // apply it, written in the turn's format.
 func nudgeText(reg *tools.Registry, format tools.Format, lang, file string, saveOnly bool, current string) string {

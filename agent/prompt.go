@@ -30,6 +30,11 @@ type Request struct {
 	// the prompt) as the read tool shows them, in the message from the
 	// first step. Turn.Run fills them when nil (context.go).
 	Files []FileText
+	// Listing is the workspace's top folder as the read tool lists it,
+	// for a compact turn whose request names no file (context.go): a
+	// small model then reads a real file instead of inventing a path.
+	// Turn.Run fills it.
+	Listing string
 	// Rules are the project's rules as a prompt section (Rules.Prompt),
 	// sent at the end of the system prompt.
 	Rules string

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -565,6 +567,103 @@ func TestSameSaveAgainEndsTurn(t *testing.T) {
 			}
 			if ws.files["a.go"] != renamed {
 				t.Errorf("a.go = %q", ws.files["a.go"])
+			}
+		})
+	}
+}
+
+// TestShownCodeForAnUntouchedFile: after an edit, a reply that shows code
+// in the language of a file the request named and the turn did not change
+// is told once how to apply it to that file (the real model saved
+// types.ts, was asked about app.ts, and showed app.ts renamed in a ```ts
+// block); code shown for a file already changed is not.
+func TestShownCodeForAnUntouchedFile(t *testing.T) {
+	types := "export interface Person {\n  name: string;\n}\n"
+	app := "import { Person } from \"./types\";\n\nexport function name(p: Person): string {\n  return p.name;\n}\n"
+	appRenamed := strings.ReplaceAll(app, "Person", "User")
+	for _, tc := range []struct {
+		name    string
+		replies []string
+		app     string
+		calls   int
+	}{
+		{"the untouched file's code is asked for", []string{
+			"```save types.ts\nexport interface User {\n  name: string;\n}\n```\n",
+			"The content of `types.ts` was updated to:\n```ts\nexport interface User {\n  name: string;\n}\n```",
+			"The content of `app.ts` was updated to:\n```ts\n" + appRenamed + "```",
+			"```save app.ts\n" + appRenamed + "```\n",
+			"Renamed in both files.",
+		}, appRenamed, 5},
+		{"code of a changed file ends the turn", []string{
+			"```save types.ts\nexport interface User {\n  name: string;\n}\n```\n```save app.ts\n" + appRenamed + "```\n",
+			"The content of `types.ts` is now:\n```ts\nexport interface User {\n  name: string;\n}\n```",
+			"never asked",
+		}, appRenamed, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var replies []modeltest.Reply
+			for _, r := range tc.replies {
+				replies = append(replies, modeltest.Text(r, 50))
+			}
+			srv := modeltest.New(replies...)
+			defer srv.Close()
+			ws := &memWorkspace{files: map[string]string{"types.ts": types, "app.ts": app}}
+			turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
+			turn.Compact = true
+			if _, err := turn.Run(context.Background(), Request{Prompt: "Rename the interface Person to User in types.ts and app.ts.", Root: "/ws"}); err != nil {
+				t.Fatal(err)
+			}
+			if n := len(srv.Requests()); n != tc.calls {
+				t.Fatalf("%d model calls, want %d", n, tc.calls)
+			}
+			if ws.files["app.ts"] != tc.app {
+				t.Errorf("app.ts = %q", ws.files["app.ts"])
+			}
+			if tc.calls == 5 {
+				msgs := srv.Requests()[3].Body.Messages
+				if told := msgs[len(msgs)-1].Content; !strings.Contains(told, "app.ts") || !strings.Contains(told, "```save app.ts") {
+					t.Errorf("the model was told %q", told)
+				}
+			}
+		})
+	}
+}
+
+// TestCompactListingWhenNoFileIsNamed: a compact turn whose request names
+// no file shows the model the workspace's top folder as read lists it
+// (the real model, asked to fix "the version this program reports",
+// invented src/version.py and wrote no call); a request that names a file,
+// or a full turn, is sent without it.
+func TestCompactListingWhenNoFileIsNamed(t *testing.T) {
+	for _, tc := range []struct {
+		name, prompt string
+		compact      bool
+		listed       bool
+	}{
+		{"compact, no file named", "The version this program reports is wrong: it should be 1.2.0. Fix it.", true, true},
+		{"compact, a file named", "In version.go the version is wrong: it should be 1.2.0. Fix it.", true, false},
+		{"full turn", "The version this program reports is wrong: it should be 1.2.0. Fix it.", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			for name, text := range map[string]string{"go.mod": "module m\n", "main.go": "package main\n", "version.go": "package main\n\nconst version = \"1.1.0\"\n"} {
+				if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			srv := modeltest.New(modeltest.Text("No change.", 50))
+			defer srv.Close()
+			ws := dirWorkspace{memWorkspace: &memWorkspace{files: map[string]string{}}, root: root}
+			reg, _, err := BindTools(builtin.Registry(), tools.Env{Workspace: ws}, noHost, testToolOptions(ws)).Select(edittool.TurnTools())
+			if err != nil {
+				t.Fatal(err)
+			}
+			turn := &Turn{Model: testModel(t, srv.URL, ModelConfig{Retries: 1}), Registry: reg, Format: tools.FormatMarkdown, Runner: Runner{Registry: reg}, Compact: tc.compact}
+			turn.Run(context.Background(), Request{Prompt: tc.prompt, Root: root})
+			msgs := srv.Requests()[0].Body.Messages
+			first := msgs[len(msgs)-1].Content
+			if got := strings.Contains(first, "top folder") && strings.Contains(first, "go.mod\nmain.go\nversion.go\n"); got != tc.listed {
+				t.Errorf("listed = %v, want %v; the message:\n%s", got, tc.listed, first)
 			}
 		})
 	}

@@ -367,10 +367,10 @@ func parseUsage(data []byte) replyUsage {
 	return got
 }
 
-// countPrompt asks the endpoint's tokenizer (llama-cpp-python's
-// /extras/tokenize/count) for the tokens of the request's messages
-// rendered in ChatML, the template of the Qwen models measured here; 0
-// when the endpoint has no such route.
+// countPrompt asks the endpoint's tokenizer for the tokens of the
+// request's messages rendered in ChatML, the template of the Qwen models
+// measured here: llama-cpp-python's /extras/tokenize/count, else
+// llama.cpp's own server's /tokenize; 0 when the endpoint has neither.
 func (a *adapter) countPrompt(ctx context.Context, req chatRequest, auth string) int {
 	var sb strings.Builder
 	for _, m := range req.Messages {
@@ -381,14 +381,35 @@ func (a *adapter) countPrompt(ctx context.Context, req chatRequest, auth string)
 		fmt.Fprintf(&sb, "<|im_start|>%s\n%s<|im_end|>\n", m.Role, s)
 	}
 	sb.WriteString("<|im_start|>assistant\n")
-	body, _ := json.Marshal(map[string]string{"model": req.Model, "input": sb.String()})
-	root := *a.upstream
-	root.Path = strings.TrimSuffix(strings.TrimRight(a.upstream.Path, "/"), "/v1") + "/extras/tokenize/count"
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, root.String(), bytes.NewReader(body))
+	var count struct {
+		Count int `json:"count"`
+	}
+	if a.tokenizer(ctx, "/extras/tokenize/count", map[string]string{"model": req.Model, "input": sb.String()}, auth, &count) {
+		return count.Count
+	}
+	var tokens struct {
+		Tokens []json.RawMessage `json:"tokens"`
+	}
+	if a.tokenizer(ctx, "/tokenize", map[string]any{"content": sb.String(), "add_special": false}, auth, &tokens) {
+		return len(tokens.Tokens)
+	}
+	return 0
+}
+
+// tokenizer posts body to the route beside the endpoint's /v1 and decodes
+// a 200 answer into out; false when the route is missing or fails.
+func (a *adapter) tokenizer(ctx context.Context, route string, body any, auth string, out any) bool {
+	data, err := json.Marshal(body)
 	if err != nil {
-		return 0
+		return false
+	}
+	root := *a.upstream
+	root.Path = strings.TrimSuffix(strings.TrimRight(a.upstream.Path, "/"), "/v1") + route
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, root.String(), bytes.NewReader(data))
+	if err != nil {
+		return false
 	}
 	hr.Header.Set("Content-Type", "application/json")
 	if auth != "" {
@@ -396,14 +417,8 @@ func (a *adapter) countPrompt(ctx context.Context, req chatRequest, auth string)
 	}
 	resp, err := a.client.Do(hr)
 	if err != nil {
-		return 0
+		return false
 	}
 	defer resp.Body.Close()
-	var c struct {
-		Count int `json:"count"`
-	}
-	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&c) != nil {
-		return 0
-	}
-	return c.Count
+	return resp.StatusCode == http.StatusOK && json.NewDecoder(resp.Body).Decode(out) == nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -253,5 +254,44 @@ func TestAdapterCountsAlone(t *testing.T) {
 	}
 	if overlapped.Load() {
 		t.Error("a chat request reached the endpoint while the adapter's token count was upstream")
+	}
+}
+
+// TestAdapterCountsWithEitherTokenizer counts a prompt with
+// llama-cpp-python's /extras/tokenize/count, or, when the endpoint has no
+// such route, with llama.cpp's own server's /tokenize; 0 when it has
+// neither.
+func TestAdapterCountsWithEitherTokenizer(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		routes map[string]string
+		want   int
+	}{
+		{"llama-cpp-python", map[string]string{"/extras/tokenize/count": `{"count":42}`}, 42},
+		{"llama.cpp server", map[string]string{"/tokenize": `{"tokens":[1,2,3,4,5,6,7]}`}, 7},
+		{"neither", nil, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				answer, ok := tc.routes[r.URL.Path]
+				if !ok {
+					http.NotFound(w, r)
+					return
+				}
+				io.WriteString(w, answer)
+			}))
+			defer up.Close()
+			a, err := newAdapter(up.URL + "/v1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var req chatRequest
+			if err := json.Unmarshal([]byte(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`), &req); err != nil {
+				t.Fatal(err)
+			}
+			if got := a.countPrompt(context.Background(), req, ""); got != tc.want {
+				t.Errorf("countPrompt = %d, want %d", got, tc.want)
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -125,6 +126,42 @@ func TestEndToEnd(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), "TOTAL") || !strings.Contains(stdout.String(), "3/5") {
 		t.Errorf("table without the totals:\n%s", stdout.String())
+	}
+
+	// A run cut short is finished by a run with --skip, which makes only
+	// the runs those results lack; --from-json merges both.
+	var first strings.Builder
+	for _, r := range rep.Results[:2] {
+		line, _ := json.Marshal(r)
+		first.Write(append(line, '\n'))
+	}
+	partial := filepath.Join(t.TempDir(), "results.jsonl")
+	if err := os.WriteFile(partial, []byte(first.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rest := filepath.Join(t.TempDir(), "rest.json")
+	stderr.Reset()
+	if code := run(t.Context(), []string{"--base-url", srv.URL, "--model", "fake", "--dir", suite, "--agentls", bin, "--json", rest, "--skip", partial}, io.Discard, &stderr); code != 0 {
+		t.Fatalf("--skip: exit %d; stderr:\n%s", code, stderr.String())
+	}
+	var merged bytes.Buffer
+	if code := run(t.Context(), []string{"--from-json", partial + "," + rest, "--dir", suite}, &merged, &stderr); code != 0 {
+		t.Fatalf("--from-json: exit %d; stderr:\n%s", code, stderr.String())
+	}
+	restRep, err := loadReports([]string{rest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(restRep.Results) != 3 {
+		t.Errorf("--skip ran %d tasks, want the 3 the partial results lack", len(restRep.Results))
+	}
+	for _, r := range restRep.Results {
+		if r.Task == rep.Results[0].Task || r.Task == rep.Results[1].Task {
+			t.Errorf("--skip ran %s again", r.Task)
+		}
+	}
+	if !strings.Contains(merged.String(), "3/5") {
+		t.Errorf("merged table without the totals of all five:\n%s", merged.String())
 	}
 }
 

@@ -13,7 +13,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -36,8 +35,8 @@ func main() {
 const usage = `usage: agenteval --base-url URL --model M [--tools agentls,aider,gptme] [--format markdown|xml|tool]
        [--runs N] [--tasks GLOB] [--block N] [--dir DIR] [--agentls PATH] [--aider PATH] [--gptme PATH]
        [--venvs DIR] [--spread] [--block N] [--timeout D] [--max-steps N] [--json FILE] [--bench-md FILE]
-       [--work DIR] [--keep]
-       agenteval --from-json FILE [--bench-md FILE]
+       [--work DIR] [--keep] [--skip FILE[,FILE…]]
+       agenteval --from-json FILE[,FILE…] [--bench-md FILE]
 
 Runs each tool once per task and run, each in a fresh copy of the task's
 files/, then the task's check.sh, and prints a table per task and in total.
@@ -71,7 +70,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	benchMD := fs.String("bench-md", "", "also write the tables into `file` (BENCH.md), replacing its agenteval section")
 	work := fs.String("work", "", "keep the workspaces, logs and every run's output in `dir`")
 	keep := fs.Bool("keep", false, "keep the workspaces, state and turn logs (the folder is printed)")
-	fromJSON := fs.String("from-json", "", "run nothing: print the tables of the results in `file` (written by --json), and write --bench-md from them")
+	skip := fs.String("skip", "", "do not run again what the results in `files` hold (comma-separated, as --from-json reads): to finish a run that was cut short, then merge both with --from-json")
+	fromJSON := fs.String("from-json", "", "run nothing: print the tables of the results in `files` (comma-separated: reports written by --json, or a kept run's results.jsonl; a later file's run of a tool on a task replaces an earlier one's), and write --bench-md from them")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
@@ -189,6 +189,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		defer f.Close()
 		record = f
 	}
+	var done map[string]bool
+	if *skip != "" {
+		earlier, err := loadReports(strings.Split(*skip, ","))
+		if err != nil {
+			fmt.Fprintf(stderr, "agenteval: --skip: %v\n", err)
+			return 2
+		}
+		if earlier.Model != "" && earlier.Model != *model {
+			fmt.Fprintf(stderr, "agenteval: --skip: those results are of model %q, not %q\n", earlier.Model, *model)
+			return 2
+		}
+		done = map[string]bool{}
+		for _, r := range earlier.Results {
+			done[runKey(r.Tool, r.Task, r.Run)] = true
+		}
+	}
 	rn := runner{
 		drivers:      drivers,
 		adapter:      ad,
@@ -200,6 +216,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		scratch:      scratch,
 		progress:     stderr,
 		record:       record,
+		skip:         done,
 	}
 	results, err := rn.run(ctx)
 	interrupted := err != nil && ctx.Err() != nil
@@ -236,17 +253,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// rerender prints the table of a saved report and writes its BENCH.md
-// section, so that the section can be remade without running a model.
-func rerender(file, dir, benchMD string, stdout, stderr io.Writer) int {
-	data, err := os.ReadFile(file)
-	var rep Report
-	if err == nil {
-		err = json.Unmarshal(data, &rep)
-	}
+// rerender prints the table of saved results (one report, or several
+// merged by loadReports) and writes their BENCH.md section, so that the
+// section can be remade without running a model.
+func rerender(files, dir, benchMD string, stdout, stderr io.Writer) int {
+	rep, err := loadReports(strings.Split(files, ","))
 	if err != nil {
 		fmt.Fprintf(stderr, "agenteval: --from-json: %v\n", err)
 		return 2
+	}
+	if rep.Model == "" {
+		rep.Model = "(not recorded: the results came from results.jsonl files only)"
 	}
 	if len(rep.Tasks) == 0 {
 		// Written before reports named their tasks: the whole suite.

@@ -24,7 +24,13 @@ type runner struct {
 	scratch      string    // where workspaces and state go
 	progress     io.Writer // one line per result (nil: none)
 	record       io.Writer // one JSON line per result, as it comes (nil: none)
+	// skip holds the runs not to make again, by runKey: what earlier
+	// results (--skip) already hold.
+	skip map[string]bool
 }
+
+// runKey names a run of a tool on a task.
+func runKey(tool, task string, run int) string { return fmt.Sprintf("%s/%s/%d", tool, task, run) }
 
 // run returns one Result per tool, task and run. Tasks go in blocks: each
 // tool runs a block's tasks, then the next tool the same ones. A local
@@ -48,6 +54,9 @@ func (rn runner) run(ctx context.Context) ([]Result, error) {
 				for i := 1; i <= rn.runs; i++ {
 					if err := ctx.Err(); err != nil {
 						return results, err
+					}
+					if rn.skip[runKey(d.Name(), task.Name, i)] {
+						continue
 					}
 					r, err := rn.one(ctx, d, task, i, ws)
 					if err != nil {

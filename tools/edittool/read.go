@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -74,6 +75,11 @@ func (b *Batch) Read(ctx context.Context, paths []string, from, to int) (string,
 }
 
 func (b *Batch) readOne(ctx context.Context, p string, from, to int) (string, error) {
+	if isRoot(b.Root, p) {
+		// The workspace's own folder is listed like any other: a model
+		// finding its way reads it first.
+		return b.listDir(".")
+	}
 	clean, err := edits.CleanPath(b.Root, p)
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", p, err)
@@ -132,6 +138,15 @@ func (b *Batch) readOne(ctx context.Context, p string, from, to int) (string, er
 }
 
 var errNotDir = errors.New("not a folder")
+
+// isRoot reports whether p names the workspace root itself: ".", "./",
+// or the root's own path.
+func isRoot(root, p string) bool {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p) == filepath.Clean(root)
+	}
+	return p != "" && path.Clean(filepath.ToSlash(p)) == "."
+}
 
 // listDir lists a folder under the root (never outside it, symlinks
 // resolved): folders first, then files, case-insensitively sorted.

@@ -41,6 +41,8 @@ func TestRead(t *testing.T) {
 		{"a buffer, unsaved", "```read main.go\n```\n", "````main.go\n 1\tline\n", ""},
 		{"the last line, widths", "```read main.go\n```\n", "11\tline\n12\tlast\n````\n", ""},
 		{"a folder", "```read pkg\n```\n", "````pkg/ (3 entries)\nsub/\na.go\nB.go\n````\n", ""},
+		{"the workspace root", "```read .\n```\n", "````./ (4 entries)\npkg/\nbin.dat\nescape\nmain.go\n", ""},
+		{"the workspace root, ./", "```read ./\n```\n", "````./ (4 entries)\n", ""},
 		{"several, one missing", "```read\nmain.go\n# a comment\nnope.go\n```\n", "read nope.go: no such file or folder\n", ""},
 		{"binary", "```read bin.dat\n```\n", "", "a binary file"},
 		{"outside", "```read ../etc/passwd\n```\n", "", "outside the workspace"},

@@ -1,0 +1,50 @@
+package agent
+
+import (
+	"strings"
+
+	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/parse"
+)
+
+// A small model often ends its reply right after a block's last line,
+// without the closing fence (Qwen2.5-Coder-1.5B saved user.go with the
+// new field and stopped at "}"); told that nothing ran, it wrote the file
+// again without the field. When the model ended the reply itself (not a
+// length limit, not a cut connection) and its last block holds no other
+// fence line, the block cannot have been cut short, nor end anywhere
+// else: it is read as closed at the reply's end. A block with a fence
+// line inside stays a problem (issue 25: it may nest a block the reply
+// never finished).
+
+// closeLastBlock returns reply with its last fence line's block closed,
+// and the calls that reads as, when the closed reply parses with no
+// problem and the last fence line opens a call.
+func closeLastBlock(reply string, opts parse.Options) (string, []tools.ToolUse, bool) {
+	opener, n := -1, 0
+	for i, line := 0, ""; i < len(reply); i += len(line) {
+		line = reply[i:]
+		if j := strings.IndexByte(line, '\n'); j >= 0 {
+			line = line[:j+1]
+		}
+		if t := strings.TrimLeft(line, " "); strings.HasPrefix(t, "```") {
+			opener, n = i, len(t)-len(strings.TrimLeft(t, "`"))
+		}
+	}
+	if opener < 0 || !strings.Contains(reply[opener:], "\n") {
+		return "", nil, false // no block, or nothing in it
+	}
+	closed := reply
+	if !strings.HasSuffix(closed, "\n") {
+		closed += "\n"
+	}
+	closed += strings.Repeat("`", n) + "\n"
+	p := parse.NewParser(opts)
+	p.WriteString(closed)
+	p.Finish()
+	uses := p.ToolUses()
+	if len(p.Problems()) > 0 || len(uses) == 0 || uses[len(uses)-1].Start < opener {
+		return "", nil, false
+	}
+	return closed, uses, true
+}
