@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -98,6 +99,57 @@ func keptLines(current, text string) int {
 	return kept
 }
 
+// keptOrEdited counts the non-blank lines of current that text holds as
+// they are or edited in place: a line of text at the same indentation
+// with most of the same tokens (a rename changes a word or two of most
+// lines of a small file, and keeps them all). A fragment the model sent
+// instead of the file, dedented or missing the lines around, keeps few.
+func keptOrEdited(current, text string) int {
+	have := strings.Split(text, "\n")
+	kept := 0
+	for l := range strings.Lines(current) {
+		l = strings.TrimRight(l, "\n")
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		if slices.Contains(have, l) || slices.ContainsFunc(have, func(h string) bool { return editedLine(l, h) }) {
+			kept++
+		}
+	}
+	return kept
+}
+
+// tokenRe splits a line into words and single other characters.
+var tokenRe = regexp.MustCompile(`[A-Za-z0-9_]+|[^\sA-Za-z0-9_]`)
+
+// editedLine reports whether b is a in place with some words changed: the
+// same indentation, and at least 70% of their tokens in common, in order.
+func editedLine(a, b string) bool {
+	indent := func(s string) string { return s[:len(s)-len(strings.TrimLeft(s, " \t"))] }
+	if indent(a) != indent(b) || strings.TrimSpace(b) == "" {
+		return false
+	}
+	ta, tb := tokenRe.FindAllString(a, -1), tokenRe.FindAllString(b, -1)
+	if len(ta) == 0 || len(tb) == 0 || 10*min(len(ta), len(tb)) < 7*max(len(ta), len(tb)) {
+		return false
+	}
+	// The longest common subsequence of tokens, one row at a time.
+	row := make([]int, len(tb)+1)
+	for _, x := range ta {
+		prev := 0
+		for j, y := range tb {
+			cur := row[j+1]
+			if x == y {
+				row[j+1] = prev + 1
+			} else {
+				row[j+1] = max(row[j+1], row[j])
+			}
+			prev = cur
+		}
+	}
+	return 20*row[len(tb)] >= 7*(len(ta)+len(tb))
+}
+
 // additionWords are words of requests that add to a file.
 var additionWords = regexp.MustCompile(`(?i)\b(add|append|insert|implement)\b`)
 
@@ -134,16 +186,33 @@ func (t *Turn) shrinkingSave(ctx context.Context, use tools.ToolUse, state *turn
 		}
 	}
 	kept := keptLines(current, use.Content)
+	err = nil
 	switch {
-	case total >= 4 && 2*kept < total:
-		return fmt.Errorf("save %s: the content keeps less than half of the file's %d lines, so the rest would be lost; nothing was written. A save replaces the whole file: send every line of the new file — the current one, changed as asked", path, total)
+	case total >= 4 && 2*keptOrEdited(current, use.Content) < total:
+		err = fmt.Errorf("save %s: the content keeps less than half of the file's %d lines, so the rest would be lost; nothing was written. A save replaces the whole file: send every line of the new file — the current one, changed as asked", path, total)
 	case additionWords.MatchString(state.prompt) && total-kept >= 2 && 3*(total-kept) > total:
 		// Asked to add, a small model sends only what it adds; a
 		// rename of a 3-line file changes two lines of three, so only
 		// a request to add is held to this.
-		return fmt.Errorf("save %s: the request asks to add, but the content drops %d of the file's %d lines, so they would be lost; nothing was written. A save replaces the whole file: send every line of the file as it is, with what you add", path, total-kept, total)
+		err = fmt.Errorf("save %s: the request asks to add, but the content drops %d of the file's %d lines, so they would be lost; nothing was written. A save replaces the whole file: send every line of the file as it is, with what you add", path, total-kept, total)
 	}
-	return nil
+	if err != nil && !slices.ContainsFunc(state.files, func(f FileText) bool { return f.Path == path }) {
+		// The model never saw the file (it guessed from a listing):
+		// its text, as the save to send would hold it.
+		err = fmt.Errorf("%w\nThe current content of %s, as a save call would write it:\n%s", err, path, t.saveCall(path, clipView(view, maxContextBytes)))
+	}
+	return err
+}
+
+// saveCall is a save of path holding a read view's text, in the turn's
+// format, as compact turns show a file.
+func (t *Turn) saveCall(path, view string) string {
+	content := strings.TrimSuffix(unnumbered(view), "\n")
+	if save, ok := t.Registry.Get(tools.NameSave); ok && t.Format != tools.FormatTool {
+		return save.RenderCall(tools.ToolUse{Tool: tools.NameSave, Args: []string{path}, Content: content}, t.Format, "call_0")
+	}
+	fence := text.Fence(content)
+	return fence + "\n" + content + "\n" + fence
 }
 
 // currentText is the text of path as the request showed it (Request.Files),

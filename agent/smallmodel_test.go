@@ -668,3 +668,72 @@ func TestCompactListingWhenNoFileIsNamed(t *testing.T) {
 		})
 	}
 }
+
+// TestRenameSaveNotShrinking: a save that renames words on most lines of
+// a small file keeps every line, edited in place, and is written (the
+// real model's app.ts, Person to User and p to u, was refused as keeping
+// 2 of 4 lines); a dedented fragment still keeps few (editedLine).
+func TestRenameSaveNotShrinking(t *testing.T) {
+	app := "import { Person } from \"./types\";\n\nexport function describe(p: Person): string {\n  return `${p.name} (${p.age})`;\n}\n"
+	renamed := "import { User } from \"./types\";\n\nexport function describe(u: User): string {\n  return `${u.name} (${u.age})`;\n}\n"
+	srv := modeltest.New(modeltest.Text("```save app.ts\n"+renamed+"```\n", 50), modeltest.Text("Renamed.", 50))
+	defer srv.Close()
+	ws := &memWorkspace{files: map[string]string{"app.ts": app}}
+	turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
+	turn.Compact = true
+	if _, err := turn.Run(context.Background(), Request{Prompt: "Rename the interface Person to User in app.ts.", Root: "/ws"}); err != nil {
+		t.Fatal(err)
+	}
+	if ws.files["app.ts"] != renamed {
+		t.Errorf("app.ts = %q", ws.files["app.ts"])
+	}
+	for _, tc := range []struct {
+		a, b string
+		edited bool
+	}{
+		{"export function describe(p: Person): string {", "export function describe(u: User): string {", true},
+		{"  return `${p.name} (${p.age})`;", "  return `${u.name} (${u.age})`;", true},
+		{"    for i in range(1, n):", "for i in range(2, n + 1):", false}, // dedented
+		{"    result = []", "    result = [1]", true},
+		{"def count_to(n):", "return result", false},
+		{"x", "", false},
+	} {
+		if got := editedLine(tc.a, tc.b); got != tc.edited {
+			t.Errorf("editedLine(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.edited)
+		}
+	}
+}
+
+// TestShrinkingSaveShowsTheUnseenFile: a save refused as shrinking a file
+// the model was never shown (it guessed version.go's content from the
+// workspace's listing) tells it the file's current content as the save to
+// send; a file the request showed is not shown again.
+func TestShrinkingSaveShowsTheUnseenFile(t *testing.T) {
+	version := "package main\n\n// version is what -version prints.\nconst version = \"1.1.0\"\n\nfunc v() string { return version }\n"
+	fixed := strings.Replace(version, "1.1.0", "1.2.0", 1)
+	guess := "```save version.go\npackage version\n\nconst version = \"1.2.0\"\n```\n"
+	for _, tc := range []struct {
+		name, prompt string
+		shown        bool
+	}{
+		{"not named", "The version that this program reports is wrong: it should be 1.2.0. Fix it.", true},
+		{"named", "The version in version.go is wrong: it should be 1.2.0. Fix it.", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := modeltest.New(modeltest.Text(guess, 50), modeltest.Text("```save version.go\n"+fixed+"```\n", 50), modeltest.Text("Fixed.", 50))
+			defer srv.Close()
+			ws := &memWorkspace{files: map[string]string{"version.go": version}}
+			turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
+			turn.Compact = true
+			turn.Run(context.Background(), Request{Prompt: tc.prompt, Root: "/ws"})
+			msgs := srv.Requests()[1].Body.Messages
+			told := msgs[len(msgs)-1].Content
+			if got := strings.Contains(told, "The current content of version.go, as a save call would write it:\n```save version.go\n"+version+"```"); got != tc.shown {
+				t.Errorf("content shown = %v, want %v; the model was told %q", got, tc.shown, told)
+			}
+			if ws.files["version.go"] != fixed {
+				t.Errorf("version.go = %q", ws.files["version.go"])
+			}
+		})
+	}
+}
