@@ -688,7 +688,7 @@ func TestRenameSaveNotShrinking(t *testing.T) {
 		t.Errorf("app.ts = %q", ws.files["app.ts"])
 	}
 	for _, tc := range []struct {
-		a, b string
+		a, b   string
 		edited bool
 	}{
 		{"export function describe(p: Person): string {", "export function describe(u: User): string {", true},
