@@ -434,6 +434,12 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 				text += t.concreteFeedback(ctx, *use, err)
 			}
 		default:
+			if use.Tool == tools.NameSave && ran.Outcome == edittool.OutcomeUnchanged && !state.edited && t.Compact && asksForChange(state.prompt) {
+				// The file sent back as it was, first thing, on a
+				// request for a change: the real model saved stats.py
+				// unchanged, then said it was already right.
+				text += "\nNothing changed: you sent the file exactly as it is. The request asks for a change: send it again with the change made."
+			}
 			if edittool.IsEditTool(use.Tool) {
 				state.failures.edited()
 				state.edited = true

@@ -737,3 +737,28 @@ func TestShrinkingSaveShowsTheUnseenFile(t *testing.T) {
 		})
 	}
 }
+
+// TestUnchangedSaveOnARequestForAChange: a compact turn's first save that
+// sends a file back as it was, on a request for a change, tells the model
+// nothing changed (the real model saved stats.py unchanged, then said it
+// was already right).
+func TestUnchangedSaveOnARequestForAChange(t *testing.T) {
+	stats := "def mean(xs):\n    return sum(xs) / (len(xs) + 1)\n"
+	fixed := "def mean(xs):\n    return sum(xs) / len(xs)\n"
+	srv := modeltest.New(
+		modeltest.Text("```save stats.py\n"+stats+"```\n", 50),
+		modeltest.Text("```save stats.py\n"+fixed+"```\n", 50),
+		modeltest.Text("Fixed.", 50))
+	defer srv.Close()
+	ws := &memWorkspace{files: map[string]string{"stats.py": stats}}
+	turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
+	turn.Compact = true
+	turn.Run(context.Background(), Request{Prompt: "python3 -m unittest fails: mean in stats.py is wrong. Fix mean.", Root: "/ws"})
+	msgs := srv.Requests()[1].Body.Messages
+	if told := msgs[len(msgs)-1].Content; !strings.Contains(told, "Nothing changed: you sent the file exactly as it is") {
+		t.Errorf("the model was told %q", told)
+	}
+	if ws.files["stats.py"] != fixed {
+		t.Errorf("stats.py = %q", ws.files["stats.py"])
+	}
+}
