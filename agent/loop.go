@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -146,7 +147,10 @@ func (t *Turn) Run(ctx context.Context, req Request) (Summary, error) {
 	if t.Compact {
 		native = compactNativeTools(t.Registry, t.Format)
 	}
-	state := &turnState{failures: newFailures(), succeeded: repeats{}, saved: map[string]bool{}, prompt: req.Prompt, files: req.Files}
+	state := &turnState{failures: newFailures(), succeeded: repeats{}, saved: map[string]bool{}, prompt: req.Prompt, files: req.Files, shown: map[string]bool{}}
+	for _, f := range req.Files {
+		state.show(f.Path)
+	}
 	for step := 1; ; step++ {
 		if step > lim.MaxSteps {
 			return sum, fmt.Errorf("%w: %d model calls; ask again to continue", ErrLimit, lim.MaxSteps)
@@ -440,6 +444,12 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 				// unchanged, then said it was already right.
 				text += "\nNothing changed: you sent the file exactly as it is. The request asks for a change: send it again with the change made."
 			}
+			if use.Tool == tools.NameRead {
+				state.show(edittool.ReadPaths(*use)...)
+			}
+			if edittool.IsEditTool(use.Tool) {
+				state.show(edittool.PathsOf(*use)...)
+			}
 			if edittool.IsEditTool(use.Tool) {
 				state.failures.edited()
 				state.edited = true
@@ -525,7 +535,21 @@ type turnState struct {
 	filesNudged bool
 	files       []FileText      // the request's (Request.Files)
 	saved       map[string]bool // save calls that succeeded, by callKey
+	// shown are the files the model has seen this turn, cleaned: the
+	// request's, those it read, those it wrote or was shown (salvage.go).
+	shown map[string]bool
 }
+
+// show records that the model has seen paths.
+func (s *turnState) show(paths ...string) {
+	for _, p := range paths {
+		s.shown[cleanRel(p)] = true
+	}
+}
+
+// cleanRel is a workspace path as the turn compares them ("./a.go" is
+// "a.go").
+func cleanRel(p string) string { return strings.TrimPrefix(path.Clean(p), "./") }
 
 // untouched returns the files of the request (Request.Files) no edit
 // changed, once some edit did; nil otherwise.

@@ -161,7 +161,10 @@ var removalWords = regexp.MustCompile(`(?i)\b(delete|remove|drop|strip|shorten|c
 // removal: a small model asked for the whole new file sends back the few
 // lines it changed (Qwen2.5-Coder-1.5B saved a 4-line fragment over
 // count.py's function, and only the new function over a 3-line math.ts
-// it was asked to add to), and the save would lose the rest.
+// it was asked to add to), and the save would lose the rest. A save over
+// an existing file the model has not seen this turn (not shown with the
+// request, not read, not written) is refused once with the file's
+// content: what it would write is a guess.
 func (t *Turn) shrinkingSave(ctx context.Context, use tools.ToolUse, state *turnState) error {
 	if !t.Compact || use.Tool != tools.NameSave || removalWords.MatchString(state.prompt) {
 		return nil
@@ -179,6 +182,14 @@ func (t *Turn) shrinkingSave(ctx context.Context, use tools.ToolUse, state *turn
 		return nil // a new file, or one save will refuse itself
 	}
 	current := unnumbered(view)
+	if !state.shown[cleanRel(path)] {
+		// Written over without being seen: the real model saved a
+		// version.go it had only seen named in a listing, its own
+		// guess of a program in place of the file. It is shown the
+		// file, once, as the save to send back changed.
+		state.show(path)
+		return fmt.Errorf("save %s: the file exists and you have not seen it, so a save would replace what it holds with a guess; nothing was written. Its current content, as a save call would write it:\n%s\nSend it back changed as asked", path, t.saveCall(path, clipView(view, maxContextBytes)))
+	}
 	total := 0
 	for l := range strings.Lines(current) {
 		if strings.TrimSpace(l) != "" {
@@ -195,11 +206,6 @@ func (t *Turn) shrinkingSave(ctx context.Context, use tools.ToolUse, state *turn
 		// rename of a 3-line file changes two lines of three, so only
 		// a request to add is held to this.
 		err = fmt.Errorf("save %s: the request asks to add, but the content drops %d of the file's %d lines, so they would be lost; nothing was written. A save replaces the whole file: send every line of the file as it is, with what you add", path, total-kept, total)
-	}
-	if err != nil && !slices.ContainsFunc(state.files, func(f FileText) bool { return f.Path == path }) {
-		// The model never saw the file (it guessed from a listing):
-		// its text, as the save to send would hold it.
-		err = fmt.Errorf("%w\nThe current content of %s, as a save call would write it:\n%s", err, path, t.saveCall(path, clipView(view, maxContextBytes)))
 	}
 	return err
 }

@@ -546,8 +546,8 @@ func TestSameSaveAgainEndsTurn(t *testing.T) {
 		files   []FileText
 		calls   int
 	}{
-		{"the same save again", []string{save, save, "never asked"}, nil, 2},
-		{"a different save between", []string{save, other, save, "Renamed."}, nil, 4},
+		{"the same save again", []string{save, save, "never asked"}, []FileText{{Path: "a.go", Text: aGo}}, 2},
+		{"a different save between", []string{save, other, save, "Renamed."}, []FileText{{Path: "a.go", Text: aGo}}, 4},
 		{"a named file untouched", []string{save, save, "Done.", "Done."}, []FileText{{Path: "a.go", Text: aGo}, {Path: "b.go", Text: "package main\n"}}, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -704,10 +704,10 @@ func TestRenameSaveNotShrinking(t *testing.T) {
 	}
 }
 
-// TestShrinkingSaveShowsTheUnseenFile: a save refused as shrinking a file
-// the model was never shown (it guessed version.go's content from the
-// workspace's listing) tells it the file's current content as the save to
-// send; a file the request showed is not shown again.
+// TestShrinkingSaveShowsTheUnseenFile: a save over a file the model was
+// never shown (it guessed version.go's content from the workspace's
+// listing) is refused once with the file's current content as the save to
+// send; a save shrinking a file the request showed is refused without it.
 func TestShrinkingSaveShowsTheUnseenFile(t *testing.T) {
 	version := "package main\n\n// version is what -version prints.\nconst version = \"1.1.0\"\n\nfunc v() string { return version }\n"
 	fixed := strings.Replace(version, "1.1.0", "1.2.0", 1)
@@ -728,7 +728,7 @@ func TestShrinkingSaveShowsTheUnseenFile(t *testing.T) {
 			turn.Run(context.Background(), Request{Prompt: tc.prompt, Root: "/ws"})
 			msgs := srv.Requests()[1].Body.Messages
 			told := msgs[len(msgs)-1].Content
-			if got := strings.Contains(told, "The current content of version.go, as a save call would write it:\n```save version.go\n"+version+"```"); got != tc.shown {
+			if got := strings.Contains(told, "you have not seen it") && strings.Contains(told, "Its current content, as a save call would write it:\n```save version.go\n"+version+"```"); got != tc.shown {
 				t.Errorf("content shown = %v, want %v; the model was told %q", got, tc.shown, told)
 			}
 			if ws.files["version.go"] != fixed {
@@ -760,5 +760,24 @@ func TestUnchangedSaveOnARequestForAChange(t *testing.T) {
 	}
 	if ws.files["stats.py"] != fixed {
 		t.Errorf("stats.py = %q", ws.files["stats.py"])
+	}
+}
+
+// TestSaveAfterReadIsSeen: a file the model read in the turn counts as
+// seen, so its save is written at once.
+func TestSaveAfterReadIsSeen(t *testing.T) {
+	version := "package main\n\nconst version = \"1.1.0\"\n"
+	fixed := "package main\n\nconst version = \"1.2.0\"\n"
+	srv := modeltest.New(modeltest.Text("```read version.go\n```\n", 50), modeltest.Text("```save version.go\n"+fixed+"```\n", 50), modeltest.Text("Fixed.", 50))
+	defer srv.Close()
+	ws := &memWorkspace{files: map[string]string{"version.go": version}}
+	turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
+	turn.Compact = true
+	turn.Run(context.Background(), Request{Prompt: "The version this program reports is wrong: it should be 1.2.0. Fix it.", Root: "/ws"})
+	if ws.files["version.go"] != fixed {
+		t.Errorf("version.go = %q", ws.files["version.go"])
+	}
+	if n := len(srv.Requests()); n != 3 {
+		t.Errorf("%d model calls, want 3", n)
 	}
 }
