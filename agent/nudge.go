@@ -22,7 +22,7 @@ import (
 var ErrNothingApplied = errors.New("nothing was applied")
 
 // changeWords are words of requests that ask for a change to files.
-var changeWords = regexp.MustCompile(`(?i)\b(fix|fixes|rename|change|add|update|remove|delete|replace|refactor|implement|make|create|write|move|edit|modify|correct|convert|insert|append|rewrite|bug)\b`)
+var changeWords = regexp.MustCompile(`(?i)\b(fix|fixes|rename|change|add|update|remove|delete|replace|refactor|implement|make|create|write|move|edit|modify|correct|convert|insert|append|rewrite|bug|give|set|bump|increase|decrease|extend|extract|swap)\b`)
 
 // asksForChange reports whether a prompt asks for files to change.
 func asksForChange(prompt string) bool { return changeWords.MatchString(prompt) }

@@ -781,3 +781,22 @@ func TestSaveAfterReadIsSeen(t *testing.T) {
 		t.Errorf("%d model calls, want 3", n)
 	}
 }
+
+// TestAsksForChange: the words that make a request one for a change,
+// those the real prompts used included ("give rect_area a third
+// parameter": the model claimed a change and the turn ended as done);
+// a question is not one.
+func TestAsksForChange(t *testing.T) {
+	for prompt, want := range map[string]bool{
+		"In area.py, give rect_area a third parameter scale with default 1 that multiplies the result.": true,
+		"Set the timeout in config.go to 30 seconds.":                                                   true,
+		"Bump the version to 1.2.0.":                                                                    true,
+		"Fix the off-by-one in count.py.":                                                               true,
+		"What does rect_area return?":                                                                   false,
+		"Explain how the cache works.":                                                                  false,
+	} {
+		if got := asksForChange(prompt); got != want {
+			t.Errorf("asksForChange(%q) = %v, want %v", prompt, got, want)
+		}
+	}
+}
