@@ -433,7 +433,11 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 			return out, fmt.Errorf("%s: %w", DescribeUse(*use), err)
 		case err != nil:
 			text = failedText(*use, output, err)
-			state.editFailed = state.editFailed || edittool.IsEditTool(use.Tool)
+			// An edit refused by the approval gate (the user said no,
+			// the policy denies) did not fail: the model is not pushed
+			// to make it again.
+			var refused *approval.Refusal
+			state.editFailed = state.editFailed || edittool.IsEditTool(use.Tool) && !errors.As(err, &refused)
 			if state.failures.add(key, err) == repeatLimit-1 {
 				text += t.concreteFeedback(ctx, *use, err)
 			}
