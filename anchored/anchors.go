@@ -359,24 +359,7 @@ func (f *sharedFinder) markShared(a, b []keyedLine, skip uint) {
 		clear(seen)
 		hashShift := uint(64 - bits.TrailingZeros(uint(size)))
 		for _, k := range m {
-			h := int((k.top * 0x9e3779b97f4a7c15) >> hashShift)
-			for {
-				e := &seen[h]
-				if e.line == 0 {
-					*e = seenTop{k.top, k.line + 1, false}
-					break
-				}
-				if e.top == k.top {
-					if !e.shared {
-						e.shared = true
-						l := e.line - 1
-						f.shared[l/64] |= 1 << (l % 64)
-					}
-					f.shared[k.line/64] |= 1 << (k.line % 64)
-					break
-				}
-				h = (h + 1) & (size - 1)
-			}
+			f.markTop(seen, hashShift, k)
 		}
 	}
 }
@@ -387,6 +370,31 @@ type seenTop struct {
 	top    uint64
 	line   int32
 	shared bool
+}
+
+// markTop puts k's top in seen, an open-addressed table (its length a
+// power of two, at most half full, indexed by the top's high bits after
+// hashShift): the first line of a top is kept, and when a second line has
+// it both are marked shared. It reports whether the top was new.
+func (f *sharedFinder) markTop(seen []seenTop, hashShift uint, k keyedLine) bool {
+	h := int((k.top * 0x9e3779b97f4a7c15) >> hashShift)
+	for {
+		e := &seen[h]
+		if e.line == 0 {
+			*e = seenTop{k.top, k.line + 1, false}
+			return true
+		}
+		if e.top == k.top {
+			if !e.shared {
+				e.shared = true
+				l := e.line - 1
+				f.shared[l/64] |= 1 << (l % 64)
+			}
+			f.shared[k.line/64] |= 1 << (k.line % 64)
+			return false
+		}
+		h = (h + 1) & (len(seen) - 1)
+	}
 }
 
 // settle deals with the keys several lines still share after widening:

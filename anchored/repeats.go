@@ -337,26 +337,10 @@ func (f *sharedFinder) markDistinct(a, b []keyedLine) bool {
 	distinct := 0
 	for _, ks := range [2][]keyedLine{a, b} {
 		for _, k := range ks {
-			h := int((k.top * 0x9e3779b97f4a7c15) >> hashShift)
-			for {
-				e := &seen[h]
-				if e.line == 0 {
-					*e = seenTop{k.top, k.line + 1, false}
-					if distinct++; 2*distinct > size {
-						return false
-					}
-					break
+			if f.markTop(seen, hashShift, k) {
+				if distinct++; 2*distinct > size {
+					return false
 				}
-				if e.top == k.top {
-					if !e.shared {
-						e.shared = true
-						l := e.line - 1
-						f.shared[l/64] |= 1 << (l % 64)
-					}
-					f.shared[k.line/64] |= 1 << (k.line % 64)
-					break
-				}
-				h = (h + 1) & (size - 1)
 			}
 		}
 	}
