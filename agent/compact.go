@@ -165,18 +165,27 @@ func CompactMessages(reg *tools.Registry, format tools.Format, req Request) []op
 	if req.Listing != "" {
 		last.Content += "\nThe workspace's top folder (read a file before you change it):\n" + req.Listing
 	}
-	save, canSave := reg.Get(tools.NameSave)
 	for _, f := range files {
-		content := unnumbered(f.Text)
-		if canSave && format != tools.FormatTool {
-			last.Content += "\nThe current content of " + f.Path + ", as a save call would write it:\n" +
-				save.RenderCall(tools.ToolUse{Tool: tools.NameSave, Args: []string{f.Path}, Content: strings.TrimSuffix(content, "\n")}, format, "call_0") + "\n"
+		block, asSave := fileBlock(reg, format, f.Path, unnumbered(f.Text))
+		if asSave {
+			last.Content += "\nThe current content of " + f.Path + ", as a save call would write it:\n" + block + "\n"
 			continue
 		}
-		fence := text.Fence(content)
-		last.Content += "\nThe current content of " + f.Path + ":\n" + fence + "\n" + content + fence + "\n"
+		last.Content += "\nThe current content of " + f.Path + ":\n" + block + "\n"
 	}
 	return msgs
+}
+
+// fileBlock shows a file's content (unnumbered) as the save call that
+// would write it, in format; where save cannot be written as text (the
+// tool format, or no save tool), in a plain fenced block. asSave says
+// which.
+func fileBlock(reg *tools.Registry, format tools.Format, path, content string) (block string, asSave bool) {
+	if save, ok := reg.Get(tools.NameSave); ok && format != tools.FormatTool {
+		return save.RenderCall(tools.ToolUse{Tool: tools.NameSave, Args: []string{path}, Content: strings.TrimSuffix(content, "\n")}, format, "call_0"), true
+	}
+	fence := text.Fence(content)
+	return fence + "\n" + content + fence, false
 }
 
 // unnumbered is a read view's file text without its fence and line

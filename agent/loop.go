@@ -453,8 +453,6 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 			}
 			if edittool.IsEditTool(use.Tool) {
 				state.show(edittool.PathsOf(*use)...)
-			}
-			if edittool.IsEditTool(use.Tool) {
 				state.failures.edited()
 				state.edited = true
 				state.editedPaths = append(state.editedPaths, edittool.PathsOf(*use)...)

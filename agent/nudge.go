@@ -75,10 +75,8 @@ var languageExts = map[string][]string{
 // for among the request's files: one with the language's extension, else
 // the first; "" when the request names none.
 func nudgeTarget(lang string, files []string) string {
-	for _, f := range files {
-		if slices.Contains(languageExts[lang], path.Ext(f)) {
-			return f
-		}
+	if fit := fitting(lang, files); len(fit) > 0 {
+		return fit[0]
 	}
 	if len(files) > 0 {
 		return files[0]

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentls/agentls/internal/text"
 	"github.com/agentls/agentls/tools"
 )
 
@@ -197,28 +196,23 @@ func (t *Turn) shrinkingSave(ctx context.Context, use tools.ToolUse, state *turn
 		}
 	}
 	kept := keptLines(current, use.Content)
-	err = nil
 	switch {
 	case total >= 4 && 2*keptOrEdited(current, use.Content) < total:
-		err = fmt.Errorf("save %s: the content keeps less than half of the file's %d lines, so the rest would be lost; nothing was written. A save replaces the whole file: send every line of the new file — the current one, changed as asked", path, total)
+		return fmt.Errorf("save %s: the content keeps less than half of the file's %d lines, so the rest would be lost; nothing was written. A save replaces the whole file: send every line of the new file — the current one, changed as asked", path, total)
 	case additionWords.MatchString(state.prompt) && total-kept >= 2 && 3*(total-kept) > total:
 		// Asked to add, a small model sends only what it adds; a
 		// rename of a 3-line file changes two lines of three, so only
 		// a request to add is held to this.
-		err = fmt.Errorf("save %s: the request asks to add, but the content drops %d of the file's %d lines, so they would be lost; nothing was written. A save replaces the whole file: send every line of the file as it is, with what you add", path, total-kept, total)
+		return fmt.Errorf("save %s: the request asks to add, but the content drops %d of the file's %d lines, so they would be lost; nothing was written. A save replaces the whole file: send every line of the file as it is, with what you add", path, total-kept, total)
 	}
-	return err
+	return nil
 }
 
 // saveCall is a save of path holding a read view's text, in the turn's
-// format, as compact turns show a file.
+// format, as compact turns show a file (fileBlock).
 func (t *Turn) saveCall(path, view string) string {
-	content := strings.TrimSuffix(unnumbered(view), "\n")
-	if save, ok := t.Registry.Get(tools.NameSave); ok && t.Format != tools.FormatTool {
-		return save.RenderCall(tools.ToolUse{Tool: tools.NameSave, Args: []string{path}, Content: content}, t.Format, "call_0")
-	}
-	fence := text.Fence(content)
-	return fence + "\n" + content + "\n" + fence
+	block, _ := fileBlock(t.Registry, t.Format, path, unnumbered(view))
+	return block
 }
 
 // currentText is the text of path as the request showed it (Request.Files),

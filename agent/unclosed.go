@@ -21,15 +21,12 @@ import (
 // and the calls that reads as, when the closed reply parses with no
 // problem and the last fence line opens a call.
 func closeLastBlock(reply string, opts parse.Options) (string, []tools.ToolUse, bool) {
-	opener, n := -1, 0
-	for i, line := 0, ""; i < len(reply); i += len(line) {
-		line = reply[i:]
-		if j := strings.IndexByte(line, '\n'); j >= 0 {
-			line = line[:j+1]
-		}
+	opener, n, at := -1, 0, 0
+	for line := range strings.Lines(reply) {
 		if t := strings.TrimLeft(line, " "); strings.HasPrefix(t, "```") {
-			opener, n = i, len(t)-len(strings.TrimLeft(t, "`"))
+			opener, n = at, len(t)-len(strings.TrimLeft(t, "`"))
 		}
+		at += len(line)
 	}
 	if opener < 0 || !strings.Contains(reply[opener:], "\n") {
 		return "", nil, false // no block, or nothing in it
