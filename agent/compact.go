@@ -101,10 +101,11 @@ func CompactSystemPrompt(reg *tools.Registry, format tools.Format, req Request) 
 // placeholders, parentheses included, as ORIGINAL lines); patch stays
 // callable.
 func wholeFiles(req Request) bool {
-	if len(req.Files) == 0 {
+	files := req.shownFiles()
+	if len(files) == 0 {
 		return false
 	}
-	for _, f := range req.Files {
+	for _, f := range files {
 		if strings.Contains(f.Text, "(cut at") {
 			return false
 		}
@@ -151,19 +152,33 @@ func isBuiltinExtra(name string) bool {
 // the call that makes it (compactReminder).
 func CompactMessages(reg *tools.Registry, format tools.Format, req Request) []openai.ChatCompletionMessage {
 	system := CompactSystemPrompt(reg, format, req)
-	files := req.Files
+	files := req.shownFiles()
+	named := req.Files
 	req.Files = nil
 	msgs := messagesWith(system, req)
-	req.Files = files
+	req.Files = named
 	last := &msgs[len(msgs)-1]
+	// A file to delete or move needs no content, and a small model
+	// copies a save block it is shown after its call (the real model
+	// deleted old.go, then saved it again): such files are not shown,
+	// unless the request makes a new file, whose lines may be theirs
+	// ("move the code of helpers.go into a new file named strings.go").
+	if _, covered := fileCalls(reg, format, req); len(createsAsked(req)) == 0 {
+		files = slices.DeleteFunc(files, func(f FileText) bool { return slices.Contains(covered, f.Path) })
+	}
+	listing := ""
+	if req.Listing != "" {
+		listing = "\nThe workspace's top folder (read a file not shown here before you change it):\n" + req.Listing
+	}
 	// The reminder goes before the files: the model copies the last
 	// words it read (a reminder ending the message came back as the
-	// reply), so the message ends with the files in the form to send.
-	if r := compactReminder(reg, format, req); r != "" {
-		last.Content += r
-	}
-	if req.Listing != "" {
-		last.Content += "\nThe workspace's top folder (read a file before you change it):\n" + req.Listing
+	// reply), so the message ends with the files in the form to send,
+	// or, when no file is shown, with the calls to send.
+	reminder := compactReminder(reg, format, req)
+	if len(files) == 0 {
+		last.Content += listing + reminder
+	} else {
+		last.Content += reminder + listing
 	}
 	for _, f := range files {
 		block, asSave := fileBlock(reg, format, f.Path, unnumbered(f.Text))
@@ -234,6 +249,72 @@ var (
 	moveFile   = regexp.MustCompile(`(?i)\b(?:move|rename)\s+(?:the\s+)?(?:file\s+)?([\w./-]+\.\w+)\b.*?\b(?:to|into|as)\b.*?([\w-]+(?:/[\w.-]+)*\.\w+)`)
 )
 
+// deletesAsked are the files a request asks to delete ("Delete old.go"),
+// cleaned.
+func deletesAsked(prompt string) []string {
+	var out []string
+	for _, m := range deleteFile.FindAllStringSubmatch(prompt, -1) {
+		out = append(out, cleanRel(m[1]))
+	}
+	return out
+}
+
+// removedAsked are the files a request asks to be gone from where they
+// are: deleted, or moved away ("Move notes.md into docs/notes.md").
+func removedAsked(prompt string) []string {
+	out := deletesAsked(prompt)
+	if m := moveFile.FindStringSubmatch(prompt); m != nil {
+		out = append(out, cleanRel(m[1]))
+	}
+	return out
+}
+
+// createFile matches a request to create a file: "Create CHANGELOG.md",
+// "a new file named strings.go".
+var createFile = regexp.MustCompile(`(?i)\b(?:create|new\s+file(?:\s+(?:named|called))?)\s+(?:the\s+)?(?:file\s+)?([\w./-]+\.\w+)\b`)
+
+// createsAsked are the files the request asks to create that it does not
+// show as existing (Request.Files), cleaned.
+func createsAsked(req Request) []string {
+	var out []string
+	for _, m := range createFile.FindAllStringSubmatch(req.Prompt, -1) {
+		p := cleanRel(m[1])
+		if !looksLikeNumber(p) && !slices.ContainsFunc(req.Files, func(f FileText) bool { return f.Path == p }) && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// untouchedAsk asks the model, once, about the files the request names
+// that its edits left as they were, each with the call it asks for: a
+// file to delete its delete call, a file to create its save, another its
+// changed save.
+func (t *Turn) untouchedAsk(left []string, state *turnState) string {
+	prompt := state.prompt
+	var b strings.Builder
+	var others []string
+	for _, p := range left {
+		switch {
+		case slices.Contains(deletesAsked(prompt), p):
+			if spec, ok := t.Registry.Get(tools.NameDelete); ok {
+				fmt.Fprintf(&b, "The request asks to delete %s, which is still there. Reply with this call:\n%s\n", p,
+					spec.RenderCall(tools.ToolUse{Tool: tools.NameDelete, Args: []string{p}}, t.Format, "call_0"))
+				continue
+			}
+			others = append(others, p)
+		case slices.Contains(state.toCreate, p):
+			fmt.Fprintf(&b, "The request asks for a new file %s, which you did not create. Send its save block now, the whole new file.\n", p)
+		default:
+			others = append(others, p)
+		}
+	}
+	if len(others) > 0 {
+		fmt.Fprintf(&b, "The request also names %s, which you did not change. If it needs a change too, send its save block now, the whole file changed as asked (its current content is above); if it does not, say so in one sentence.", strings.Join(others, " and "))
+	}
+	return strings.TrimSpace(b.String())
+}
+
 // fileCalls names the delete and move calls a request for a change asks
 // for, each a call of the request's own files written out ("" for none),
 // and the files they cover: a small model that only writes save blocks
@@ -276,17 +357,20 @@ func saveReminder(reg *tools.Registry, format tools.Format, req Request) string 
 	case canSave && format == tools.FormatMarkdown:
 		r := "\nReply with a ```save " + target + " block holding the whole new file, changed as asked"
 		switch {
-		case len(req.Files) > 1:
+		case len(req.shownFiles()) > 1:
 			r = "\nFor each file that must change, reply with a save block like the ones below, holding the whole new file changed as asked"
-		case len(req.Files) == 1:
+		case len(req.shownFiles()) == 1:
 			r = "\nReply with a save block like the one below, holding the whole new file changed as asked"
 		}
 		if canPatch && !wholeFiles(req) {
 			r += " (for a long file, a patch block instead)"
 		}
-		return r + "; describing the change applies nothing.\n"
+		// No sentence the model could copy as its answer: told
+		// "describing the change applies nothing", the real model
+		// replied "The change applies nothing."
+		return r + ".\n"
 	case canSave || canPatch:
-		return "\nMake this change now with a save call holding every line of the new file, or a patch call. Describing the change applies nothing.\n"
+		return "\nMake this change now with a save call holding every line of the new file, or a patch call.\n"
 	}
 	return ""
 }

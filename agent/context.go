@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/agentls/agentls/procs/policy"
 	"github.com/agentls/agentls/tools"
@@ -92,6 +93,109 @@ func (t *Turn) contextFiles(ctx context.Context, req Request) []FileText {
 		out = append(out, FileText{Path: p, Text: clipView(text, maxContextBytes)})
 	}
 	return out
+}
+
+// likelyFiles are the files of the workspace's top folder (listing, as
+// read lists it) a compact turn whose request names no file shows the
+// model from the first step, each as a read call shows it: all of them
+// when they are at most maxContextFiles and fit maxContextBytes together,
+// else the ones whose path or text shares the most words with the prompt
+// (at least one), as many as fit. A small model told "the version this
+// program reports is wrong" and shown only the listing guessed a file
+// and its content instead of reading it (issue 30); aider's users add the
+// files to the chat. Secrets are left out as namedFiles leaves them out.
+func (t *Turn) likelyFiles(ctx context.Context, req Request, listing string) []FileText {
+	spec, ok := t.Registry.Get(tools.NameRead)
+	if !ok || !spec.Runnable() {
+		return nil
+	}
+	rule := policy.NewSecretRule(req.Root, "")
+	type candidate struct {
+		file  FileText
+		score int
+	}
+	var cands []candidate
+	words := promptWords(req.Prompt)
+	for _, name := range listedFiles(listing) {
+		if rule.File(filepath.Join(req.Root, filepath.FromSlash(name))) != "" {
+			continue
+		}
+		view, err := spec.Run(ctx, tools.ToolUse{Tool: tools.NameRead, Args: []string{name}})
+		if err != nil || isListing(view) || len(view) > maxContextBytes {
+			continue
+		}
+		hay := strings.ToLower(name + "\n" + view)
+		score := 0
+		for _, w := range words {
+			if strings.Contains(hay, w) {
+				score++
+			}
+		}
+		cands = append(cands, candidate{FileText{Path: name, Text: view}, score})
+	}
+	total := 0
+	for _, c := range cands {
+		total += len(c.file.Text)
+	}
+	all := len(cands) <= maxContextFiles && total <= maxContextBytes
+	// Best first; a stable sort keeps the listing's order among equals.
+	slices.SortStableFunc(cands, func(a, b candidate) int { return b.score - a.score })
+	var picked []candidate
+	size := 0
+	for _, c := range cands {
+		if !all && c.score == 0 || len(picked) == maxContextFiles {
+			break
+		}
+		if size+len(c.file.Text) > maxContextBytes {
+			continue
+		}
+		size += len(c.file.Text)
+		picked = append(picked, c)
+	}
+	// Shown best last, nearest the reply (a small model starts from the
+	// last file it read), equals in the listing's order.
+	slices.SortStableFunc(picked, func(a, b candidate) int { return a.score - b.score })
+	var out []FileText
+	for _, c := range picked {
+		out = append(out, c.file)
+	}
+	return out
+}
+
+// listedFiles are the files (not folders) of a read listing.
+func listedFiles(listing string) []string {
+	var out []string
+	for l := range strings.Lines(listing) {
+		l = strings.TrimRight(l, "\n")
+		if l == "" || strings.HasPrefix(l, "`") || strings.HasSuffix(l, "/") || strings.ContainsAny(l, " \t(") {
+			continue // a fence, a folder, a note ("(… more)")
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// promptWords are a prompt's words that can tell files apart: lower
+// case, four letters or more, without the words any request uses.
+func promptWords(prompt string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(prompt), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
+	}) {
+		if len(w) >= 4 && !commonWords[w] && !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// commonWords say what to do, not where: they match any file.
+var commonWords = map[string]bool{
+	"that": true, "this": true, "with": true, "from": true, "into": true, "should": true, "must": true, "make": true,
+	"file": true, "files": true, "does": true, "have": true, "there": true, "when": true, "what": true, "which": true,
+	"wrong": true, "correct": true, "right": true, "change": true, "update": true, "please": true, "them": true,
+	"they": true, "their": true, "then": true, "than": true, "also": true, "only": true, "each": true, "every": true,
+	"some": true, "code": true, "work": true, "works": true, "exist": true, "exists": true, "real": true,
 }
 
 // topListing is the workspace's top folder as the read tool lists it

@@ -137,8 +137,11 @@ func (t *Turn) Run(ctx context.Context, req Request) (Summary, error) {
 	if req.Files == nil {
 		req.Files = t.contextFiles(ctx, req)
 	}
-	if t.Compact && req.Listing == "" && len(namedFiles(req)) == 0 {
+	if t.Compact && req.Listing == "" {
 		req.Listing = t.topListing(ctx)
+		if len(req.Files) == 0 && req.Likely == nil && len(namedFiles(req)) == 0 {
+			req.Likely = t.likelyFiles(ctx, req, req.Listing)
+		}
 	}
 	sum := Summary{Messages: t.messages(req)}
 	withPromptImages(sum.Messages, req.Images)
@@ -147,8 +150,9 @@ func (t *Turn) Run(ctx context.Context, req Request) (Summary, error) {
 	if t.Compact {
 		native = compactNativeTools(t.Registry, t.Format)
 	}
-	state := &turnState{failures: newFailures(), succeeded: repeats{}, saved: map[string]bool{}, prompt: req.Prompt, files: req.Files, shown: map[string]bool{}}
-	for _, f := range req.Files {
+	state := &turnState{failures: newFailures(), succeeded: repeats{}, saved: map[string]bool{}, prompt: req.Prompt, files: req.Files, shown: map[string]bool{},
+		toCreate: createsAsked(req)}
+	for _, f := range req.shownFiles() {
 		state.show(f.Path)
 	}
 	for step := 1; ; step++ {
@@ -208,8 +212,7 @@ func (t *Turn) Run(ctx context.Context, req Request) (Summary, error) {
 				// request names and stops (issue 30's constant renamed
 				// in config.go, not in client.go): it is asked once.
 				state.filesNudged = true
-				ask := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: fmt.Sprintf(
-					"The request also names %s, which you did not change. If it needs a change too, send its save block now, the whole file changed as asked (its current content is above); if it does not, say so in one sentence.", strings.Join(left, " and "))}
+				ask := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: t.untouchedAsk(left, state)}
 				t.log(ask)
 				sum.Messages = append(sum.Messages, ask)
 				continue
@@ -535,8 +538,11 @@ type turnState struct {
 	// model was asked about the request's files it left as they were.
 	editedPaths []string
 	filesNudged bool
-	files       []FileText      // the request's (Request.Files)
-	saved       map[string]bool // save calls that succeeded, by callKey
+	files       []FileText // the request's (Request.Files)
+	// toCreate are the files the request asks to create that did not
+	// exist when it began ("a new file named strings.go").
+	toCreate []string
+	saved    map[string]bool // save calls that succeeded, by callKey
 	// shown are the files the model has seen this turn, cleaned: the
 	// request's, those it read, those it wrote or was shown (salvage.go).
 	shown map[string]bool
@@ -553,8 +559,8 @@ func (s *turnState) show(paths ...string) {
 // "a.go").
 func cleanRel(p string) string { return strings.TrimPrefix(path.Clean(p), "./") }
 
-// untouched returns the files of the request (Request.Files) no edit
-// changed, once some edit did; nil otherwise.
+// untouched returns the files of the request (Request.Files, and those
+// it asks to create) no edit changed, once some edit did; nil otherwise.
 func (s *turnState) untouched() []string {
 	if !s.edited {
 		return nil
@@ -563,6 +569,11 @@ func (s *turnState) untouched() []string {
 	for _, f := range s.files {
 		if !slices.Contains(s.editedPaths, f.Path) {
 			left = append(left, f.Path)
+		}
+	}
+	for _, p := range s.toCreate {
+		if !slices.Contains(s.editedPaths, p) {
+			left = append(left, p)
 		}
 	}
 	return left

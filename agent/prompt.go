@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -30,10 +31,16 @@ type Request struct {
 	// the prompt) as the read tool shows them, in the message from the
 	// first step. Turn.Run fills them when nil (context.go).
 	Files []FileText
+	// Likely are the files a compact turn whose request names none shows
+	// the model from the first step, in the same form as Files: the top
+	// folder's files when they are few and small, else those that share
+	// words with the request (context.go). Turn.Run fills them.
+	Likely []FileText
 	// Listing is the workspace's top folder as the read tool lists it,
-	// for a compact turn whose request names no file (context.go): a
-	// small model then reads a real file instead of inventing a path.
-	// Turn.Run fills it.
+	// for a compact turn (context.go): a small model then reads a real
+	// file instead of inventing a path, and finds the file a request
+	// points at without naming it ("the link … points to a file that
+	// does not exist"). Turn.Run fills it.
 	Listing string
 	// Rules are the project's rules as a prompt section (Rules.Prompt),
 	// sent at the end of the system prompt.
@@ -46,6 +53,10 @@ type Request struct {
 	// with the user's message.
 	Images []tools.Image
 }
+
+// shownFiles are the files the request's message shows whole or cut:
+// those it names, then the likely ones.
+func (r Request) shownFiles() []FileText { return slices.Concat(r.Files, r.Likely) }
 
 // A ChatMessage is one earlier message of a conversation.
 type ChatMessage struct {

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -36,6 +37,10 @@ func bareCall(reply string, reg *tools.Registry, req Request) (tools.ToolUse, st
 		}
 	}
 	words := strings.Fields(first)
+	if use, ok := askedFileCall(words, reg, req); ok {
+		note := fmt.Sprintf("(Your reply had no ``` fences; it was read as a ```%s block. Next time write the fences: ```%s on the first line, ``` on the last.)\n", first, first)
+		return use, note, true
+	}
 	if len(words) != 2 || words[0] != tools.NameSave && words[0] != tools.NamePatch {
 		return tools.ToolUse{}, "", false
 	}
@@ -70,6 +75,29 @@ func bareCall(reply string, reg *tools.Registry, req Request) (tools.ToolUse, st
 	use := tools.ToolUse{Tool: ref.Name, Args: []string{path}, Content: body + "\n", Format: tools.FormatMarkdown}
 	note := fmt.Sprintf("(Your reply had no ``` fences; it was read as a ```%s %s block. Next time write the fences: ```%s %s on the first line, ``` on the last.)\n", words[0], path, words[0], path)
 	return use, note, true
+}
+
+// askedFileCall returns the delete or move call words spell when it is
+// the very call the request asks for ("Delete old.go": delete old.go), of
+// a file the request shows: the real model wrote "delete old.go" in a
+// bare fence.
+func askedFileCall(words []string, reg *tools.Registry, req Request) (tools.ToolUse, bool) {
+	if len(words) < 2 {
+		return tools.ToolUse{}, false
+	}
+	if _, ok := reg.Get(words[0]); !ok || currentText(req, cleanRel(words[1])) == "" {
+		return tools.ToolUse{}, false
+	}
+	use := tools.ToolUse{Tool: words[0], Args: words[1:], Format: tools.FormatMarkdown}
+	switch {
+	case words[0] == tools.NameDelete && len(words) == 2 && slices.Contains(deletesAsked(req.Prompt), cleanRel(words[1])):
+		return use, true
+	case words[0] == tools.NameMove && len(words) == 3:
+		if m := moveFile.FindStringSubmatch(req.Prompt); m != nil && cleanRel(m[1]) == cleanRel(words[1]) && cleanRel(m[2]) == cleanRel(words[2]) {
+			return use, true
+		}
+	}
+	return tools.ToolUse{}, false
 }
 
 // keepsHalf reports whether text keeps at least half of the non-blank
@@ -165,12 +193,24 @@ var removalWords = regexp.MustCompile(`(?i)\b(delete|remove|drop|strip|shorten|c
 // request, not read, not written) is refused once with the file's
 // content: what it would write is a guess.
 func (t *Turn) shrinkingSave(ctx context.Context, use tools.ToolUse, state *turnState) error {
-	if !t.Compact || use.Tool != tools.NameSave || removalWords.MatchString(state.prompt) {
+	if !t.Compact || use.Tool != tools.NameSave {
 		return nil
 	}
 	path := ""
 	if len(use.Args) > 0 {
 		path = use.Args[0]
+	}
+	if path != "" && slices.Contains(state.editedPaths, path) && slices.Contains(removedAsked(state.prompt), cleanRel(path)) {
+		// Asked to delete old.go, the real model wrote its delete
+		// call and then, copying on, a save of old.go: the file
+		// came back (and notes.md, after its move). A file the
+		// request deletes or moves away is not written again.
+		if _, err := t.readForModel(ctx, path, 0); err != nil {
+			return fmt.Errorf("save %s: the request asks for %s to be gone from there, and this turn deleted or moved it; nothing was written. That part is done: do not save %s", path, path, path)
+		}
+	}
+	if removalWords.MatchString(state.prompt) {
+		return nil
 	}
 	spec, ok := t.Registry.Get(tools.NameRead)
 	if path == "" || !ok || !spec.Runnable() {
@@ -203,9 +243,37 @@ func (t *Turn) shrinkingSave(ctx context.Context, use tools.ToolUse, state *turn
 		// Asked to add, a small model sends only what it adds; a
 		// rename of a 3-line file changes two lines of three, so only
 		// a request to add is held to this.
-		return fmt.Errorf("save %s: the request asks to add, but the content drops %d of the file's %d lines, so they would be lost; nothing was written. A save replaces the whole file: send every line of the file as it is, with what you add", path, total-kept, total)
+		msg := fmt.Sprintf("save %s: the request asks to add, but the content drops %d of the file's %d lines, so they would be lost; nothing was written. A save replaces the whole file: send every line of the file as it is, with what you add", path, total-kept, total)
+		if added := appended(current, use.Content); added != "" {
+			// The real model, asked to add Max to mathx.go, sent Max
+			// alone three times, told each time what it dropped. The
+			// save it meant is offered whole, for it to send or not.
+			block, _ := fileBlock(t.Registry, t.Format, path, added)
+			msg += ". If what you sent is what you add, this save keeps every line and adds yours at the end:\n" + block
+		}
+		return errors.New(msg)
 	}
 	return nil
+}
+
+// appended is current with what content adds written after it: content
+// without the lines it opens with that current opens with too (a package
+// clause, imports), after a blank line; "" when nothing is left.
+func appended(current, content string) string {
+	have := strings.SplitAfter(current, "\n")
+	add := strings.SplitAfter(content, "\n")
+	i := 0
+	for i < len(have) && i < len(add) && strings.TrimRight(have[i], "\n") == strings.TrimRight(add[i], "\n") {
+		i++
+	}
+	rest := strings.TrimLeft(strings.Join(add[i:], ""), "\n")
+	if strings.TrimSpace(rest) == "" {
+		return ""
+	}
+	if !strings.HasSuffix(rest, "\n") {
+		rest += "\n"
+	}
+	return strings.TrimRight(current, "\n") + "\n\n" + rest
 }
 
 // saveCall is a save of path holding a read view's text, in the turn's
@@ -215,10 +283,10 @@ func (t *Turn) saveCall(path, view string) string {
 	return block
 }
 
-// currentText is the text of path as the request showed it (Request.Files),
+// currentText is the text of path as the request showed it (Files, Likely),
 // unnumbered; "" when it showed none.
 func currentText(req Request, path string) string {
-	for _, f := range req.Files {
+	for _, f := range req.shownFiles() {
 		if f.Path == path {
 			return unnumbered(f.Text)
 		}

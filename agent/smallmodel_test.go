@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -369,6 +372,147 @@ func TestShrinkingSaveOfASmallFile(t *testing.T) {
 	}
 }
 
+// TestAddingSaveOffersTheKeptFile: asked to add Max to mathx.go, the real
+// model sent Max alone, three times, each refused as dropping Min. The
+// refusal now offers the save it meant, every line kept and Max at the
+// end; sent back, it is written. What the model sent opens with the
+// file's package clause, which is not repeated.
+func TestAddingSaveOffersTheKeptFile(t *testing.T) {
+	mathx := "package mathx\n\n// Min returns the smaller of a and b.\nfunc Min(a, b int) int {\n\tif a < b {\n\t\treturn a\n\t}\n\treturn b\n}\n"
+	max := "// Max returns the larger of a and b.\nfunc Max(a, b int) int {\n\tif a > b {\n\t\treturn a\n\t}\n\treturn b\n}\n"
+	want := mathx + "\n" + max
+	srv := modeltest.New(
+		modeltest.Text("```save mathx.go\npackage mathx\n\n"+max+"```\n", 50),
+		modeltest.Text("```save mathx.go\n"+want+"```\n", 50),
+		modeltest.Text("Added Max.", 50))
+	defer srv.Close()
+	ws := &memWorkspace{files: map[string]string{"mathx.go": mathx}}
+	turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
+	turn.Compact = true
+	if _, err := turn.Run(context.Background(), Request{Prompt: "In mathx.go, add a function Max(a, b int) int that returns the larger of a and b.", Root: "/ws"}); err != nil {
+		t.Fatal(err)
+	}
+	msgs := srv.Requests()[1].Body.Messages
+	if told := msgs[len(msgs)-1].Content; !strings.Contains(told, "drops 3 of the file's 8 lines") || !strings.Contains(told, "adds yours at the end:\n```save mathx.go\n"+want+"```") {
+		t.Errorf("the model was told %q", told)
+	}
+	if ws.files["mathx.go"] != want {
+		t.Errorf("mathx.go = %q", ws.files["mathx.go"])
+	}
+	for _, tc := range []struct{ current, content, want string }{
+		{"a\nb\n", "a\n\nc\n", "a\nb\n\nc\n"},
+		{"a\nb", "c", "a\nb\n\nc\n"},
+		{"a\nb\n", "a\n\n", ""},
+		{"a\nb\n", "", ""},
+	} {
+		if got := appended(tc.current, tc.content); got != tc.want {
+			t.Errorf("appended(%q, %q) = %q, want %q", tc.current, tc.content, got, tc.want)
+		}
+	}
+}
+
+// TestDeletedFileNotSavedAgain: asked to delete old.go, the real model
+// wrote the delete call and then, copying on, the file as a save call
+// (first reply: the call in its own fence; second: both in bare fences,
+// "```\ndelete old.go\n```"). The delete is run, the save is refused,
+// and old.go stays deleted. The model's last reply is not recorded.
+func TestDeletedFileNotSavedAgain(t *testing.T) {
+	old := "package shop\n\n// oldPrice is the price before the change.\nfunc oldPrice(n int) int {\n\treturn 4 * n\n}\n"
+	for _, tc := range []struct{ name, reply, told string }{
+		{"fenced", "```delete old.go\n\n```\n\nThe current content of old.go, as a save call would write it:\n```save old.go\n" + old + "```",
+			"the request asks for old.go to be gone from there, and this turn deleted or moved it"},
+		// The bare call read is the first; the save after it is not.
+		{"bare fences", "```\ndelete old.go\n``````\nsave old.go\n" + strings.Replace(old, "4 * n", "3 * n", 1) + "```",
+			"it was read as a ```delete old.go block"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := modeltest.New(modeltest.Text(tc.reply, 50), modeltest.Text("Deleted old.go.", 50))
+			defer srv.Close()
+			ws := &memWorkspace{files: map[string]string{"old.go": old, "shop.go": "package shop\n"}}
+			turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
+			turn.Compact = true
+			if _, err := turn.Run(context.Background(), Request{Prompt: "Delete the file old.go; nothing uses it.", Root: "/ws"}); err != nil {
+				t.Fatal(err)
+			}
+			if got, ok := ws.files["old.go"]; ok {
+				t.Errorf("old.go is back: %q", got)
+			}
+			first := srv.Requests()[0].Body.Messages
+			if msg := first[len(first)-1].Content; strings.Contains(msg, "```save old.go") || !strings.HasSuffix(strings.TrimSpace(msg), "```delete old.go\n\n```") {
+				t.Errorf("the request ends %q", msg)
+			}
+			msgs := srv.Requests()[1].Body.Messages
+			if told := msgs[len(msgs)-1].Content; !strings.Contains(told, tc.told) {
+				t.Errorf("the model was told %q", told)
+			}
+		})
+	}
+}
+
+// TestFileLevelRequestsFinished: real replies to requests that move or
+// delete files. Asked to move notes.md, the model moved it and then, told
+// notes.md was unchanged, saved it again: told no longer (the move counts
+// as changing it), and a save of it after its move is refused, here in
+// the move's own reply. Asked to "move the
+// code of helpers.go into a new file named strings.go and delete
+// helpers.go", it did one half and stopped: it is asked once for the
+// other, with the delete call to send, or for the new file's save.
+func TestFileLevelRequestsFinished(t *testing.T) {
+	helpers := "package text\n\nimport \"strings\"\n\n// Shout returns s in capitals with an exclamation mark.\nfunc Shout(s string) string {\n\treturn strings.ToUpper(s) + \"!\"\n}\n"
+	notes := "# Notes\n\n- Keep it small.\n"
+	split := "Move the code of helpers.go into a new file named strings.go and delete helpers.go."
+	for _, tc := range []struct {
+		name, prompt string
+		files        map[string]string
+		replies      []string
+		told         string
+		want         map[string]string // "" for a file that must not exist
+	}{
+		{"moved, then saved where it was", "Move notes.md into the docs folder (docs/notes.md), keeping its content.", map[string]string{"notes.md": notes},
+			[]string{"```move notes.md docs/notes.md\n\n```\n\n```save notes.md\n" + notes + "```", "Moved."},
+			"the request asks for notes.md to be gone from there", map[string]string{"notes.md": "", "docs/notes.md": notes}},
+		{"saved the new file, kept the old", split, map[string]string{"helpers.go": helpers},
+			[]string{"```save strings.go\n" + helpers + "```", "The change was applied.", "```delete helpers.go\n```", "Done."},
+			"The request asks to delete helpers.go, which is still there. Reply with this call:\n```delete helpers.go\n\n```", map[string]string{"helpers.go": "", "strings.go": helpers}},
+		{"deleted the old, made no new file", split, map[string]string{"helpers.go": helpers},
+			[]string{"```delete helpers.go\n\n```", "The change was applied, as the file `helpers.go` has been deleted.", "```save strings.go\n" + helpers + "```", "Done."},
+			"The request asks for a new file strings.go, which you did not create. Send its save block now", map[string]string{"helpers.go": "", "strings.go": helpers}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var replies []modeltest.Reply
+			for _, r := range tc.replies {
+				replies = append(replies, modeltest.Text(r, 50))
+			}
+			srv := modeltest.New(replies...)
+			defer srv.Close()
+			ws := &memWorkspace{files: maps.Clone(tc.files)}
+			turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
+			turn.Compact = true
+			if _, err := turn.Run(context.Background(), Request{Prompt: tc.prompt, Root: "/ws"}); err != nil {
+				reqs := srv.Requests()
+				for _, m := range reqs[len(reqs)-1].Body.Messages[1:] {
+					t.Logf("%s: %s", m.Role, m.Content)
+				}
+				t.Fatal(err)
+			}
+			reqs := srv.Requests()
+			if msgs := reqs[len(reqs)-1].Body.Messages; !slices.ContainsFunc(msgs, func(m modeltest.Message) bool {
+				return m.Role == "user" && strings.Contains(m.Content, tc.told)
+			}) {
+				for _, m := range reqs[len(reqs)-1].Body.Messages[1:] {
+					t.Logf("%s: %s", m.Role, m.Content)
+				}
+				t.Errorf("the model was never told %q", tc.told)
+			}
+			for p, want := range tc.want {
+				if got, ok := ws.files[p]; got != want || ok != (want != "") {
+					t.Errorf("%s = %q (exists %v), want %q", p, got, ok, want)
+				}
+			}
+		})
+	}
+}
+
 // TestUntouchedFilesAsked: in a compact turn, a model that changed the
 // first of the request's files and stops is asked once about the others
 // (the real model renamed the constant in config.go only); a claim
@@ -629,31 +773,40 @@ func TestShownCodeForAnUntouchedFile(t *testing.T) {
 	}
 }
 
-// TestCompactListingWhenNoFileIsNamed: a compact turn whose request names
-// no file shows the model the workspace's top folder as read lists it
-// (the real model, asked to fix "the version this program reports",
-// invented src/version.py and wrote no call); a request that names a file,
-// or a full turn, is sent without it.
-func TestCompactListingWhenNoFileIsNamed(t *testing.T) {
+// TestCompactListingAndLikelyFiles: a compact turn shows the model the
+// workspace's top folder as read lists it (the real model, asked to fix
+// "the version this program reports", invented src/version.py; asked to
+// point a link at "the real file", it never learnt HISTORY.md existed).
+// A request that names no file also shows the likely files: all of a
+// small top folder, else those sharing words with the request; never a
+// secret. A full turn is sent without either.
+func TestCompactListingAndLikelyFiles(t *testing.T) {
+	small := map[string]string{"go.mod": "module m\n", "main.go": "package main\n\nfunc main() { println(version) }\n", "version.go": "package main\n\nconst version = \"1.1.0\"\n"}
+	larger := map[string]string{"go.mod": "module m\n", "main.go": "package main\n\nfunc main() { println(version) }\n", "version.go": "package main\n\nconst version = \"1.1.0\"\n",
+		"util.go": "package main\n\nfunc twice(x int) int { return 2 * x }\n", "notes.md": "# Notes\n", ".env": "VERSION_TOKEN=hunter2\n"}
 	for _, tc := range []struct {
 		name, prompt string
+		files        map[string]string
 		compact      bool
 		listed       bool
+		likely       []string // the files shown as save calls
 	}{
-		{"compact, no file named", "The version this program reports is wrong: it should be 1.2.0. Fix it.", true, true},
-		{"compact, a file named", "In version.go the version is wrong: it should be 1.2.0. Fix it.", true, false},
-		{"full turn", "The version this program reports is wrong: it should be 1.2.0. Fix it.", false, false},
+		{"compact, no file named, a small folder", "The version this program reports is wrong: it should be 1.2.0. Fix it.", small, true, true, []string{"go.mod", "main.go", "version.go"}},
+		{"compact, no file named, the files that share words", "The version this program reports is wrong: it should be 1.2.0. Fix it.", larger, true, true, []string{"main.go", "version.go"}},
+		{"compact, no file named, none shares a word", "Tidy up.", larger, true, true, nil},
+		{"compact, a file named", "In version.go the version is wrong: it should be 1.2.0. Fix it.", larger, true, true, []string{"version.go"}},
+		{"full turn", "The version this program reports is wrong: it should be 1.2.0. Fix it.", small, false, false, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
-			for name, text := range map[string]string{"go.mod": "module m\n", "main.go": "package main\n", "version.go": "package main\n\nconst version = \"1.1.0\"\n"} {
+			for name, text := range tc.files {
 				if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
 			srv := modeltest.New(modeltest.Text("No change.", 50))
 			defer srv.Close()
-			ws := dirWorkspace{memWorkspace: &memWorkspace{files: map[string]string{}}, root: root}
+			ws := dirWorkspace{memWorkspace: &memWorkspace{files: maps.Clone(tc.files)}, root: root}
 			reg, _, err := BindTools(builtin.Registry(), tools.Env{Workspace: ws}, noHost, testToolOptions(ws)).Select(edittool.TurnTools())
 			if err != nil {
 				t.Fatal(err)
@@ -662,8 +815,18 @@ func TestCompactListingWhenNoFileIsNamed(t *testing.T) {
 			turn.Run(context.Background(), Request{Prompt: tc.prompt, Root: root})
 			msgs := srv.Requests()[0].Body.Messages
 			first := msgs[len(msgs)-1].Content
-			if got := strings.Contains(first, "top folder") && strings.Contains(first, "go.mod\nmain.go\nversion.go\n"); got != tc.listed {
+			if got := strings.Contains(first, "top folder") && strings.Contains(first, "main.go\n"); got != tc.listed {
 				t.Errorf("listed = %v, want %v; the message:\n%s", got, tc.listed, first)
+			}
+			var shown []string
+			for _, m := range regexp.MustCompile("(?m)^```save (\\S+)$").FindAllStringSubmatch(first, -1) {
+				shown = append(shown, m[1])
+			}
+			if !slices.Equal(shown, tc.likely) {
+				t.Errorf("files shown %q, want %q; the message:\n%s", shown, tc.likely, first)
+			}
+			if strings.Contains(first, "hunter2") {
+				t.Errorf("a secret was shown:\n%s", first)
 			}
 		})
 	}

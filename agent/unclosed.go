@@ -17,6 +17,9 @@ import (
 // line inside stays a problem (issue 25: it may nest a block the reply
 // never finished).
 
+// A call whose block stays empty (delete, move) is whole in its opener:
+// the real model ended its reply on "```delete legacy.ts".
+
 // closeLastBlock returns reply with its last fence line's block closed,
 // and the calls that reads as, when the closed reply parses with no
 // problem and the last fence line opens a call.
@@ -28,7 +31,7 @@ func closeLastBlock(reply string, opts parse.Options) (string, []tools.ToolUse, 
 		}
 		at += len(line)
 	}
-	if opener < 0 || !strings.Contains(reply[opener:], "\n") {
+	if opener < 0 || !strings.Contains(reply[opener:], "\n") && !emptyBodied(reply[opener:]) {
 		return "", nil, false // no block, or nothing in it
 	}
 	closed := reply
@@ -44,4 +47,11 @@ func closeLastBlock(reply string, opts parse.Options) (string, []tools.ToolUse, 
 		return "", nil, false
 	}
 	return closed, uses, true
+}
+
+// emptyBodied reports whether a fence line opens a call whose block stays
+// empty: its opener says all of it.
+func emptyBodied(opener string) bool {
+	words := strings.Fields(strings.TrimLeft(opener, "` "))
+	return len(words) > 1 && (words[0] == tools.NameDelete || words[0] == tools.NameMove)
 }

@@ -28,6 +28,9 @@ func TestUnclosedLastBlock(t *testing.T) {
 		{"cut by a length limit", "user.go", "```save user.go\n" + withEmail, "length", user, true},
 		{"a fence line inside", "README.md", "```save README.md\n# lib\n\n## Layout\n\n```\nsrc/\n", "stop", readme, true},
 		{"an opener alone", "user.go", "```save user.go", "stop", user, true},
+		// delete's block stays empty: its opener is the whole call.
+		{"a delete's opener alone", "README.md", "Removing it.\n```delete README.md", "stop", "", false},
+		{"a delete's opener cut by a length limit", "README.md", "```delete README.md", "length", readme, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := modeltest.Text(tc.reply, 50)

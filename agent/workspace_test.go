@@ -41,6 +41,10 @@ func (w *memWorkspace) Propose(ctx context.Context, compute func(context.Context
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, c := range cs.Effective() {
+		if c.Action == edits.Delete {
+			delete(w.files, c.Path)
+			continue
+		}
 		w.files[c.Path] = c.Result()
 	}
 	return "applied", nil

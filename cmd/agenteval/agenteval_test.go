@@ -140,8 +140,14 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	rest := filepath.Join(t.TempDir(), "rest.json")
+	// The rest runs with a user settings file: its sampling reaches the
+	// requests (and the report says so).
+	settingsFile := filepath.Join(t.TempDir(), "settings.json")
+	if err := os.WriteFile(settingsFile, []byte(`{"temperature": 0.3}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	stderr.Reset()
-	if code := run(t.Context(), []string{"--base-url", srv.URL, "--model", "fake", "--dir", suite, "--agentls", bin, "--json", rest, "--skip", partial}, io.Discard, &stderr); code != 0 {
+	if code := run(t.Context(), []string{"--base-url", srv.URL, "--model", "fake", "--dir", suite, "--agentls", bin, "--json", rest, "--skip", partial, "--agentls-settings", settingsFile}, io.Discard, &stderr); code != 0 {
 		t.Fatalf("--skip: exit %d; stderr:\n%s", code, stderr.String())
 	}
 	var merged bytes.Buffer
@@ -159,6 +165,9 @@ func TestEndToEnd(t *testing.T) {
 		if r.Task == rep.Results[0].Task || r.Task == rep.Results[1].Task {
 			t.Errorf("--skip ran %s again", r.Task)
 		}
+		if r.Sampling != "temperature=0.3" {
+			t.Errorf("%s with --agentls-settings: sampling %q, want temperature=0.3", r.Task, r.Sampling)
+		}
 	}
 	if !strings.Contains(merged.String(), "3/5") {
 		t.Errorf("merged table without the totals of all five:\n%s", merged.String())
@@ -173,6 +182,7 @@ func TestUsageErrors(t *testing.T) {
 		{nil, "--base-url and --model are required"},
 		{[]string{"--base-url", "http://x/v1", "--model", "m", "--format", "json"}, `--format "json"`},
 		{[]string{"--base-url", "http://x/v1", "--model", "m", "--runs", "0"}, "must be positive"},
+		{[]string{"--base-url", "http://x/v1", "--model", "m", "--agentls-settings", "agenteval_test.go"}, "--agentls-settings: agenteval_test.go: not JSON"},
 		{[]string{"--base-url", "http://x/v1", "--model", "m", "--tasks", "no-such-*"}, "none in"},
 		{[]string{"--base-url", "http://x/v1", "--model", "m", "stray"}, `unexpected argument "stray"`},
 		{[]string{"--base-url", "http://x/v1", "--model", "m", "--tools", "agentls,cursor"}, `"cursor": want agentls, aider or gptme`},

@@ -26,6 +26,10 @@ type agentlsDriver struct {
 	model    string
 	format   string
 	maxSteps int
+	// settings, if set, is the user settings file (JSON) each run gets
+	// as its own $XDG_CONFIG_HOME/agentls/settings.json: a sampling
+	// setting, say, measured without touching the user's.
+	settings []byte
 }
 
 func (d agentlsDriver) Name() string { return "agentls" }
@@ -37,6 +41,17 @@ func (d agentlsDriver) Run(ctx context.Context, task Task, ws, scratch string) R
 	r := Result{Tool: d.Name(), Task: task.Name, Format: d.format}
 	for _, sub := range []string{"state", "config"} {
 		if err := os.MkdirAll(filepath.Join(scratch, sub), 0o755); err != nil {
+			r.Error = err.Error()
+			return r
+		}
+	}
+	if d.settings != nil {
+		dir := filepath.Join(scratch, "config", "agentls")
+		err := os.MkdirAll(dir, 0o755)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, "settings.json"), d.settings, 0o644)
+		}
+		if err != nil {
 			r.Error = err.Error()
 			return r
 		}

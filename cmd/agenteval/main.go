@@ -13,6 +13,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -65,6 +66,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	venvs := fs.String("venvs", defaultVenvs(), "where the peers' virtualenvs are kept (`dir`)")
 	python := fs.String("python", "python3", "the Python 3 `interpreter` that makes the virtualenvs")
 	timeout := fs.Duration("timeout", 5*time.Minute, "per-turn `limit`")
+	settingsFile := fs.String("agentls-settings", "", "agentls's user settings for every run: the JSON `file` is each run's $XDG_CONFIG_HOME/agentls/settings.json (default: none)")
 	maxSteps := fs.Int("max-steps", 6, "agentls's model calls per turn")
 	jsonOut := fs.String("json", "", "also write the results as JSON to `file`")
 	benchMD := fs.String("bench-md", "", "also write the tables into `file` (BENCH.md), replacing its agenteval section")
@@ -99,6 +101,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case terr != nil:
 		fmt.Fprintf(stderr, "agenteval: %v\n", terr)
 		return 2
+	}
+	var settingsJSON []byte
+	if *settingsFile != "" {
+		b, err := os.ReadFile(*settingsFile)
+		if err == nil && !json.Valid(b) {
+			err = fmt.Errorf("%s: not JSON", *settingsFile)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "agenteval: --agentls-settings: %v\n", err)
+			return 2
+		}
+		settingsJSON = b
 	}
 	ad, err := newAdapter(*baseURL)
 	if err != nil {
@@ -159,7 +173,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			} else if abs, err := filepath.Abs(*bin); err == nil {
 				*bin = abs
 			}
-			drivers = append(drivers, agentlsDriver{bin: *bin, baseURL: url, model: *model, format: *format, maxSteps: *maxSteps})
+			drivers = append(drivers, agentlsDriver{bin: *bin, baseURL: url, model: *model, format: *format, maxSteps: *maxSteps, settings: settingsJSON})
 		case "aider", "gptme":
 			exe := map[string]*string{"aider": aiderBin, "gptme": gptmeBin}[t]
 			if *exe == "" {

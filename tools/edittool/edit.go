@@ -201,10 +201,18 @@ func noPathError(tool string) error {
 // reading any: for counting, and for showing what a reply will touch.
 func PathsOf(use tools.ToolUse) []string {
 	switch use.Tool {
-	case tools.NameSave, tools.NameAppend, tools.NamePatch, tools.NamePatchAnchored:
+	case tools.NameSave, tools.NameAppend, tools.NamePatch, tools.NamePatchAnchored, tools.NameDelete:
 		if p := arg(use, 0, "path"); p != "" {
 			return []string{p}
 		}
+	case tools.NameMove:
+		var out []string
+		for i, name := range []string{"path", "to"} {
+			if p := arg(use, i, name); p != "" {
+				out = append(out, p)
+			}
+		}
+		return out
 	case tools.NamePatchMany:
 		fps, err := parsePatchMany(use, use.Kwargs["patches"])
 		if err != nil {

@@ -2,6 +2,7 @@ package edittool
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -244,5 +245,31 @@ func TestAnchoredTools(t *testing.T) {
 	_, err = b2.Run(context.Background(), spec2, tools.ToolUse{Tool: "patch_anchored", Kwargs: map[string]any{"path": "main.go", "ops": []any{map[string]any{"anchor": anchor, "op": "delete"}}}})
 	if err != nil || result(b2)["main.go"] != "modify:package main\n\nfunc main() {\n}\n" {
 		t.Errorf("kwargs ops: %v %q", err, result(b2))
+	}
+}
+
+// TestPathsOf: the files an edit call names, as written, for every edit
+// tool that names them in its arguments; delete and move included (a
+// compact turn tells a deleted file from a kept one by them, and
+// WrittenBy records a move's both ends).
+func TestPathsOf(t *testing.T) {
+	for _, tc := range []struct {
+		use  tools.ToolUse
+		want []string
+	}{
+		{tools.ToolUse{Tool: tools.NameSave, Args: []string{"a.go"}}, []string{"a.go"}},
+		{tools.ToolUse{Tool: tools.NamePatch, Kwargs: map[string]any{"path": "b.go"}}, []string{"b.go"}},
+		{tools.ToolUse{Tool: tools.NameDelete, Args: []string{"old.go"}}, []string{"old.go"}},
+		{tools.ToolUse{Tool: tools.NameMove, Args: []string{"notes.md", "docs/notes.md"}}, []string{"notes.md", "docs/notes.md"}},
+		{tools.ToolUse{Tool: tools.NameMove, Kwargs: map[string]any{"path": "a.ts", "to": "b.ts"}}, []string{"a.ts", "b.ts"}},
+		{tools.ToolUse{Tool: tools.NameDelete}, nil},
+		{tools.ToolUse{Tool: tools.NameRead, Args: []string{"a.go"}}, nil},
+	} {
+		if got := PathsOf(tc.use); !slices.Equal(got, tc.want) {
+			t.Errorf("PathsOf(%s %v %v) = %q, want %q", tc.use.Tool, tc.use.Args, tc.use.Kwargs, got, tc.want)
+		}
+	}
+	if got := WrittenBy("/ws", tools.ToolUse{Tool: tools.NameMove, Args: []string{"a.sh", "run.sh"}}); !slices.Equal(got, []string{"a.sh", "run.sh"}) {
+		t.Errorf("WrittenBy(move) = %q", got)
 	}
 }
