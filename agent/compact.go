@@ -152,20 +152,13 @@ func isBuiltinExtra(name string) bool {
 // the call that makes it (compactReminder).
 func CompactMessages(reg *tools.Registry, format tools.Format, req Request) []openai.ChatCompletionMessage {
 	system := CompactSystemPrompt(reg, format, req)
-	files := req.shownFiles()
+	var files []FileText
 	named := req.Files
 	req.Files = nil
 	msgs := messagesWith(system, req)
 	req.Files = named
 	last := &msgs[len(msgs)-1]
-	// A file to delete or move needs no content, and a small model
-	// copies a save block it is shown after its call (the real model
-	// deleted old.go, then saved it again): such files are not shown,
-	// unless the request makes a new file, whose lines may be theirs
-	// ("move the code of helpers.go into a new file named strings.go").
-	if _, covered := fileCalls(reg, format, req); len(createsAsked(req)) == 0 {
-		files = slices.DeleteFunc(files, func(f FileText) bool { return slices.Contains(covered, f.Path) })
-	}
+	files = displayedFiles(reg, format, req)
 	listing := ""
 	if req.Listing != "" {
 		listing = "\nThe workspace's top folder (read a file not shown here before you change it):\n" + req.Listing
@@ -189,6 +182,20 @@ func CompactMessages(reg *tools.Registry, format tools.Format, req Request) []op
 		last.Content += "\nThe current content of " + f.Path + ":\n" + block + "\n"
 	}
 	return msgs
+}
+
+// displayedFiles are the request's files (shownFiles) whose content a
+// compact turn's message shows. A file to delete or move needs none, and
+// a small model copies a save block it is shown after its call (the real
+// model deleted old.go, then saved it again): such files are left out,
+// unless the request makes a new file, whose lines may be theirs ("move
+// the code of helpers.go into a new file named strings.go").
+func displayedFiles(reg *tools.Registry, format tools.Format, req Request) []FileText {
+	files := req.shownFiles()
+	if _, covered := fileCalls(reg, format, req); len(createsAsked(req)) == 0 {
+		files = slices.DeleteFunc(files, func(f FileText) bool { return slices.Contains(covered, f.Path) })
+	}
+	return files
 }
 
 // fileBlock shows a file's content (unnumbered) as the save call that
@@ -356,10 +363,21 @@ func saveReminder(reg *tools.Registry, format tools.Format, req Request) string 
 	switch {
 	case canSave && format == tools.FormatMarkdown:
 		r := "\nReply with a ```save " + target + " block holding the whole new file, changed as asked"
-		switch {
-		case len(req.shownFiles()) > 1:
+		displayed := displayedFiles(reg, format, req)
+		shown := len(displayed)
+		switch creates := createsAsked(req); {
+		case len(creates) > 0 && shown > 0:
+			// "Move the code of helpers.go into a new file named
+			// strings.go": a save like the one shown would be of
+			// helpers.go, which is to be deleted.
+			r = "\nReply with a ```save " + creates[0] + " block holding the whole new file"
+			_, covered := fileCalls(reg, format, req)
+			if slices.ContainsFunc(displayed, func(f FileText) bool { return !slices.Contains(covered, f.Path) }) {
+				r += ", and for each file below that must change, a save block like its own, holding the whole new file changed as asked"
+			}
+		case shown > 1:
 			r = "\nFor each file that must change, reply with a save block like the ones below, holding the whole new file changed as asked"
-		case len(req.shownFiles()) == 1:
+		case shown == 1:
 			r = "\nReply with a save block like the one below, holding the whole new file changed as asked"
 		}
 		if canPatch && !wholeFiles(req) {

@@ -604,7 +604,7 @@ func TestCompactReminderNamesFileCalls(t *testing.T) {
 		{"Delete the file old.go; nothing uses it.", files("old.go"), []string{"```delete old.go\n"}, []string{"save block"}},
 		{"Delete legacy.ts and remove its import and use from index.ts.", files("legacy.ts", "index.ts"), []string{"```delete legacy.ts\n", "save block"}, []string{"delete index.ts"}},
 		{"Move notes.md into the docs folder (docs/notes.md), keeping its content.", files("notes.md"), []string{"```move notes.md docs/notes.md\n"}, []string{"save block"}},
-		{"Move the code of helpers.go into a new file named strings.go and delete helpers.go.", files("helpers.go"), []string{"```delete helpers.go\n", "save block"}, nil},
+		{"Move the code of helpers.go into a new file named strings.go and delete helpers.go.", files("helpers.go"), []string{"```delete helpers.go\n", "```save strings.go block"}, []string{"like the one below"}},
 		{"Remove the unused function legacy_total from orders.py.", files("orders.py"), []string{"save block"}, []string{"delete"}},
 		{"Move the function slugify from misc.py to text.py; main.py imports it from text now.", files("misc.py", "text.py", "main.py"), []string{"save block"}, []string{"```move"}},
 	} {
