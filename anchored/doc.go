@@ -64,5 +64,7 @@
 // on every didChange of a buffer an anchored tool has read). A caller
 // that keeps a Renderer can Apply a batch to the text it last rendered
 // through the anchor table that render built: the text is compared with
-// the one rendered in full, and any other text is anchored afresh.
+// the one rendered in full, and any other text is anchored afresh. Views
+// keeps such a Renderer for each of the last few documents viewed (the
+// server's, between view_anchored and patch_anchored).
 package anchored

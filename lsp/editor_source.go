@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 
+	"github.com/agentls/agentls/anchored"
 	"github.com/agentls/agentls/edits"
 	"github.com/agentls/agentls/lsp/internal/documents"
 	"github.com/agentls/agentls/tools"
@@ -14,15 +15,16 @@ import (
 // the disk. It implements tools.Source, tools.BufferSource (an open
 // buffer as its edits.Buffer, so a patch after a keystroke joins no
 // text), and tools.Hashes with the line hashes the documents store keeps
-// (linehashes.go).
+// and the server's kept views (linehashes.go).
 type editorSource struct {
-	docs *documents.Store
-	disk edittool.DiskSource
+	docs  *documents.Store
+	views *anchored.Views
+	disk  edittool.DiskSource
 }
 
 // source is the workspace as the editor has it (editorSource).
 func (s *Server) source() editorSource {
-	return editorSource{docs: s.docs, disk: edittool.DiskSource{Root: s.session().root}}
+	return editorSource{docs: s.docs, views: &s.views, disk: edittool.DiskSource{Root: s.session().root}}
 }
 
 func (e editorSource) Read(ctx context.Context, rel string) (string, int32, bool, error) {

@@ -47,6 +47,11 @@ func (w *editorWorkspace) LineHashes(path string, version int32) *anchored.Index
 	return w.source().LineHashes(path, version)
 }
 
+// Views passes on the anchor tables the server keeps of the last views,
+// so patch_anchored on the text a view showed does not anchor it again
+// (the turn's tools.Env Hashes).
+func (w *editorWorkspace) Views() *anchored.Views { return w.source().Views() }
+
 func (w *editorWorkspace) Confirm(ctx context.Context, q approval.Question) (approval.Answer, error) {
 	return confirmer{s: w.s, who: w.label, path: w.home, line: w.homeLine}.Confirm(ctx, q)
 }

@@ -13,3 +13,9 @@ import (
 func (e editorSource) LineHashes(rel string, version int32) *anchored.Index {
 	return e.docs.LineHashes(cleanFile(filepath.Join(e.disk.Root, filepath.FromSlash(rel))), version)
 }
+
+// Views returns where view_anchored keeps the anchor table of each file's
+// last view, for patch_anchored on the same text: the server's, shared by
+// its turns and bounded to a few files (anchored.Views). It implements
+// tools.Hashes with LineHashes.
+func (e editorSource) Views() *anchored.Views { return e.views }

@@ -16,6 +16,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/agentls/agentls/agent"
+	"github.com/agentls/agentls/anchored"
 	"github.com/agentls/agentls/edits/journal"
 	"github.com/agentls/agentls/lsp/internal/documents"
 	"github.com/agentls/agentls/lsp/internal/review"
@@ -101,6 +102,7 @@ type Server struct {
 	config   *configuration   // keeps them current: the editor's, the files', trust (configuration.go)
 	replies  replyCounts      // edit calls in whole documents, by version
 	docs     *documents.Store // the open buffers (lsp/internal/documents)
+	views    anchored.Views   // the anchor tables of the last view_anchored of a few files (linehashes.go)
 	journal  journal.Journal  // applied edits, for undo (edits/journal)
 	review   review.Store     // pending hunks in review mode (lsp/internal/review)
 	// pendingView shows them (placed on the buffers, as diagnostics,

@@ -67,11 +67,17 @@ type Workspace interface {
 
 // Hashes keeps the line hashes of open buffers' current versions, as the
 // server does for each buffer once it was anchored, so that anchoring a
-// large buffer again does not hash every line.
+// large buffer again does not hash every line; and the anchor tables of
+// the last views, so that patch_anchored on the text a view showed
+// resolves its anchors without anchoring the text again.
 type Hashes interface {
 	// LineHashes returns the line hashes of path at version, or nil when
 	// it keeps none for that version.
 	LineHashes(path string, version int32) *anchored.Index
+	// Views returns where view_anchored keeps the anchor tables of the
+	// files it showed last, for patch_anchored on the same text; nil
+	// when none are kept.
+	Views() *anchored.Views
 }
 
 // An Env is everything a tool's Bind may reach in one turn, said once:
@@ -90,8 +96,9 @@ type Env struct {
 	// relative to the root, so that rag searches an unsaved change
 	// before it is saved. Nil: nothing is open, rag reads the disk.
 	Buffers func() map[string]string
-	// Hashes passes the editor's line hashes on to view_anchored and
-	// patch_anchored. Nil: they hash what they read.
+	// Hashes passes the editor's line hashes, and the anchor tables of
+	// the last views, on to view_anchored and patch_anchored. Nil: they
+	// hash what they read.
 	Hashes Hashes
 	// Progress shows a step of the turn's work in the front-end's
 	// progress (an MCP call's notifications). Nil: only Output shows it.

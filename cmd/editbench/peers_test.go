@@ -214,17 +214,62 @@ func TestPeerWorkerRotates(t *testing.T) {
 	a := write("a.go", f.String())
 	b := write("b.go", strings.ReplaceAll(f.String(), "return", "panic(0)"))
 	lines := []int{1, 5, 9}
-	got, err := runWorker("anchors-apply", []peerCase{{Name: "c", File: a, Lines: lines, Budget: 1_000_000, Rotate: []peerCase{{File: b, Lines: lines}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := f.String()
 	for _, l := range lines {
 		old := strings.Split(f.String(), "\n")[l-1]
 		want = strings.Replace(want, old+"\n", old+anchorsEdit+"\n", 1)
 	}
-	if len(got) != 1 || got[0].Outcome != "applied:"+sha(want) {
-		t.Errorf("anchors-apply: %+v, want the case's own result", got)
+	// Afresh and through the view's kept table: the same bytes.
+	for _, op := range []string{"anchors-apply", "anchors-apply-kept"} {
+		got, err := runWorker(op, []peerCase{{Name: "c", File: a, Lines: lines, Budget: 1_000_000, Rotate: []peerCase{{File: b, Lines: lines}}}})
+		if err != nil {
+			t.Fatalf("%s: %v", op, err)
+		}
+		if len(got) != 1 || got[0].Outcome != "applied:"+sha(want) {
+			t.Errorf("%s: %+v, want the case's own result", op, got)
+		}
+	}
+}
+
+// TestKeptApplySetBesideGptme: the anchors-apply-kept row, which gptme
+// does not run, is set beside gptme's anchors-apply samples of the same
+// rounds, and the 2× target is checked on it; the fresh row stays, as a
+// reference.
+func TestKeptApplySetBesideGptme(t *testing.T) {
+	fresh := peerOp{op: "anchors-apply", label: "fresh", bytes: map[string]int{}}
+	kept := peerOp{op: "anchors-apply-kept", label: "kept", bytes: map[string]int{}, peersOf: fresh.op}
+	for _, n := range anchorSizes {
+		c := peerCase{Name: nominal(n)}
+		fresh.cases, kept.cases = append(fresh.cases, c), append(kept.cases, c)
+		fresh.bytes[c.Name], kept.bytes[c.Name] = n, n
+	}
+	ops := []peerOp{fresh, kept}
+	r := newPeerResults(ops)
+	for _, n := range anchorSizes {
+		c := nominal(n)
+		for round := range 3 {
+			ns := int64(n) / 10 // gptme: 10 bytes/ns
+			r.add(fresh.op, c, "gptme", ns, ns, "applied:x")
+			r.add(fresh.op, c, "agentls", ns*2/3, ns*2/3, "applied:x") // 1.5×
+			r.add(kept.op, c, "agentls", ns/(4+int64(round)), ns/4, "applied:x")
+		}
+	}
+	targets := r.targets(ops)
+	for _, want := range []string{
+		"| anchors apply ≥ 2× gptme's hashline_edit (the server's path: through the view's kept table, anchors-apply-kept) | 10 KB 5.00×, 100 KB 5.00×, 1 MB 5.00×, 10 MB 5.00× | yes |",
+		"(the CLI's path, anchors-apply) beside gptme's hashline_edit, not the target | 10 KB 1.50×, 100 KB 1.50×, 1 MB 1.50×, 10 MB 1.50× | reference: under 2× at some size |",
+	} {
+		if !strings.Contains(targets, want) {
+			t.Errorf("the targets lack\n%s\nin\n%s", want, targets)
+		}
+	}
+	impls := []implementation{{name: "agentls", ops: map[string]bool{fresh.op: true, kept.op: true}}, {name: "gptme", ops: map[string]bool{fresh.op: true}}}
+	md := r.markdown(ops, impls, peersConfig{rounds: 3}, "0")
+	if !strings.Contains(md, "| kept | 10 MB | ") || !strings.Contains(md, "| **5.0×** (4.0–6.0) |") || !strings.Contains(md, "| same bytes |") {
+		t.Errorf("the kept row is not set beside gptme's:\n%s", md)
+	}
+	if !strings.Contains(md, "| anchors-apply-kept | ") {
+		t.Error("what is timed does not say what the kept row holds")
 	}
 }
 

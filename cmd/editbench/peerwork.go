@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/bits"
@@ -107,14 +108,15 @@ type workerOp func(c peerCase) (t timing, outcome string, err error)
 
 func workerOps() map[string]workerOp {
 	return map[string]workerOp{
-		"parse-whole":    workParseWhole,
-		"parse-stream16": workParseStream,
-		"patch":          workPatch,
-		"patch-disk":     workPatchDisk,
-		"small-edits":    workSmallEdits,
-		"anchors-render": workAnchorsRender,
-		"anchors-apply":  workAnchorsApply,
-		"ceiling":        workCeiling,
+		"parse-whole":        workParseWhole,
+		"parse-stream16":     workParseStream,
+		"patch":              workPatch,
+		"patch-disk":         workPatchDisk,
+		"small-edits":        workSmallEdits,
+		"anchors-render":     workAnchorsRender,
+		"anchors-apply":      workAnchorsApply,
+		"anchors-apply-kept": workAnchorsApplyKept,
+		"ceiling":            workCeiling,
 	}
 }
 
@@ -371,24 +373,44 @@ const anchorsEdit = " // x"
 // workAnchorsApply is patch_anchored: a batch of guarded replace ops
 // (parsed from their JSON inside the timed call, as gptme parses its
 // ops), each anchor resolved against the text and the new text written.
-// The anchors come from a view made before timing, as the model saw it.
-func workAnchorsApply(c peerCase) (timing, string, error) {
+// The anchors come from a view made before timing, as the model saw it;
+// the text is anchored afresh, as the CLI does (and the server for a text
+// no kept view showed).
+func workAnchorsApply(c peerCase) (timing, string, error) { return timeAnchorsApply(c, false) }
+
+// workAnchorsApplyKept is the server's patch_anchored on the text its
+// view_anchored showed: the view rendered before timing through an
+// anchored.Views (the server's, kept per file), then, timed, the ops parsed
+// and applied through the anchor table that view kept (Views.ApplyKept) to
+// a copy of the text read again, byte for byte the same but not the same
+// string, so that the check that it is the text viewed compares it in
+// full, as it does when a buffer is read anew for the patch.
+func workAnchorsApplyKept(c peerCase) (timing, string, error) { return timeAnchorsApply(c, true) }
+
+// timeAnchorsApply times the anchors-apply calls of c and its rotation,
+// afresh or through kept views, and returns c's own outcome.
+func timeAnchorsApply(c peerCase, kept bool) (timing, string, error) {
 	t, _, err := timeRotating(c, func(v peerCase) (func(), func() (string, error), error) {
-		call, _, err := anchorsApplyCall(v)
+		call, _, err := anchorsApplyCall(v, kept)
 		return call, func() (string, error) { return "", nil }, err
 	})
 	if err != nil {
 		return timing{}, "", err
 	}
-	_, result, err := anchorsApplyCall(c)
+	_, result, err := anchorsApplyCall(c, kept)
 	if err != nil {
 		return timing{}, "", err
 	}
 	return t, outcomeOf(result()), nil
 }
 
-// anchorsApplyCall prepares the anchors-apply call of v, and its result.
-func anchorsApplyCall(v peerCase) (func(), func() (string, error), error) {
+// errNotKept is a kept anchors-apply call that found no kept view of its
+// text: it would have timed the fresh path under the kept row's name.
+var errNotKept = errors.New("the text viewed was not resolved through its kept view")
+
+// anchorsApplyCall prepares the anchors-apply call of v, and its result:
+// with kept, through the table of a view rendered now, untimed.
+func anchorsApplyCall(v peerCase, kept bool) (func(), func() (string, error), error) {
 	text, err := readString(v.File)
 	if err != nil {
 		return nil, nil, err
@@ -416,6 +438,28 @@ func anchorsApplyCall(v peerCase) (func(), func() (string, error), error) {
 		var parsed []anchored.Op
 		if parsed, err = anchored.ParseOps(opsJSON); err == nil {
 			res, err = anchored.Apply(text, parsed, anchored.Options{})
+		}
+	}
+	if kept {
+		views := new(anchored.Views) // one per input: a rotation has more than the server keeps
+		if _, err := views.Render(v.File, text, 0, 0, anchored.Options{}); err != nil {
+			return nil, nil, err
+		}
+		again, readErr := readString(v.File) // the same bytes in another string
+		if readErr != nil {
+			return nil, nil, readErr
+		}
+		call = func() {
+			var parsed []anchored.Op
+			if parsed, err = anchored.ParseOps(opsJSON); err == nil {
+				var ok bool
+				if res, ok, err = views.ApplyKept(v.File, again, parsed, anchored.Options{}); !ok {
+					err = errNotKept
+				}
+			}
+		}
+		if call(); errors.Is(err, errNotKept) {
+			return nil, nil, fmt.Errorf("%s: %w", v.File, err)
 		}
 	}
 	return call, func() (string, error) { call(); return res.Text, err }, nil

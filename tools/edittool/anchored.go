@@ -28,7 +28,13 @@ func (b *Batch) PatchAnchored(ctx context.Context, path, ops string) (string, er
 	if !f.exists {
 		return "", fmt.Errorf("patch_anchored %s: the file does not exist", f.path)
 	}
-	res, err := anchored.Apply(f.content, parsed, b.anchorOptions(f))
+	// The text the last view of f showed, if it is still f's, is
+	// resolved through the anchor table that view kept; any other text
+	// afresh. Both give the same bytes (anchored.Views).
+	res, kept, err := b.views().ApplyKept(f.path, f.content, parsed, anchored.Options{})
+	if !kept {
+		res, err = anchored.Apply(f.content, parsed, b.anchorOptions(f))
+	}
 	if err != nil {
 		return "", fmt.Errorf("patch_anchored %s: %w", f.path, err)
 	}
@@ -56,12 +62,21 @@ func (b *Batch) ViewAnchored(ctx context.Context, path string, from, to int) (st
 	if err := b.allowSecret(ctx, tools.NameViewAnchored, f.path); err != nil {
 		return "", err
 	}
-	view, err := anchored.RenderText(f.content, from, to, b.anchorOptions(f))
+	view, err := b.views().Render(f.path, f.content, from, to, b.anchorOptions(f))
 	if err != nil {
 		return "", fmt.Errorf("view_anchored %s: %w", f.path, err)
 	}
 	fence := strings.Repeat("`", 4)
 	return fence + f.path + "\n" + view + fence, nil
+}
+
+// views returns where the source keeps the anchor tables of the last
+// views (nil: none are kept, and every text is anchored afresh).
+func (b *Batch) views() *anchored.Views {
+	if b.Hashes == nil {
+		return nil
+	}
+	return b.Hashes.Views()
 }
 
 // anchorOptions passes on the line hashes the source keeps for the

@@ -9,7 +9,8 @@ import (
 	"github.com/agentls/agentls/tools"
 )
 
-// hashSource is a memSource that keeps line hashes, and counts the asks.
+// hashSource is a memSource that keeps line hashes, and counts the asks;
+// it keeps no views.
 type hashSource struct {
 	memSource
 	asked []string
@@ -19,6 +20,8 @@ func (h *hashSource) LineHashes(path string, version int32) *anchored.Index {
 	h.asked = append(h.asked, path)
 	return anchored.NewTextIndex(h.memSource[path], anchored.Options{})
 }
+
+func (h *hashSource) Views() *anchored.Views { return nil }
 
 // TestAnchoredToolsUseKeptHashes: view_anchored and patch_anchored ask the
 // source for the line hashes it keeps of a buffer, but not for a file the

@@ -20,7 +20,9 @@
 // Each edit tool changes the batch or, on error, leaves it as it was
 // (multi-file tools run on a copy). The Batch's Hashes (the Env's: the
 // editor's) hand view_anchored and patch_anchored the buffer's line
-// hashes.
+// hashes, and keep the anchor table of each file's last view
+// (anchored.Views): patch_anchored on the very text a view showed
+// resolves through it, any other text afresh, with the same result.
 //
 // read shows files with line numbers as the batch sees them, in a fence
 // the content cannot end; folders are listed; binary files, missing paths

@@ -27,7 +27,8 @@ type Batch struct {
 	Confirm approval.Confirmer
 	// Hashes keeps the line hashes of Source's open buffers (the
 	// editor's), handed to view_anchored and patch_anchored so a large
-	// buffer is not hashed again; nil: they hash what they read.
+	// buffer is not hashed again, and the anchor tables of the last
+	// views; nil: they hash what they read.
 	Hashes tools.Hashes
 }
 

@@ -82,9 +82,11 @@ def small_edits(case):
 
 
 def anchors_render(case):
-    # gptme's read tool with hashline_edit loaded: the whole file with line
-    # numbers and a [path#tag] header (SHA-256 of the content); it reads
-    # the file itself, from the page cache here.
+    # gptme's read tool: the whole file with line numbers. init_tools does
+    # not load hashline_edit, so there is no [path#tag] header and its
+    # SHA-256 of the content is not computed: the plain numbered view, the
+    # least work gptme's side can do. It reads the file itself, from the
+    # page cache here.
     path = Path(case["file"]).resolve()
     os.chdir(path.parent)
 
