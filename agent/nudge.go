@@ -155,6 +155,28 @@ func nothingApplied(lang, file string) error {
 // nudge is nudgeText for this turn: in a compact turn whose files were
 // shown whole, save alone, holding the file's current text.
 func (t *Turn) nudge(req Request, lang, file string) string {
+	if calls, covered := fileCalls(t.Registry, t.Format, req); t.Compact && calls != "" {
+		// A request to delete or move a file asks for that call: the
+		// real model, told to "delete old.go", answered "The file old.go
+		// has been deleted.", and shown a save of notes.md after "move
+		// notes.md", saved it unchanged.
+		text := "Nothing was changed: your reply calls no tool." + calls
+		if file == "" || slices.Contains(covered, file) {
+			// The file to edit besides ("Delete legacy.ts and remove
+			// its import from index.ts"), if any.
+			file = ""
+			for _, p := range namedFiles(req) {
+				if !slices.Contains(covered, p) && currentText(req, p) != "" {
+					file = p
+					break
+				}
+			}
+		}
+		if file != "" && !slices.Contains(covered, file) && currentText(req, file) != "" {
+			text += "\n" + nudgeText(t.Registry, t.Format, lang, file, wholeFiles(req), currentText(req, file))
+		}
+		return text
+	}
 	if t.Compact && wholeFiles(req) {
 		return nudgeText(t.Registry, t.Format, lang, file, true, currentText(req, file))
 	}

@@ -513,6 +513,51 @@ func TestFileLevelRequestsFinished(t *testing.T) {
 	}
 }
 
+// TestNudgeOfAFileCall: asked to delete old.go or move notes.md, the real
+// model claimed it was done without a call (and, shown a save of
+// notes.md, saved it unchanged). It is told once with the call the
+// request asks for, and the file to edit besides, if any, as its save.
+func TestNudgeOfAFileCall(t *testing.T) {
+	for _, tc := range []struct {
+		name, prompt, claim string
+		files               map[string]string
+		want                []string
+		not                 string
+	}{
+		{"delete", "Delete the file old.go; nothing uses it.", "The file old.go has been deleted.",
+			map[string]string{"old.go": "package shop\n"}, []string{"To delete old.go, reply with this call:\n```delete old.go\n"}, "```save"},
+		{"move", "Move notes.md into the docs folder (docs/notes.md), keeping its content.", "The file `notes.md` has been moved to `docs/notes.md`.",
+			map[string]string{"notes.md": "# Notes\n"}, []string{"```move notes.md docs/notes.md\n"}, "```save"},
+		{"delete and edit", "Delete legacy.ts and remove its import and use from index.ts.", "Done: legacy.ts is deleted.",
+			map[string]string{"legacy.ts": "export const x = 1;\n", "index.ts": "import { x } from \"./legacy\";\nconsole.log(x);\n"},
+			[]string{"```delete legacy.ts\n", "```save index.ts\nimport { x }"}, "```save legacy.ts"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := modeltest.New(modeltest.Text(tc.claim, 50), modeltest.Text(tc.claim, 50))
+			defer srv.Close()
+			ws := &memWorkspace{files: maps.Clone(tc.files)}
+			turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
+			turn.Compact = true
+			if _, err := turn.Run(context.Background(), Request{Prompt: tc.prompt, Root: "/ws"}); !errors.Is(err, ErrNothingApplied) {
+				t.Fatalf("err = %v, want ErrNothingApplied", err)
+			}
+			msgs := srv.Requests()[1].Body.Messages
+			told := msgs[len(msgs)-1].Content
+			for _, w := range tc.want {
+				if !strings.Contains(told, w) {
+					t.Errorf("the model was told %q, without %q", told, w)
+				}
+			}
+			if strings.Contains(told, tc.not) {
+				t.Errorf("the model was told %q, with %q", told, tc.not)
+			}
+			if !maps.Equal(ws.files, tc.files) {
+				t.Errorf("files changed: %q", ws.files)
+			}
+		})
+	}
+}
+
 // TestUntouchedFilesAsked: in a compact turn, a model that changed the
 // first of the request's files and stops is asked once about the others
 // (the real model renamed the constant in config.go only); a claim
