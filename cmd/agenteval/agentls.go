@@ -32,7 +32,15 @@ type agentlsDriver struct {
 	settings []byte
 }
 
-func (d agentlsDriver) Name() string { return "agentls" }
+// Name is "agentls" in the default markdown format and "agentls-xml" or
+// "agentls-tool" in the others, so that a format's runs are a row of their
+// own when reports of several formats are merged (--from-json).
+func (d agentlsDriver) Name() string {
+	if d.format == "" || d.format == "markdown" {
+		return "agentls"
+	}
+	return "agentls-" + d.format
+}
 
 // Run runs the turn with its settings and state under scratch, so that
 // neither the user's settings nor earlier runs change it. A turn that

@@ -97,3 +97,22 @@ func TestLoadReports(t *testing.T) {
 		})
 	}
 }
+
+// TestFormatsAreRows: agentls's runs in the xml and tool formats are rows
+// of their own, beside the markdown one, when reports are merged; the
+// command the section names lists the tools once.
+func TestFormatsAreRows(t *testing.T) {
+	for format, want := range map[string]string{"": "agentls", "markdown": "agentls", "xml": "agentls-xml", "tool": "agentls-tool"} {
+		if got := (agentlsDriver{format: format}).Name(); got != want {
+			t.Errorf("format %q: Name() = %q, want %q", format, got, want)
+		}
+	}
+	rep := Report{Model: "m", Tasks: []string{"a"}, Tools: []string{"agentls", "agentls-xml"}, Results: []Result{
+		{Tool: "agentls", Task: "a", Format: "markdown", Run: 1, Solved: true},
+		{Tool: "agentls-xml", Task: "a", Format: "xml", Run: 1},
+	}}
+	md := benchMarkdown(rep)
+	if !strings.Contains(md, "| agentls | 1 | **1** |") || !strings.Contains(md, "| agentls-xml | 1 | **0** |") || !strings.Contains(md, "--tools agentls --bench-md") {
+		t.Errorf("section:\n%s", md)
+	}
+}
