@@ -163,16 +163,13 @@ func CompactMessages(reg *tools.Registry, format tools.Format, req Request) []op
 	if req.Listing != "" {
 		listing = "\nThe workspace's top folder (read a file not shown here before you change it):\n" + req.Listing
 	}
-	// The reminder goes before the files: the model copies the last
-	// words it read (a reminder ending the message came back as the
-	// reply), so the message ends with the files in the form to send,
-	// or, when no file is shown, with the calls to send.
-	reminder := compactReminder(reg, format, req)
-	if len(files) == 0 {
-		last.Content += listing + reminder
-	} else {
-		last.Content += reminder + listing
-	}
+	// The reminder goes right after the request, before the listing and
+	// the files: the model copies the last words it read (a reminder
+	// ending the message came back as the reply), so the message ends
+	// with the files in the form to send. A delete call ending the
+	// message came back as "The file old.go has been deleted." in 4 of
+	// 5 replies; right after the request, as the call in 5 of 5.
+	last.Content += compactReminder(reg, format, req) + listing
 	for _, f := range files {
 		block, asSave := fileBlock(reg, format, f.Path, unnumbered(f.Text))
 		if asSave {

@@ -27,6 +27,10 @@ import (
 func bareCall(reply string, reg *tools.Registry, req Request) (tools.ToolUse, string, bool) {
 	first, rest, ok := strings.Cut(strings.TrimLeft(reply, "\n"), "\n")
 	if !ok {
+		// One line: the real model answered "delete old.go".
+		if use, ok := askedFileCall(strings.Fields(first), reg, req); ok {
+			return use, fencesNote(strings.Join(strings.Fields(first), " ")), true
+		}
 		return tools.ToolUse{}, "", false
 	}
 	if strings.TrimSpace(first) == "```" {
@@ -38,8 +42,7 @@ func bareCall(reply string, reg *tools.Registry, req Request) (tools.ToolUse, st
 	}
 	words := strings.Fields(first)
 	if use, ok := askedFileCall(words, reg, req); ok {
-		note := fmt.Sprintf("(Your reply had no ``` fences; it was read as a ```%s block. Next time write the fences: ```%s on the first line, ``` on the last.)\n", first, first)
-		return use, note, true
+		return use, fencesNote(strings.Join(words, " ")), true
 	}
 	if len(words) != 2 || words[0] != tools.NameSave && words[0] != tools.NamePatch {
 		return tools.ToolUse{}, "", false
@@ -73,8 +76,12 @@ func bareCall(reply string, reg *tools.Registry, req Request) (tools.ToolUse, st
 		return tools.ToolUse{}, "", false
 	}
 	use := tools.ToolUse{Tool: ref.Name, Args: []string{path}, Content: body + "\n", Format: tools.FormatMarkdown}
-	note := fmt.Sprintf("(Your reply had no ``` fences; it was read as a ```%s %s block. Next time write the fences: ```%s %s on the first line, ``` on the last.)\n", words[0], path, words[0], path)
-	return use, note, true
+	return use, fencesNote(words[0] + " " + path), true
+}
+
+// fencesNote tells the model how its fence-less call was read.
+func fencesNote(opener string) string {
+	return fmt.Sprintf("(Your reply had no ``` fences; it was read as a ```%s block. Next time write the fences: ```%s on the first line, ``` on the last.)\n", opener, opener)
 }
 
 // askedFileCall returns the delete or move call words spell when it is

@@ -421,6 +421,7 @@ func TestDeletedFileNotSavedAgain(t *testing.T) {
 	for _, tc := range []struct{ name, reply, told string }{
 		{"fenced", "```delete old.go\n\n```\n\nThe current content of old.go, as a save call would write it:\n```save old.go\n" + old + "```",
 			"the request asks for old.go to be gone from there, and this turn deleted or moved it"},
+		{"one line", "delete old.go", "it was read as a ```delete old.go block"},
 		// The bare call read is the first; the save after it is not.
 		{"bare fences", "```\ndelete old.go\n``````\nsave old.go\n" + strings.Replace(old, "4 * n", "3 * n", 1) + "```",
 			"it was read as a ```delete old.go block"},
