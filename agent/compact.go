@@ -82,8 +82,23 @@ func CompactSystemPrompt(reg *tools.Registry, format tools.Format, req Request) 
 		}
 		b.WriteString(spec.RenderCall(compactCall(ct.name, target), format, "call_1") + "\n")
 	}
+	// A delete or move the request asks for is described with that very
+	// call: listed only by name among the other tools, a move came back
+	// as "The file notes.md has been moved" in 3 of 4 replies, shown
+	// here as the call in 4 of 4.
+	asked := askedFileCalls(reg, req)
+	for _, use := range asked {
+		spec, _ := reg.Get(use.Tool)
+		fmt.Fprintf(&b, "\n## %s: %s (the block stays empty)\n", use.Tool, strings.TrimSuffix(strings.ToLower(spec.Description[:1])+spec.Description[1:], "."))
+		if format != tools.FormatTool {
+			b.WriteString(spec.RenderCall(use, format, "call_1") + "\n")
+		}
+	}
 	var others []string
 	for _, s := range reg.All() {
+		if slices.ContainsFunc(asked, func(u tools.ToolUse) bool { return u.Tool == s.Name }) {
+			continue
+		}
 		if !slices.ContainsFunc(compactTools, func(c struct{ name, use string }) bool { return c.name == s.Name }) && !isBuiltinExtra(s.Name) {
 			others = append(others, fmt.Sprintf("- %s: %s", s.Name, s.Description))
 		}
@@ -319,32 +334,44 @@ func (t *Turn) untouchedAsk(left []string, state *turnState) string {
 	return strings.TrimSpace(b.String())
 }
 
+// askedFileCalls are the delete and move calls the request asks for, of
+// its own files (fileCalls writes them out).
+func askedFileCalls(reg *tools.Registry, req Request) []tools.ToolUse {
+	exists := func(p string) bool {
+		return slices.ContainsFunc(req.Files, func(f FileText) bool { return f.Path == p })
+	}
+	var out []tools.ToolUse
+	if _, ok := reg.Get(tools.NameMove); ok {
+		if m := moveFile.FindStringSubmatch(req.Prompt); m != nil && exists(m[1]) && !exists(m[2]) && m[2] != m[1] {
+			out = append(out, tools.ToolUse{Tool: tools.NameMove, Args: []string{m[1], m[2]}})
+		}
+	}
+	if _, ok := reg.Get(tools.NameDelete); ok {
+		for _, m := range deleteFile.FindAllStringSubmatch(req.Prompt, -1) {
+			if exists(m[1]) && !slices.ContainsFunc(out, func(u tools.ToolUse) bool { return slices.Contains(u.Args, m[1]) }) {
+				out = append(out, tools.ToolUse{Tool: tools.NameDelete, Args: []string{m[1]}})
+			}
+		}
+	}
+	return out
+}
+
 // fileCalls names the delete and move calls a request for a change asks
 // for, each a call of the request's own files written out ("" for none),
 // and the files they cover: a small model that only writes save blocks
 // otherwise keeps the file it was asked to delete, or saves a copy and
 // leaves the original.
 func fileCalls(reg *tools.Registry, format tools.Format, req Request) (string, []string) {
-	exists := func(p string) bool {
-		return slices.ContainsFunc(req.Files, func(f FileText) bool { return f.Path == p })
-	}
 	var b strings.Builder
 	var covered []string
-	if spec, ok := reg.Get(tools.NameMove); ok {
-		if m := moveFile.FindStringSubmatch(req.Prompt); m != nil && exists(m[1]) && !exists(m[2]) && m[2] != m[1] {
-			fmt.Fprintf(&b, "\nTo move %s to %s, reply with this call (the file keeps its content):\n%s\n", m[1], m[2],
-				spec.RenderCall(tools.ToolUse{Tool: tools.NameMove, Args: []string{m[1], m[2]}}, format, "call_0"))
-			covered = append(covered, m[1], m[2])
+	for _, use := range askedFileCalls(reg, req) {
+		spec, _ := reg.Get(use.Tool)
+		if use.Tool == tools.NameMove {
+			fmt.Fprintf(&b, "\nTo move %s to %s, reply with this call (the file keeps its content):\n%s\n", use.Args[0], use.Args[1], spec.RenderCall(use, format, "call_0"))
+		} else {
+			fmt.Fprintf(&b, "\nTo delete %s, reply with this call:\n%s\n", use.Args[0], spec.RenderCall(use, format, "call_0"))
 		}
-	}
-	if spec, ok := reg.Get(tools.NameDelete); ok {
-		for _, m := range deleteFile.FindAllStringSubmatch(req.Prompt, -1) {
-			if exists(m[1]) && !slices.Contains(covered, m[1]) {
-				fmt.Fprintf(&b, "\nTo delete %s, reply with this call:\n%s\n", m[1],
-					spec.RenderCall(tools.ToolUse{Tool: tools.NameDelete, Args: []string{m[1]}}, format, "call_0"))
-				covered = append(covered, m[1])
-			}
-		}
+		covered = append(covered, use.Args...)
 	}
 	return b.String(), covered
 }

@@ -17,8 +17,9 @@ import (
 // line inside stays a problem (issue 25: it may nest a block the reply
 // never finished).
 
-// A call whose block stays empty (delete, move) is whole in its opener:
-// the real model ended its reply on "```delete legacy.ts".
+// A call whose block stays empty (delete, move) is whole in its opener,
+// and closes right after it: the real model ended its reply on
+// "```delete legacy.ts", or went on in prose after "```move a b".
 
 // closeLastBlock returns reply with its last fence line's block closed,
 // and the calls that reads as, when the closed reply parses with no
@@ -34,11 +35,19 @@ func closeLastBlock(reply string, opts parse.Options) (string, []tools.ToolUse, 
 	if opener < 0 || !strings.Contains(reply[opener:], "\n") && !emptyBodied(reply[opener:]) {
 		return "", nil, false // no block, or nothing in it
 	}
+	openerLine, after, _ := strings.Cut(reply[opener:], "\n")
 	closed := reply
-	if !strings.HasSuffix(closed, "\n") {
-		closed += "\n"
+	if emptyBodied(openerLine) {
+		// Its block stays empty: it closes right after its opener,
+		// and what follows is prose ("```move a b\n\nThe file was
+		// moved.").
+		closed = reply[:opener] + openerLine + "\n" + strings.Repeat("`", n) + "\n" + after
+	} else {
+		if !strings.HasSuffix(closed, "\n") {
+			closed += "\n"
+		}
+		closed += strings.Repeat("`", n) + "\n"
 	}
-	closed += strings.Repeat("`", n) + "\n"
 	p := parse.NewParser(opts)
 	p.WriteString(closed)
 	p.Finish()

@@ -31,6 +31,7 @@ func TestUnclosedLastBlock(t *testing.T) {
 		// delete's block stays empty: its opener is the whole call.
 		{"a delete's opener alone", "README.md", "Removing it.\n```delete README.md", "stop", "", false},
 		{"a delete's opener cut by a length limit", "README.md", "```delete README.md", "length", readme, true},
+		{"a delete's opener, then prose", "README.md", "```delete README.md\n\nThe file README.md has been deleted.", "stop", "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := modeltest.Text(tc.reply, 50)
