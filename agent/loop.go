@@ -195,8 +195,8 @@ func (t *Turn) Run(ctx context.Context, req Request) (Summary, error) {
 			}
 		}
 		if len(uses) == 0 && len(problems) == 0 && t.Compact {
-			if use, n, ok := bareCall(reply.Content, t.Registry, req); ok {
-				uses, note = []tools.ToolUse{use}, n
+			if bare, n := bareCalls(reply.Content, t.Registry, req); len(bare) > 0 {
+				uses, note = bare, n
 			}
 		}
 		if len(uses) == 0 && len(problems) == 0 && t.Compact && state.filesNudged {

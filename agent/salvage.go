@@ -22,34 +22,64 @@ import (
 // patch is checked by its own ORIGINAL lines. The model is told how its
 // reply was read.
 
-// bareCall returns the call a fence-less reply spells, and a note for the
-// model, or false.
-func bareCall(reply string, reg *tools.Registry, req Request) (tools.ToolUse, string, bool) {
-	first, rest, ok := strings.Cut(strings.TrimLeft(reply, "\n"), "\n")
+// bareCalls returns the calls a fence-less reply spells, one after the
+// other ("save config.go …\nsave client.go …"; each body may sit in a
+// plain fence under its words, as aider's file listings do: the real model
+// wrote "save test.js", a fenced test.js, "save lib.js", a fenced lib.js),
+// and a note for the model; none when the reply does not begin with one.
+// A compact turn runs them together, as it runs fenced edit calls.
+func bareCalls(reply string, reg *tools.Registry, req Request) ([]tools.ToolUse, string) {
+	var uses []tools.ToolUse
+	var openers []string
+	rest := strings.TrimLeft(reply, "\n")
+	for {
+		use, opener, after, ok := bareCall(rest, reg, req)
+		if !ok {
+			break
+		}
+		uses, openers = append(uses, use), append(openers, opener)
+		if rest = strings.TrimLeft(after, " \n"); rest == "" {
+			break
+		}
+	}
+	if len(uses) == 0 {
+		return nil, ""
+	}
+	return uses, fencesNote(openers)
+}
+
+// bareCall reads the one fence-less call text begins with: the call, its
+// opener ("save a.go"), and the text after it.
+func bareCall(text string, reg *tools.Registry, req Request) (tools.ToolUse, string, string, bool) {
+	first, rest, ok := strings.Cut(text, "\n")
 	if !ok {
 		// One line: the real model answered "delete old.go".
-		if use, ok := askedFileCall(strings.Fields(first), reg, req); ok {
-			return use, fencesNote(strings.Join(strings.Fields(first), " ")), true
+		words := strings.Fields(first)
+		if use, ok := askedFileCall(words, reg, req); ok {
+			return use, strings.Join(words, " "), "", true
 		}
-		return tools.ToolUse{}, "", false
+		return tools.ToolUse{}, "", "", false
 	}
 	if strings.TrimSpace(first) == "```" {
 		// A bare fence first, the call's words on the next line
 		// ("```\nsave hello.go\n…\n```": the 1.5B model at temperature 0).
 		if first, rest, ok = strings.Cut(strings.TrimLeft(rest, "\n"), "\n"); !ok {
-			return tools.ToolUse{}, "", false
+			return tools.ToolUse{}, "", "", false
+		}
+		if words := strings.Fields(first); len(words) > 1 && (words[0] == tools.NameDelete || words[0] == tools.NameMove) {
+			rest = strings.TrimPrefix(strings.TrimLeft(rest, " \n"), "```") // its fence closes
 		}
 	}
 	words := strings.Fields(first)
 	if use, ok := askedFileCall(words, reg, req); ok {
-		return use, fencesNote(strings.Join(words, " ")), true
+		return use, strings.Join(words, " "), rest, true
 	}
 	if len(words) != 2 || words[0] != tools.NameSave && words[0] != tools.NamePatch {
-		return tools.ToolUse{}, "", false
+		return tools.ToolUse{}, "", "", false
 	}
 	ref, ok := reg.Lookup(words[0])
 	if !ok {
-		return tools.ToolUse{}, "", false
+		return tools.ToolUse{}, "", "", false
 	}
 	path := words[1]
 	current := currentText(req, path)
@@ -58,30 +88,50 @@ func bareCall(reply string, reg *tools.Registry, req Request) (tools.ToolUse, st
 	creates := current == "" && ref.Name == tools.NameSave && slices.Contains(namedFiles(req), path) &&
 		!slices.ContainsFunc(req.Files, func(f FileText) bool { return f.Path == path })
 	if current == "" && !creates {
-		return tools.ToolUse{}, "", false
+		return tools.ToolUse{}, "", "", false
 	}
-	// A reply may spell several saves one after another ("save
-	// config.go …\nsave client.go …"): the first is this call; the
-	// model is asked for the next after its result, as with fences.
+	// The body: in a plain fence right under the words, up to its close;
+	// else up to the next call's words, or the end.
 	var lines []string
+	fenced := false
+	after := ""
+	at := 0
 	for l := range strings.Lines(rest) {
-		if w := strings.Fields(l); len(w) == 2 && (w[0] == tools.NameSave || w[0] == tools.NamePatch) && currentText(req, w[1]) != "" {
+		t := strings.TrimSpace(l)
+		switch {
+		case len(lines) == 0 && !fenced && strings.HasPrefix(t, "```") && !strings.Contains(t, " "):
+			fenced = true // a plain or language fence opens the body
+			at += len(l)
+			continue
+		case fenced && t == "```":
+			after = rest[at+len(l):]
+		case !fenced:
+			if w := strings.Fields(l); len(w) == 2 && (w[0] == tools.NameSave || w[0] == tools.NamePatch) && currentText(req, w[1]) != "" {
+				after = rest[at:]
+			}
+		}
+		if after != "" {
 			break
 		}
 		lines = append(lines, l)
+		at += len(l)
 	}
 	body := strings.TrimRight(strings.Join(lines, ""), " \n")
 	body = strings.TrimRight(strings.TrimSuffix(body, "```"), "\n")
 	if ref.Name == tools.NameSave && !creates && !keepsHalf(current, body) && firstLine(strings.TrimSpace(current)) != firstLine(strings.TrimSpace(body)) {
-		return tools.ToolUse{}, "", false
+		return tools.ToolUse{}, "", "", false
 	}
 	use := tools.ToolUse{Tool: ref.Name, Args: []string{path}, Content: body + "\n", Format: tools.FormatMarkdown}
-	return use, fencesNote(words[0] + " " + path), true
+	return use, words[0] + " " + path, after, true
 }
 
-// fencesNote tells the model how its fence-less call was read.
-func fencesNote(opener string) string {
-	return fmt.Sprintf("(Your reply had no ``` fences; it was read as a ```%s block. Next time write the fences: ```%s on the first line, ``` on the last.)\n", opener, opener)
+// fencesNote tells the model how its fence-less calls were read.
+func fencesNote(openers []string) string {
+	read := "a ```" + openers[0] + " block"
+	if len(openers) > 1 {
+		read = "```" + strings.Join(openers, ", ```") + " blocks"
+	}
+	return fmt.Sprintf("(Your reply had no ``` fences; it was read as %s. Next time write the fences: ```%s on the first line, ``` on the last.)\n", read, strings.Fields(openers[0])[0]+" PATH")
 }
 
 // askedFileCall returns the delete or move call words spell when it is

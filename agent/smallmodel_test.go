@@ -304,6 +304,8 @@ func TestBareCallSalvaged(t *testing.T) {
 		{"edited copy", "save a.go\n" + strings.TrimSuffix(renamed, "\n"), renamed},
 		{"prose", "save a.go\nI will rename foo to bar in a.go and update main.", aGo},
 		{"two saves", "save a.go\n" + renamed + "\nsave b.go\npackage main\n", renamed},
+		// aider's file listings with the tool's name: "save PATH", a fence.
+		{"two fenced saves", "save a.go\n```\n" + renamed + "```\n\nsave b.go\n```go\npackage main\n```\n", renamed},
 		{"a bare fence first", "```\nsave a.go\n" + renamed + "```\n", renamed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -316,7 +318,7 @@ func TestBareCallSalvaged(t *testing.T) {
 			if ws.files["a.go"] != tc.want {
 				t.Errorf("a.go = %q", ws.files["a.go"])
 			}
-			if tc.want != aGo && !strings.Contains(srv.Requests()[1].Body.Messages[3].Content, "it was read as a ```save a.go block") {
+			if told := srv.Requests()[1].Body.Messages[3].Content; tc.want != aGo && !strings.Contains(told, "it was read as a ```save a.go block") && !strings.Contains(told, "it was read as ```save a.go, ```save b.go blocks") {
 				t.Errorf("the model was told %q", srv.Requests()[1].Body.Messages[3].Content)
 			}
 		})
@@ -422,9 +424,9 @@ func TestDeletedFileNotSavedAgain(t *testing.T) {
 		{"fenced", "```delete old.go\n\n```\n\nThe current content of old.go, as a save call would write it:\n```save old.go\n" + old + "```",
 			"the request asks for old.go to be gone from there, and this turn deleted or moved it"},
 		{"one line", "delete old.go", "it was read as a ```delete old.go block"},
-		// The bare call read is the first; the save after it is not.
+		// Both bare calls are read; the save is refused.
 		{"bare fences", "```\ndelete old.go\n``````\nsave old.go\n" + strings.Replace(old, "4 * n", "3 * n", 1) + "```",
-			"it was read as a ```delete old.go block"},
+			"the request asks for old.go to be gone from there"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := modeltest.New(modeltest.Text(tc.reply, 50), modeltest.Text("Deleted old.go.", 50))
@@ -442,9 +444,10 @@ func TestDeletedFileNotSavedAgain(t *testing.T) {
 			if msg := first[len(first)-1].Content; strings.Contains(msg, "```save old.go") || !strings.HasSuffix(strings.TrimSpace(msg), "```delete old.go\n\n```") {
 				t.Errorf("the request ends %q", msg)
 			}
-			msgs := srv.Requests()[1].Body.Messages
-			if told := msgs[len(msgs)-1].Content; !strings.Contains(told, tc.told) {
-				t.Errorf("the model was told %q", told)
+			if msgs := srv.Requests()[1].Body.Messages; !slices.ContainsFunc(msgs, func(m modeltest.Message) bool {
+				return m.Role == "user" && strings.Contains(m.Content, tc.told)
+			}) {
+				t.Errorf("the model was never told %q: %q", tc.told, msgs[len(msgs)-1].Content)
 			}
 		})
 	}
