@@ -266,6 +266,9 @@ func (t *Turn) shrinkingSave(ctx context.Context, use tools.ToolUse, state *turn
 			return fmt.Errorf("save %s: the request asks for %s to be gone from there, and this turn deleted or moved it; nothing was written. That part is done: do not save %s", path, path, path)
 		}
 	}
+	if err := t.mergedSave(path, use.Content, state); err != nil {
+		return err
+	}
 	if removalWords.MatchString(state.prompt) {
 		return nil
 	}
@@ -331,6 +334,59 @@ func appended(current, content string) string {
 		rest += "\n"
 	}
 	return strings.TrimRight(current, "\n") + "\n\n" + rest
+}
+
+// mergedSave refuses a save of path whose content is path's file followed
+// by another file the request shows, kept or edited in place: the real
+// model, asked to rename greet in utils.py and its use in main.py, saved
+// utils.py holding both files (main.py's import of utils inside utils.py),
+// in 7 runs of 7. It is told which lines are the other file's, with the
+// two saves to send.
+func (t *Turn) mergedSave(path, content string, state *turnState) error {
+	lines := strings.SplitAfter(content, "\n")
+	var own string
+	for _, f := range state.files {
+		if f.Path == path {
+			own = unnumbered(f.Text)
+		}
+	}
+	if own == "" {
+		return nil
+	}
+	for _, f := range state.files {
+		other := unnumbered(f.Text)
+		if f.Path == path || strings.TrimSpace(other) == "" {
+			continue
+		}
+		head := firstLine(strings.TrimSpace(other))
+		for k := 1; k < len(lines); k++ {
+			l := strings.TrimRight(lines[k], "\n")
+			if l != head && !editedLine(head, l) {
+				continue
+			}
+			before, after := strings.Join(lines[:k], ""), strings.Join(lines[k:], "")
+			if !mostlyKept(other, after) || keptOrEdited(own, before) == 0 || mostlyKept(other, before) {
+				continue
+			}
+			mine, _ := fileBlock(t.Registry, t.Format, path, strings.TrimRight(before, "\n")+"\n")
+			theirs, _ := fileBlock(t.Registry, t.Format, f.Path, after)
+			return fmt.Errorf("save %s: its content ends with %s's lines (from %q on), so %s would hold both files; nothing was written. Each file has its own save block: send these two, changed as asked:\n%s\n%s", path, f.Path, head, path, mine, theirs)
+		}
+	}
+	return nil
+}
+
+// mostlyKept reports whether text keeps, as they are or edited in place,
+// at least two thirds of the non-blank lines of current (and one).
+func mostlyKept(current, text string) bool {
+	total := 0
+	for l := range strings.Lines(current) {
+		if strings.TrimSpace(l) != "" {
+			total++
+		}
+	}
+	kept := keptOrEdited(current, text)
+	return kept > 0 && 3*kept >= 2*total
 }
 
 // saveCall is a save of path holding a read view's text, in the turn's

@@ -562,6 +562,40 @@ func TestNudgeOfAFileCall(t *testing.T) {
 	}
 }
 
+// TestMergedSaveSplit: asked to rename greet in utils.py and its use in
+// main.py, the real model saved utils.py holding both files, in every run
+// of this stop. The save is refused, files kept, with the two saves to
+// send; sent, both files are right. A save that merely resembles another
+// file is written.
+func TestMergedSaveSplit(t *testing.T) {
+	utils := "def greet(name):\n    return \"Hi, \" + name\n"
+	main := "from utils import greet\n\nprint(greet(\"Ann\"))\n"
+	merged := "```save utils.py\ndef welcome(name):\n    return \"Hi, \" + name\n\nfrom utils import welcome\n\nprint(welcome(\"Ann\"))\n```"
+	wantUtils := "def welcome(name):\n    return \"Hi, \" + name\n"
+	wantMain := "from utils import welcome\n\nprint(welcome(\"Ann\"))\n"
+	split := "```save utils.py\n" + wantUtils + "```\n```save main.py\n" + wantMain + "```"
+	srv := modeltest.New(modeltest.Text(merged, 50), modeltest.Text(split, 50), modeltest.Text("Renamed.", 50))
+	defer srv.Close()
+	ws := &memWorkspace{files: map[string]string{"utils.py": utils, "main.py": main}}
+	turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
+	turn.Compact = true
+	if _, err := turn.Run(context.Background(), Request{Prompt: "Rename the function greet to welcome in utils.py and update its use in main.py.", Root: "/ws"}); err != nil {
+		t.Fatal(err)
+	}
+	msgs := srv.Requests()[1].Body.Messages
+	if told := msgs[len(msgs)-1].Content; !strings.Contains(told, "its content ends with main.py's lines") || !strings.Contains(told, split) {
+		t.Errorf("the model was told %q", told)
+	}
+	if ws.files["utils.py"] != wantUtils || ws.files["main.py"] != wantMain {
+		t.Errorf("utils.py = %q, main.py = %q", ws.files["utils.py"], ws.files["main.py"])
+	}
+	// Not a merge: main.py's lines are not there.
+	st := &turnState{files: []FileText{{Path: "utils.py", Text: "1\t" + strings.ReplaceAll(strings.TrimSuffix(utils, "\n"), "\n", "\n2\t") + "\n"}, {Path: "main.py", Text: "1\tfrom utils import greet\n2\t\n3\tprint(greet(\"Ann\"))\n"}}}
+	if err := turn.mergedSave("utils.py", wantUtils, st); err != nil {
+		t.Errorf("a plain save refused: %v", err)
+	}
+}
+
 // TestUntouchedFilesAsked: in a compact turn, a model that changed the
 // first of the request's files and stops is asked once about the others
 // (the real model renamed the constant in config.go only); a claim
