@@ -194,6 +194,11 @@ func (t *Turn) Run(ctx context.Context, req Request) (Summary, error) {
 				uses, note = pasted, "Your reply holds edits but no tool call; they were applied as these calls.\n"
 			}
 		}
+		if len(uses) == 0 && len(problems) == 0 && t.Format == tools.FormatTool {
+			if calls, n := textCalls(reply.Content, t.Registry); len(calls) > 0 {
+				uses, note = calls, n
+			}
+		}
 		if len(uses) == 0 && len(problems) == 0 && t.Compact {
 			if bare, n := bareCalls(reply.Content, t.Registry, req); len(bare) > 0 {
 				uses, note = bare, n

@@ -253,10 +253,7 @@ func (t *Turn) shrinkingSave(ctx context.Context, use tools.ToolUse, state *turn
 	if !t.Compact || use.Tool != tools.NameSave {
 		return nil
 	}
-	path := ""
-	if len(use.Args) > 0 {
-		path = use.Args[0]
-	}
+	path, content := saveArgs(use)
 	if path != "" && slices.Contains(state.editedPaths, path) && slices.Contains(removedAsked(state.prompt), cleanRel(path)) {
 		// Asked to delete old.go, the real model wrote its delete
 		// call and then, copying on, a save of old.go: the file
@@ -266,7 +263,7 @@ func (t *Turn) shrinkingSave(ctx context.Context, use tools.ToolUse, state *turn
 			return fmt.Errorf("save %s: the request asks for %s to be gone from there, and this turn deleted or moved it; nothing was written. That part is done: do not save %s", path, path, path)
 		}
 	}
-	if err := t.mergedSave(path, use.Content, state); err != nil {
+	if err := t.mergedSave(path, content, state); err != nil {
 		return err
 	}
 	if removalWords.MatchString(state.prompt) {
@@ -295,16 +292,16 @@ func (t *Turn) shrinkingSave(ctx context.Context, use tools.ToolUse, state *turn
 			total++
 		}
 	}
-	kept := keptLines(current, use.Content)
+	kept := keptLines(current, content)
 	switch {
-	case total >= 4 && 2*keptOrEdited(current, use.Content) < total:
+	case total >= 4 && 2*keptOrEdited(current, content) < total:
 		return fmt.Errorf("save %s: the content keeps less than half of the file's %d lines, so the rest would be lost; nothing was written. A save replaces the whole file: send every line of the new file — the current one, changed as asked", path, total)
 	case additionWords.MatchString(state.prompt) && total-kept >= 2 && 3*(total-kept) > total:
 		// Asked to add, a small model sends only what it adds; a
 		// rename of a 3-line file changes two lines of three, so only
 		// a request to add is held to this.
 		msg := fmt.Sprintf("save %s: the request asks to add, but the content drops %d of the file's %d lines, so they would be lost; nothing was written. A save replaces the whole file: send every line of the file as it is, with what you add", path, total-kept, total)
-		if added := appended(current, use.Content); added != "" {
+		if added := appended(current, content); added != "" {
 			// The real model, asked to add Max to mathx.go, sent Max
 			// alone three times, told each time what it dropped. The
 			// save it meant is offered whole, for it to send or not.
@@ -334,6 +331,20 @@ func appended(current, content string) string {
 		rest += "\n"
 	}
 	return strings.TrimRight(current, "\n") + "\n\n" + rest
+}
+
+// saveArgs are a save call's path and content, written in its block or
+// as a native call's arguments.
+func saveArgs(use tools.ToolUse) (path, content string) {
+	path, _ = use.Kwargs["path"].(string)
+	if len(use.Args) > 0 {
+		path = use.Args[0]
+	}
+	content = use.Content
+	if content == "" {
+		content, _ = use.Kwargs["content"].(string)
+	}
+	return path, content
 }
 
 // mergedSave refuses a save of path whose content is path's file followed
