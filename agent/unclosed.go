@@ -38,6 +38,8 @@ func closeLastBlock(reply string, opts parse.Options) (string, []tools.ToolUse, 
 	openerLine, after, _ := strings.Cut(reply[opener:], "\n")
 	closed := reply
 	if emptyBodied(openerLine) {
+		// "```move a b```": the fence closed on the opener's own line.
+		openerLine = strings.TrimRight(strings.TrimRight(openerLine, " "), "`")
 		// Its block stays empty: it closes right after its opener,
 		// and what follows is prose ("```move a b\n\nThe file was
 		// moved.").
@@ -61,6 +63,7 @@ func closeLastBlock(reply string, opts parse.Options) (string, []tools.ToolUse, 
 // emptyBodied reports whether a fence line opens a call whose block stays
 // empty: its opener says all of it.
 func emptyBodied(opener string) bool {
-	words := strings.Fields(strings.TrimLeft(opener, "` "))
+	line, _, _ := strings.Cut(opener, "\n")
+	words := strings.Fields(strings.Trim(line, "` "))
 	return len(words) > 1 && (words[0] == tools.NameDelete || words[0] == tools.NameMove)
 }

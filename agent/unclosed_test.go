@@ -32,6 +32,9 @@ func TestUnclosedLastBlock(t *testing.T) {
 		{"a delete's opener alone", "README.md", "Removing it.\n```delete README.md", "stop", "", false},
 		{"a delete's opener cut by a length limit", "README.md", "```delete README.md", "length", readme, true},
 		{"a delete's opener, then prose", "README.md", "```delete README.md\n\nThe file README.md has been deleted.", "stop", "", false},
+		// The fence closed on the opener's line (the real model moved
+		// notes.md to "docs/notes.md```"): the path ends before it.
+		{"a delete closed on its line", "README.md", "```delete README.md```", "stop", "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := modeltest.Text(tc.reply, 50)

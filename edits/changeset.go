@@ -440,6 +440,11 @@ func CleanPath(root, p string) (string, error) {
 	if strings.TrimSpace(p) == "" {
 		return "", fmt.Errorf("no path given")
 	}
+	if strings.Contains(p, "```") {
+		// A fence the model closed on its call's line ("```move a.md
+		// docs/a.md```"), read into the path: no file meant has one.
+		return "", fmt.Errorf("path %s holds a ``` fence: write the path alone after the block type, and close the block on a line of its own", p)
+	}
 	if startsWithTilde(p) {
 		return "", fmt.Errorf("path %s starts with ~: agentls does not expand ~ (the home folder is outside the workspace); give the path relative to the workspace root %s", p, root)
 	}

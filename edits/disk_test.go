@@ -308,6 +308,7 @@ func TestCleanPath(t *testing.T) {
 		{"/etc/passwd", "", "outside the workspace"},
 		{"", "", "no path"},
 		{".", "", "workspace root"},
+		{"docs/notes.md```", "", "holds a ``` fence"},
 	} {
 		got, err := CleanPath(root, tc.in)
 		if tc.err != "" {
