@@ -1,6 +1,8 @@
 package anchored
 
 import (
+	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -112,6 +114,33 @@ func FuzzView(f *testing.F) {
 			if want := JoinLines(rest, bom); res.Text != want {
 				t.Fatalf("anchor %s of line %d in %q: got %q, want %q", l.Anchor, i+1, text, res.Text, want)
 			}
+		}
+	})
+}
+
+// FuzzParseOpsOneDecode: the one-decode path of ParseOps gives what the
+// op-by-op decode gives, ops and errors, on any input it takes.
+func FuzzParseOpsOneDecode(f *testing.F) {
+	for _, s := range []string{
+		`[{"anchor": "x", "op": "delete"}]`,
+		`[{"anchor": "x", "op": "replace", "text": "z\n", "expected": ""}]`,
+		`[{"ANCHOR": "x", "Op": "delete", "extra": 1}]`,
+		`[{"anchor": "x", "op": "delete"}, null]`,
+		`[{"anchor": "x", "op": "delete", "anchor": "y"}]`,
+		`[{"anchor": "x", "op": "insert_after", "text": "a", "end": "b"}]`,
+		`["x"]`, `[]`, `[{"anchor": "x", "op": "replace", "text": null}]`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		data = strings.TrimSpace(data)
+		if strings.HasPrefix(data, "{") {
+			return // the wrapper is read before either decode
+		}
+		got, gotErr := ParseOps(data)
+		want, wantErr := parseOpsEach(data)
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("ParseOps(%q) = %+v, %v; op by op %+v, %v", data, got, gotErr, want, wantErr)
 		}
 	})
 }
