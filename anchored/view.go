@@ -39,6 +39,12 @@ func RenderText(text string, from, to int, opts Options) (string, error) {
 	s := getState(opts)
 	defer putState(s)
 	s.load(text, false)
+	return s.viewString(from, to)
+}
+
+// viewString writes lines from..to of the loaded text as a view, into
+// memory of the exact size, which becomes the string without a copy.
+func (s *state) viewString(from, to int) (string, error) {
 	if s.lines.Len() == 0 {
 		return "(empty file)\n", nil
 	}
@@ -46,8 +52,6 @@ func RenderText(text string, from, to int, opts Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// Written into memory of the exact size, which becomes the string
-	// without a copy.
 	b := s.writeView(unzeroed(s.renderSize(from, to)+viewSlack), from, to)
 	return unsafe.String(unsafe.SliceData(b), len(b)), nil
 }

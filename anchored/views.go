@@ -3,7 +3,6 @@ package anchored
 import (
 	"slices"
 	"sync"
-	"unsafe"
 )
 
 // Views keeps the anchor tables of the last views of a few documents (a
@@ -163,13 +162,5 @@ func (r *Renderer) renderText(text string, from, to int) (string, error) {
 	s.opts = r.Options
 	s.load(text, false)
 	r.rendered, r.renderedWidth, r.kept = text, r.Options.Width, true
-	if s.lines.Len() == 0 {
-		return "(empty file)\n", nil
-	}
-	from, to, err := clampRange(from, to, s.lines.Len())
-	if err != nil {
-		return "", err
-	}
-	b := s.writeView(unzeroed(s.renderSize(from, to)+viewSlack), from, to)
-	return unsafe.String(unsafe.SliceData(b), len(b)), nil
+	return s.viewString(from, to)
 }
