@@ -204,7 +204,7 @@ func CompactMessages(reg *tools.Registry, format tools.Format, req Request) []op
 // the code of helpers.go into a new file named strings.go").
 func displayedFiles(reg *tools.Registry, format tools.Format, req Request) []FileText {
 	files := req.shownFiles()
-	if _, covered := fileCalls(reg, format, req); len(createsAsked(req)) == 0 {
+	if covered := calledFiles(reg, req); len(createsAsked(req)) == 0 {
 		files = slices.DeleteFunc(files, func(f FileText) bool { return slices.Contains(covered, f.Path) })
 	}
 	return files
@@ -356,6 +356,16 @@ func askedFileCalls(reg *tools.Registry, req Request) []tools.ToolUse {
 	return out
 }
 
+// calledFiles are the files of the delete and move calls the request asks
+// for (askedFileCalls): the ones its calls cover.
+func calledFiles(reg *tools.Registry, req Request) []string {
+	var out []string
+	for _, use := range askedFileCalls(reg, req) {
+		out = append(out, use.Args...)
+	}
+	return out
+}
+
 // fileCalls names the delete and move calls a request for a change asks
 // for, each a call of the request's own files written out ("" for none),
 // and the files they cover: a small model that only writes save blocks
@@ -395,7 +405,7 @@ func saveReminder(reg *tools.Registry, format tools.Format, req Request) string 
 			// strings.go": a save like the one shown would be of
 			// helpers.go, which is to be deleted.
 			r = "\nReply with a ```save " + creates[0] + " block holding the whole new file"
-			_, covered := fileCalls(reg, format, req)
+			covered := calledFiles(reg, req)
 			if slices.ContainsFunc(displayed, func(f FileText) bool { return !slices.Contains(covered, f.Path) }) {
 				r += ", and for each file below that must change, a save block like its own, holding the whole new file changed as asked"
 			}

@@ -12,7 +12,6 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/agentls/agentls/agent/modeltest"
-	"github.com/agentls/agentls/tools"
 )
 
 // TestRealModelReplies replays the replies a real small model (Qwen2.5-
@@ -54,8 +53,7 @@ func TestRealModelReplies(t *testing.T) {
 			})
 			defer srv.Close()
 			ws := &memWorkspace{files: fx.files}
-			turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
-			turn.Compact = true
+			turn := compactTurn(t, srv, ws)
 			turn.Limits.MaxSteps = 10
 			sum, err := turn.Run(context.Background(), Request{Prompt: fx.prompt, Root: "/ws"})
 			t.Logf("%d steps, %d tool calls, err %v", sum.Steps, sum.ToolUses, err)

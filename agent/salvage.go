@@ -142,15 +142,13 @@ func askedFileCall(words []string, reg *tools.Registry, req Request) (tools.Tool
 	if len(words) < 2 {
 		return tools.ToolUse{}, false
 	}
-	if _, ok := reg.Get(words[0]); !ok || currentText(req, cleanRel(words[1])) == "" {
-		return tools.ToolUse{}, false
+	args := make([]string, len(words)-1)
+	for i, w := range words[1:] {
+		args[i] = cleanRel(w)
 	}
-	use := tools.ToolUse{Tool: words[0], Args: words[1:], Format: tools.FormatMarkdown}
-	switch {
-	case words[0] == tools.NameDelete && len(words) == 2 && slices.Contains(deletesAsked(req.Prompt), cleanRel(words[1])):
-		return use, true
-	case words[0] == tools.NameMove && len(words) == 3:
-		if m := moveFile.FindStringSubmatch(req.Prompt); m != nil && cleanRel(m[1]) == cleanRel(words[1]) && cleanRel(m[2]) == cleanRel(words[2]) {
+	for _, use := range askedFileCalls(reg, req) {
+		if use.Tool == words[0] && slices.Equal(use.Args, args) {
+			use.Format = tools.FormatMarkdown
 			return use, true
 		}
 	}

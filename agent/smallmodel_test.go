@@ -32,6 +32,15 @@ func boundTurn(t *testing.T, srv *modeltest.Server, ws *memWorkspace, format too
 	return &Turn{Model: testModel(t, srv.URL, ModelConfig{Retries: 1}), Registry: reg, Format: format, Runner: Runner{Registry: reg}}
 }
 
+// compactTurn is boundTurn in the markdown format with the compact prompt,
+// as agentls ask runs a turn against a local model.
+func compactTurn(t *testing.T, srv *modeltest.Server, ws *memWorkspace) *Turn {
+	t.Helper()
+	turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
+	turn.Compact = true
+	return turn
+}
+
 const aGo = "package main\n\nimport \"fmt\"\n\nfunc foo(x int) int {\n\treturn x * 2\n}\n\nfunc main() {\n\tfmt.Println(foo(21))\n}\n"
 
 // TestRepeatedFailingCall: the same failing patch sent again and again
@@ -312,8 +321,7 @@ func TestBareCallSalvaged(t *testing.T) {
 			srv := modeltest.New(modeltest.Text(tc.reply, 50), modeltest.Text(tc.reply, 50), modeltest.Text("Renamed.", 50))
 			defer srv.Close()
 			ws := &memWorkspace{files: map[string]string{"a.go": aGo, "b.go": "package main\n"}}
-			turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
-			turn.Compact = true
+			turn := compactTurn(t, srv, ws)
 			turn.Run(context.Background(), Request{Prompt: "In a.go and b.go, rename foo to bar", Root: "/ws"})
 			if ws.files["a.go"] != tc.want {
 				t.Errorf("a.go = %q", ws.files["a.go"])
@@ -341,8 +349,7 @@ func TestShrinkingSaveRefused(t *testing.T) {
 	} {
 		srv := modeltest.New(modeltest.Text(fragment, 50), modeltest.Text("Done.", 50), modeltest.Text("Done.", 50))
 		ws := &memWorkspace{files: map[string]string{"count.py": count}}
-		turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
-		turn.Compact = true
+		turn := compactTurn(t, srv, ws)
 		turn.Run(context.Background(), Request{Prompt: tc.prompt, Root: "/ws"})
 		srv.Close()
 		if kept := ws.files["count.py"] == count; kept != tc.kept {
@@ -363,8 +370,7 @@ func TestShrinkingSaveOfASmallFile(t *testing.T) {
 	srv := modeltest.New(modeltest.Text(reply, 50), modeltest.Text("Done.", 50))
 	defer srv.Close()
 	ws := &memWorkspace{files: map[string]string{"math.ts": math}}
-	turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
-	turn.Compact = true
+	turn := compactTurn(t, srv, ws)
 	turn.Run(context.Background(), Request{Prompt: "In math.ts, add an exported function isEven(n: number): boolean that says whether n is even.", Root: "/ws"})
 	if ws.files["math.ts"] != math {
 		t.Errorf("math.ts = %q", ws.files["math.ts"])
@@ -389,8 +395,7 @@ func TestAddingSaveOffersTheKeptFile(t *testing.T) {
 		modeltest.Text("Added Max.", 50))
 	defer srv.Close()
 	ws := &memWorkspace{files: map[string]string{"mathx.go": mathx}}
-	turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
-	turn.Compact = true
+	turn := compactTurn(t, srv, ws)
 	if _, err := turn.Run(context.Background(), Request{Prompt: "In mathx.go, add a function Max(a, b int) int that returns the larger of a and b.", Root: "/ws"}); err != nil {
 		t.Fatal(err)
 	}
@@ -432,8 +437,7 @@ func TestDeletedFileNotSavedAgain(t *testing.T) {
 			srv := modeltest.New(modeltest.Text(tc.reply, 50), modeltest.Text("Deleted old.go.", 50))
 			defer srv.Close()
 			ws := &memWorkspace{files: map[string]string{"old.go": old, "shop.go": "package shop\n"}}
-			turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
-			turn.Compact = true
+			turn := compactTurn(t, srv, ws)
 			if _, err := turn.Run(context.Background(), Request{Prompt: "Delete the file old.go; nothing uses it.", Root: "/ws"}); err != nil {
 				t.Fatal(err)
 			}
@@ -490,8 +494,7 @@ func TestFileLevelRequestsFinished(t *testing.T) {
 			srv := modeltest.New(replies...)
 			defer srv.Close()
 			ws := &memWorkspace{files: maps.Clone(tc.files)}
-			turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
-			turn.Compact = true
+			turn := compactTurn(t, srv, ws)
 			if _, err := turn.Run(context.Background(), Request{Prompt: tc.prompt, Root: "/ws"}); err != nil {
 				reqs := srv.Requests()
 				for _, m := range reqs[len(reqs)-1].Body.Messages[1:] {
@@ -540,8 +543,7 @@ func TestNudgeOfAFileCall(t *testing.T) {
 			srv := modeltest.New(modeltest.Text(tc.claim, 50), modeltest.Text(tc.claim, 50))
 			defer srv.Close()
 			ws := &memWorkspace{files: maps.Clone(tc.files)}
-			turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
-			turn.Compact = true
+			turn := compactTurn(t, srv, ws)
 			if _, err := turn.Run(context.Background(), Request{Prompt: tc.prompt, Root: "/ws"}); !errors.Is(err, ErrNothingApplied) {
 				t.Fatalf("err = %v, want ErrNothingApplied", err)
 			}
@@ -577,8 +579,7 @@ func TestMergedSaveSplit(t *testing.T) {
 	srv := modeltest.New(modeltest.Text(merged, 50), modeltest.Text(split, 50), modeltest.Text("Renamed.", 50))
 	defer srv.Close()
 	ws := &memWorkspace{files: map[string]string{"utils.py": utils, "main.py": main}}
-	turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
-	turn.Compact = true
+	turn := compactTurn(t, srv, ws)
 	if _, err := turn.Run(context.Background(), Request{Prompt: "Rename the function greet to welcome in utils.py and update its use in main.py.", Root: "/ws"}); err != nil {
 		t.Fatal(err)
 	}
@@ -609,8 +610,7 @@ func TestUntouchedFilesAsked(t *testing.T) {
 		modeltest.Text("never asked", 50))
 	defer srv.Close()
 	ws := &memWorkspace{files: map[string]string{"config.go": "package client\n\nconst MaxRetries = 3\n", "client.go": "package client\n\nfunc A() int { return MaxRetries }\n"}}
-	turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
-	turn.Compact = true
+	turn := compactTurn(t, srv, ws)
 	var notices []string
 	turn.Observe = func(e Event) {
 		if e.Kind == EventNotice {
@@ -748,8 +748,7 @@ func TestBareCallCreatesANamedFile(t *testing.T) {
 			srv := modeltest.New(modeltest.Text(reply, 50), modeltest.Text(reply, 50), modeltest.Text("Done.", 50), modeltest.Text("Done.", 50))
 			defer srv.Close()
 			ws := &memWorkspace{files: map[string]string{}}
-			turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
-			turn.Compact = true
+			turn := compactTurn(t, srv, ws)
 			turn.Run(context.Background(), Request{Prompt: tc.prompt, Root: "/ws"})
 			if got, ok := ws.files["hello.go"]; ok != tc.created || ok && got != "package main\n" {
 				t.Errorf("hello.go = %q (%v)", got, ok)
@@ -785,8 +784,7 @@ func TestSameSaveAgainEndsTurn(t *testing.T) {
 			srv := modeltest.New(replies...)
 			defer srv.Close()
 			ws := &memWorkspace{files: map[string]string{"a.go": aGo, "b.go": "package main\n"}}
-			turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
-			turn.Compact = true
+			turn := compactTurn(t, srv, ws)
 			turn.Limits.MaxSteps = 4
 			turn.Run(context.Background(), Request{Prompt: "rename foo to bar", Root: "/ws", Files: tc.files})
 			if n := len(srv.Requests()); n != tc.calls {
@@ -835,8 +833,7 @@ func TestShownCodeForAnUntouchedFile(t *testing.T) {
 			srv := modeltest.New(replies...)
 			defer srv.Close()
 			ws := &memWorkspace{files: map[string]string{"types.ts": types, "app.ts": app}}
-			turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
-			turn.Compact = true
+			turn := compactTurn(t, srv, ws)
 			if _, err := turn.Run(context.Background(), Request{Prompt: "Rename the interface Person to User in types.ts and app.ts.", Root: "/ws"}); err != nil {
 				t.Fatal(err)
 			}
@@ -925,8 +922,7 @@ func TestRenameSaveNotShrinking(t *testing.T) {
 	srv := modeltest.New(modeltest.Text("```save app.ts\n"+renamed+"```\n", 50), modeltest.Text("Renamed.", 50))
 	defer srv.Close()
 	ws := &memWorkspace{files: map[string]string{"app.ts": app}}
-	turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
-	turn.Compact = true
+	turn := compactTurn(t, srv, ws)
 	if _, err := turn.Run(context.Background(), Request{Prompt: "Rename the interface Person to User in app.ts.", Root: "/ws"}); err != nil {
 		t.Fatal(err)
 	}
@@ -969,8 +965,7 @@ func TestShrinkingSaveShowsTheUnseenFile(t *testing.T) {
 			srv := modeltest.New(modeltest.Text(guess, 50), modeltest.Text("```save version.go\n"+fixed+"```\n", 50), modeltest.Text("Fixed.", 50))
 			defer srv.Close()
 			ws := &memWorkspace{files: map[string]string{"version.go": version}}
-			turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
-			turn.Compact = true
+			turn := compactTurn(t, srv, ws)
 			turn.Run(context.Background(), Request{Prompt: tc.prompt, Root: "/ws"})
 			msgs := srv.Requests()[1].Body.Messages
 			told := msgs[len(msgs)-1].Content
@@ -997,8 +992,7 @@ func TestUnchangedSaveOnARequestForAChange(t *testing.T) {
 		modeltest.Text("Fixed.", 50))
 	defer srv.Close()
 	ws := &memWorkspace{files: map[string]string{"stats.py": stats}}
-	turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
-	turn.Compact = true
+	turn := compactTurn(t, srv, ws)
 	turn.Run(context.Background(), Request{Prompt: "python3 -m unittest fails: mean in stats.py is wrong. Fix mean.", Root: "/ws"})
 	msgs := srv.Requests()[1].Body.Messages
 	if told := msgs[len(msgs)-1].Content; !strings.Contains(told, "Nothing changed: you sent the file exactly as it is") {
@@ -1017,8 +1011,7 @@ func TestSaveAfterReadIsSeen(t *testing.T) {
 	srv := modeltest.New(modeltest.Text("```read version.go\n```\n", 50), modeltest.Text("```save version.go\n"+fixed+"```\n", 50), modeltest.Text("Fixed.", 50))
 	defer srv.Close()
 	ws := &memWorkspace{files: map[string]string{"version.go": version}}
-	turn := boundTurn(t, srv, ws, tools.FormatMarkdown)
-	turn.Compact = true
+	turn := compactTurn(t, srv, ws)
 	turn.Run(context.Background(), Request{Prompt: "The version this program reports is wrong: it should be 1.2.0. Fix it.", Root: "/ws"})
 	if ws.files["version.go"] != fixed {
 		t.Errorf("version.go = %q", ws.files["version.go"])

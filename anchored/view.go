@@ -213,9 +213,9 @@ type Renderer struct {
 	kept          bool
 }
 
-// Render renders lines from..to of text, "anchor│ text" per line. The
-// result is valid until the next Render.
-func (r *Renderer) Render(text string, from, to int) ([]byte, error) {
+// load anchors text in the Renderer's state, which then keeps its anchor
+// table for Apply on the same text.
+func (r *Renderer) load(text string) *state {
 	if r.state == nil {
 		r.state = new(state)
 	}
@@ -223,6 +223,13 @@ func (r *Renderer) Render(text string, from, to int) ([]byte, error) {
 	s.opts = r.Options
 	s.load(text, false)
 	r.rendered, r.renderedWidth, r.kept = text, r.Options.Width, true
+	return s
+}
+
+// Render renders lines from..to of text, "anchor│ text" per line. The
+// result is valid until the next Render.
+func (r *Renderer) Render(text string, from, to int) ([]byte, error) {
+	s := r.load(text)
 	if s.lines.Len() == 0 {
 		return []byte("(empty file)\n"), nil
 	}

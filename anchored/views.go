@@ -101,12 +101,8 @@ func (v *Views) ApplyKept(key, text string, ops []Op, opts Options) (res Result,
 // made the most recent only once rendered (keep), so a view that fails
 // replaces nothing it should not.
 func (v *Views) take(key string) *keptView {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	for _, kv := range v.kept {
-		if kv.key == key {
-			return kv
-		}
+	if kv := v.find(key); kv != nil {
+		return kv
 	}
 	return &keptView{key: key}
 }
@@ -155,12 +151,5 @@ func (v *Views) find(key string) *keptView {
 // memory of its exact size (as RenderText writes it): the Renderer keeps
 // the anchor table for Apply, but no copy of the view.
 func (r *Renderer) renderText(text string, from, to int) (string, error) {
-	if r.state == nil {
-		r.state = new(state)
-	}
-	s := r.state
-	s.opts = r.Options
-	s.load(text, false)
-	r.rendered, r.renderedWidth, r.kept = text, r.Options.Width, true
-	return s.viewString(from, to)
+	return r.load(text).viewString(from, to)
 }
