@@ -55,7 +55,9 @@ const compactIntro = `You are a coding agent in the user's editor. You change fi
 func CompactSystemPrompt(reg *tools.Registry, format tools.Format, req Request) string {
 	var b strings.Builder
 	b.WriteString(compactIntro)
-	fmt.Fprintf(&b, "Workspace root: %s (paths are relative to it).\n\n# Tools\n\n", req.Root)
+	// The root's absolute path is not shown: the real model wrote it
+	// into a link it was asked to fix ("[the changes](/work/…/ws/CHANGES.txt)").
+	b.WriteString("Paths are relative to the workspace's top folder.\n\n# Tools\n\n")
 	target := "path/to/file"
 	if names := namedFiles(req); len(names) > 0 {
 		target = names[0]

@@ -150,7 +150,7 @@ func (t *Turn) Run(ctx context.Context, req Request) (Summary, error) {
 	if t.Compact {
 		native = compactNativeTools(t.Registry, t.Format)
 	}
-	state := &turnState{failures: newFailures(), succeeded: repeats{}, saved: map[string]bool{}, prompt: req.Prompt, files: req.Files, shown: map[string]bool{},
+	state := &turnState{failures: newFailures(), succeeded: repeats{}, saved: map[string]bool{}, prompt: req.Prompt, files: req.Files, shown: map[string]bool{}, renameOffered: map[string]bool{},
 		toCreate: createsAsked(req)}
 	for _, f := range req.shownFiles() {
 		state.show(f.Path)
@@ -551,6 +551,9 @@ type turnState struct {
 	// shown are the files the model has seen this turn, cleaned: the
 	// request's, those it read, those it wrote or was shown (salvage.go).
 	shown map[string]bool
+	// renameOffered are the files a save was refused for on a request
+	// to rename, with the save that only renames (rename.go).
+	renameOffered map[string]bool
 }
 
 // show records that the model has seen paths.

@@ -284,6 +284,9 @@ func (t *Turn) shrinkingSave(ctx context.Context, use tools.ToolUse, state *turn
 		state.show(path)
 		return fmt.Errorf("save %s: the file exists and you have not seen it, so a save would replace what it holds with a guess; nothing was written. Its current content, as a save call would write it:\n%s\nSend it back changed as asked", path, t.saveCall(path, clipView(view, maxContextBytes)))
 	}
+	if err := t.renamingSave(path, current, content, state); err != nil {
+		return err
+	}
 	total := 0
 	for l := range strings.Lines(current) {
 		if strings.TrimSpace(l) != "" {

@@ -265,7 +265,8 @@ func TestCodeWithoutToolOnQuestion(t *testing.T) {
 
 // TestCompactPromptBudget: the compact system prompt of a default turn
 // stays within its token budget in every format, much under the full
-// one, and holds no example file or code a model could copy.
+// one, and holds no example file or code a model could copy, nor the
+// root's absolute path (the real model wrote it into a link).
 func TestCompactPromptBudget(t *testing.T) {
 	reg, _, err := builtin.Registry().Select(append(edittool.TurnTools(), shelltool.TurnTools()...))
 	if err != nil {
@@ -281,7 +282,7 @@ func TestCompactPromptBudget(t *testing.T) {
 		if ct > PromptBudget[format] {
 			t.Errorf("%s: the compact prompt takes ~%d tokens, over its budget of %d:\n%s", format, ct, PromptBudget[format], compact)
 		}
-		for _, copied := range []string{"main.go", "config.go", "hello.py", "=== PATH"} {
+		for _, copied := range []string{"main.go", "config.go", "hello.py", "=== PATH", req.Root} {
 			if strings.Contains(compact, copied) {
 				t.Errorf("%s: the compact prompt holds %q, which a small model copies", format, copied)
 			}
