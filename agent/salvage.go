@@ -125,13 +125,16 @@ func bareCall(text string, reg *tools.Registry, req Request) (tools.ToolUse, str
 	return use, words[0] + " " + path, after, true
 }
 
-// fencesNote tells the model how its fence-less calls were read.
+// fencesNote tells the model how its fence-less calls were read. It
+// teaches no fence shape in words: told "write the fences: ```save PATH
+// on the first line, ``` on the last", the real model (temperature 0)
+// wrote "```save ./lib.js on the first line," as its next call.
 func fencesNote(openers []string) string {
 	read := "a ```" + openers[0] + " block"
 	if len(openers) > 1 {
 		read = "```" + strings.Join(openers, ", ```") + " blocks"
 	}
-	return fmt.Sprintf("(Your reply had no ``` fences; it was read as %s. Next time write the fences: ```%s on the first line, ``` on the last.)\n", read, strings.Fields(openers[0])[0]+" PATH")
+	return fmt.Sprintf("(Your reply had no ``` fences; it was read as %s.)\n", read)
 }
 
 // askedFileCall returns the delete or move call words spell when it is

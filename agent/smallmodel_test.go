@@ -1040,3 +1040,17 @@ func TestAsksForChange(t *testing.T) {
 		}
 	}
 }
+
+// TestFencesNoteTeachesNoShape: the note on fence-less calls says how they
+// were read and spells no fence to copy (the real model copied "```save
+// PATH on the first line" as "```save ./lib.js on the first line,").
+func TestFencesNoteTeachesNoShape(t *testing.T) {
+	for openers, want := range map[string]string{
+		"save test.js":           "(Your reply had no ``` fences; it was read as a ```save test.js block.)\n",
+		"save test.js|save a.js": "(Your reply had no ``` fences; it was read as ```save test.js, ```save a.js blocks.)\n",
+	} {
+		if got := fencesNote(strings.Split(openers, "|")); got != want {
+			t.Errorf("fencesNote(%s) = %q, want %q", openers, got, want)
+		}
+	}
+}
