@@ -301,6 +301,7 @@ func (t *Turn) streamStep(ctx context.Context, step int, msgs []openai.ChatCompl
 		reasoning    int // bytes of reasoning received
 		sawReasoning bool
 		p            *parse.Parser
+		runaway      string // what the reply kept repeating, when it was stopped for it
 	)
 	// The parser is made at the first text, after the reasoning servers
 	// send first: whether any came decides how the text is read.
@@ -335,6 +336,19 @@ func (t *Turn) streamStep(ctx context.Context, step int, msgs []openai.ChatCompl
 				}
 			}
 		}
+		if strings.Contains(d.Text, "\n") {
+			if keep, what := runawayTail(text.String()); keep > 0 {
+				// Stopped: the rest would be the same lines again.
+				cut := text.String()[:keep]
+				text.Reset()
+				text.WriteString(cut)
+				p = nil
+				parser().WriteString(cut)
+				runaway = what
+				t.observe(Event{Step: step, Kind: EventNotice, Text: "the model's reply repeated " + what + ": it was stopped there"})
+				break
+			}
+		}
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -349,6 +363,9 @@ func (t *Turn) streamStep(ctx context.Context, step int, msgs []openai.ChatCompl
 	p.Finish()
 	reply.Content = text.String()
 	uses, problems := p.ToolUses(), p.Problems()
+	if runaway != "" {
+		problems = append([]parse.Problem{{Message: fmt.Sprintf("your reply repeated %s, so it was stopped after the first: write each line once, and end the reply when its call is complete", runaway)}}, problems...)
+	}
 	if len(uses) == 0 && len(problems) > 0 && t.Format != tools.FormatTool && st.EndedByModel() {
 		if closed, got, ok := closeLastBlock(reply.Content, parse.Options{Format: t.Format, Lookup: t.Registry.Lookup, TaggedThinking: t.Model.TaggedThinking() || sawReasoning}); ok {
 			t.observe(Event{Step: step, Kind: EventNotice, Text: "the model ended its reply inside its last block, which holds no other fence: the block was read as closed there"})
