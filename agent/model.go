@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"net/http"
 	"strings"
@@ -106,8 +105,12 @@ func NewModel(cfg ModelConfig, getenv func(string) string) (*Model, error) {
 	oc := openai.DefaultConfig(key)
 	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	transport := http.DefaultTransport.(*http.Transport).Clone()
+	var send http.RoundTripper = transport
+	if t := cfg.Temperature; t != nil && *t == 0 {
+		send = zeroTemperature{base: transport} // temperature.go
+	}
 	oc.HTTPClient = &http.Client{Transport: &retryTransport{
-		base:    transport,
+		base:    send,
 		retries: cfg.Retries, backoff: cfg.Backoff, maxWait: cfg.MaxWait,
 	}}
 	return &Model{cfg: cfg, key: key, client: openai.NewClientWithConfig(oc), transport: transport}, nil
@@ -155,9 +158,9 @@ func (m *Model) Stream(ctx context.Context, messages []openai.ChatCompletionMess
 	st.timer = time.AfterFunc(m.cfg.ChunkTimeout, func() { st.stalled.Store(true); cancel() })
 	req := openai.ChatCompletionRequest{Model: m.cfg.Model, Messages: messages, Tools: tools, Stream: true}
 	if t := m.cfg.Temperature; t != nil {
-		// go-openai leaves a zero temperature out of the request
-		// (omitempty): the smallest float32 above it is sent instead.
-		req.Temperature = max(float32(*t), math.SmallestNonzeroFloat32)
+		// A zero is left out by go-openai and written back by the
+		// Model's transport (zeroTemperature).
+		req.Temperature = float32(*t)
 	}
 	if !m.noStreamOptions.Load() {
 		req.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
