@@ -472,6 +472,18 @@ func peerInputs(dir, work string) ([]peerOp, error) {
 	big := at("file-10000000.go")
 	ceiling := peerOp{op: "ceiling", label: "machine ceiling (Go)", bytes: map[string]int{"memmove": size(big), "indexbyte": size(big), "xxh3-lines": size(big)},
 		cases: []peerCase{{Name: "memmove", File: big}, {Name: "indexbyte", File: big}, {Name: "xxh3-lines", File: big}}}
+	// The disk floors write the patch-disk rows' ASCII files.
+	for _, d := range disk.cases {
+		if !strings.HasPrefix(d.Name, "exact ") || !strings.HasSuffix(d.Name, " ASCII") || strings.HasSuffix(d.Name, "non-ASCII") {
+			continue
+		}
+		size := strings.TrimSuffix(strings.TrimPrefix(d.Name, "exact "), " ASCII")
+		for _, how := range []string{"replace", "in-place"} {
+			name := "disk-floor " + how + " " + size
+			ceiling.cases = append(ceiling.cases, peerCase{Name: name, File: d.File, Work: work})
+			ceiling.bytes[name] = disk.bytes[d.Name]
+		}
+	}
 	// The render floor goes round the same inputs as the render rows.
 	for _, rc := range render.cases {
 		name := "render-floor " + rc.Name
@@ -692,7 +704,7 @@ func (r *peerResults) agreement(op, c string, impls []implementation) string {
 // the drivers (peerwork.go, peerdrivers/*.py) time exactly this and
 // compute every outcome (a hash of the result) after the timed calls.
 var whatIsTimed = []struct{ op, agentls, gptme, aider string }{
-	{"ceiling", "memmove: copy of the 10 MB file into a kept buffer; indexbyte: bytes.IndexByte for a byte it lacks; xxh3-lines: strings.IndexByte per line + xxh3 of each line; render-floor: os.ReadFile + a minimal one-core render (renderFloor: lines found 8 bytes at a time, xxh3, a 6-character token, appends into a fresh buffer; no duplicate counting, no widening), going round the same 16 inputs as the anchors rows up to 100 KB", "", ""},
+	{"ceiling", "memmove: copy of the 10 MB file into a kept buffer; indexbyte: bytes.IndexByte for a byte it lacks; xxh3-lines: strings.IndexByte per line + xxh3 of each line; render-floor: os.ReadFile + a minimal one-core render (renderFloor: lines found 8 bytes at a time, xxh3, a 6-character token, appends into a fresh buffer; no duplicate counting, no widening), going round the same 16 inputs as the anchors rows up to 100 KB; disk-floor: the system calls alone of a patch tool on disk (workDiskFloor: open, read, close the file, then replace: create a temporary file, write, close, rename it over the file, as agentls writes; in-place: open truncating, write, close, as gptme writes), the file put back untimed before each call", "", ""},
 	{"parse-whole", "parse.ToolUses(reply) on the reply in memory", "list(ToolUse.iter_from_content(reply))", ""},
 	{"parse-stream16", "a new parse.Parser fed the reply in 16-byte chunks, then Finish", "gptme's _reply_stream loop: append each character, re-parse the whole output with iter_from_content(streaming=True) at each newline", ""},
 	{"patch", "edits.ParseConflict(block) + ResolveHunks + the whole new text written into a buffer kept from call to call (ApplyHunksTo); same bytes as the peers' result", "gptme.tools.patch.apply(block, content) → a new str", "find_original_update_blocks + do_replace → a new str"},

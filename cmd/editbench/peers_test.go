@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -290,5 +291,39 @@ func TestRenderFloor(t *testing.T) {
 				t.Errorf("%.20q… (%d lines), call %d: the floor wrote %d bytes, want %d, at most the view's %d", text, lines, call, got, len(text)+lines*token, len(view))
 			}
 		}
+	}
+}
+
+// TestDiskFloor: the disk floors write the file changed by one byte, in
+// their own folder under the work folder, each way, and leave the input
+// as it was.
+func TestDiskFloor(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the disk floor is measured on Linux only")
+	}
+	dir := t.TempDir()
+	text := strings.Repeat("package a\n", 1000)
+	file := filepath.Join(dir, "f.go")
+	os.WriteFile(file, []byte(text), 0o644)
+	work := filepath.Join(dir, "work")
+	cases, _ := json.Marshal([]peerCase{{Name: "disk-floor replace 10 KB", File: file, Budget: 1, Work: work}, {Name: "disk-floor in-place 10 KB", File: file, Budget: 1, Work: work}})
+	cf := filepath.Join(dir, "cases.json")
+	os.WriteFile(cf, cases, 0o644)
+	var out, errb bytes.Buffer
+	if code := run([]string{"peer-worker", "ceiling", cf}, &out, &errb); code != 0 {
+		t.Fatalf("peer-worker ceiling: exit %d: %s", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("results: %q", out.String())
+	}
+	for _, l := range lines {
+		var r peerResult
+		if err := json.Unmarshal([]byte(l), &r); err != nil || r.Outcome != "wrote:"+itoa(len(text)) || r.NS <= 0 {
+			t.Errorf("result %q", l)
+		}
+	}
+	if data, _ := os.ReadFile(file); string(data) != text {
+		t.Error("the input file changed")
 	}
 }

@@ -471,7 +471,8 @@ func anchorsApplyCall(v peerCase, kept bool) (func(), func() (string, error), er
 // pass of finding costs at least), finding each of its lines with
 // strings.IndexByte and hashing it with xxh3 on one core, and a minimal
 // render of the anchors files (renderFloor), going round the same inputs
-// as the anchors rows.
+// as the anchors rows; and the least the patch tool on disk can do, by
+// the operating system's calls alone (workDiskFloor).
 func workCeiling(c peerCase) (timing, string, error) {
 	if strings.HasPrefix(c.Name, "render-floor") {
 		var n int
@@ -484,6 +485,9 @@ func workCeiling(c peerCase) (timing, string, error) {
 			}, func() (string, error) { return "", nil }, nil
 		})
 		return t, fmt.Sprintf("wrote:%d", n), err
+	}
+	if how, ok := strings.CutPrefix(c.Name, "disk-floor "); ok {
+		return workDiskFloor(c, strings.Fields(how)[0])
 	}
 	data, err := os.ReadFile(c.File)
 	if err != nil {
