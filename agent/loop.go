@@ -440,6 +440,7 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 		t.observe(Event{Step: step, Kind: EventToolStart, Use: use})
 		call := &callImages{turn: images, use: *use}
 		var ran ToolCall
+		linksBefore := t.markdownLinks(ctx, *use) // links.go
 		if err := t.shrinkingSave(ctx, *use, state); err != nil {
 			ran = ToolCall{Use: *use, Err: tools.Unchanged(err)} // refused before it ran
 		} else {
@@ -477,6 +478,7 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 				state.show(edittool.ReadPaths(*use)...)
 			}
 			if edittool.IsEditTool(use.Tool) {
+				text += t.brokenLinksNote(ctx, linksBefore)
 				state.show(edittool.PathsOf(*use)...)
 				state.failures.edited()
 				state.edited = true
