@@ -73,25 +73,14 @@ func TestRenamingSaveOffersTheRename(t *testing.T) {
 	}
 }
 
-func TestNameOnlyEdit(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		want bool
-	}{
-		{"  return `${p.name} (${p.age})`;", "  return `${u.name} (${u.age})`;", true},
-		{`    return "Hi, " + name`, `    return "Welcome, " + name`, false},
-		{"x := f(1)", "y := g(1)", true},
-		{"x := f(1)", "x := f(2)", false},
-		{"x := f(1)", "x := f(1, 2)", false},
-		{"", "", false},
-	} {
-		if got := nameOnlyEdit(tc.a, tc.b); got != tc.want {
-			t.Errorf("nameOnlyEdit(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
-		}
-	}
-}
-
 func TestRenameExtras(t *testing.T) {
+	// The real model's app.ts, asked to rename Person to User.
+	app := "import { Person } from \"./types\";\n\nexport function describe(p: Person): string {\n  return `${p.name} (${p.age})`;\n}\n"
+	real := "import { User } from \"./types\";\n\nexport function describe(u: User): string {\n  return `${u.name} (${u.age})`;\n}\n"
+	if got := renameExtras(app, real, "Person"); len(got) != 1 || got[0] != "  return `${p.name} (${p.age})`;" {
+		t.Errorf("renameExtras(app.ts) = %q", got)
+	}
+
 	current := "def greet(name):\n    # say hello\n    return \"Hi, \" + name\n\nx = greet(1)\n"
 	for _, tc := range []struct {
 		content string
@@ -100,8 +89,8 @@ func TestRenameExtras(t *testing.T) {
 		{renamed(current, "greet", "welcome"), nil},
 		{"def welcome(name):\n    # say hello\n    return \"Hi, \" + name\n\nx = welcome(1)\n# new\n", nil}, // an addition: not a change of a line
 		{"def welcome(name):\n    return \"Hello, \" + name\n\nx = welcome(1)\n", []string{"    # say hello", `    return "Hi, " + name`}},
-		// Another name renamed with it: the code does the same.
-		{"def welcome(who):\n    # say hello\n    return \"Hi, \" + who\n\nx = welcome(1)\n", nil},
+		// Another name renamed with it: not asked for either.
+		{"def welcome(who):\n    # say hello\n    return \"Hi, \" + who\n\nx = welcome(1)\n", []string{`    return "Hi, " + name`}},
 		{"def welcome(name):\n    # say hello\n    return 'Hi, ' + name\n\nx = welcome(1)\n", []string{`    return "Hi, " + name`}},
 	} {
 		got := renameExtras(current, tc.content, "greet")

@@ -916,7 +916,9 @@ func TestCompactListingAndLikelyFiles(t *testing.T) {
 // TestRenameSaveNotShrinking: a save that renames words on most lines of
 // a small file keeps every line, edited in place, and is written (the
 // real model's app.ts, Person to User and p to u, was refused as keeping
-// 2 of 4 lines); a dedented fragment still keeps few (editedLine).
+// 2 of 4 lines); a dedented fragment still keeps few (editedLine). (Asked
+// to rename Person alone, the same save is refused once for renaming p:
+// TestRenamingSaveOffersTheRename.)
 func TestRenameSaveNotShrinking(t *testing.T) {
 	app := "import { Person } from \"./types\";\n\nexport function describe(p: Person): string {\n  return `${p.name} (${p.age})`;\n}\n"
 	renamed := "import { User } from \"./types\";\n\nexport function describe(u: User): string {\n  return `${u.name} (${u.age})`;\n}\n"
@@ -924,7 +926,7 @@ func TestRenameSaveNotShrinking(t *testing.T) {
 	defer srv.Close()
 	ws := &memWorkspace{files: map[string]string{"app.ts": app}}
 	turn := compactTurn(t, srv, ws)
-	if _, err := turn.Run(context.Background(), Request{Prompt: "Rename the interface Person to User in app.ts.", Root: "/ws"}); err != nil {
+	if _, err := turn.Run(context.Background(), Request{Prompt: "In app.ts, write User in place of Person, and u in place of p.", Root: "/ws"}); err != nil {
 		t.Fatal(err)
 	}
 	if ws.files["app.ts"] != renamed {
