@@ -48,9 +48,21 @@ type ModelConfig struct {
 	TaggedThinking bool
 	// Temperature, if set, is sent with every request (nil: the server's
 	// default). 0 asks for the most likely tokens: what small local
-	// models do best with, and aider's default.
+	// models do best with, and aider's and gptme's default.
 	Temperature *float64
+	// DefaultTemperature says Temperature is agentls's default, not the
+	// user's: a server that refuses a temperature (OpenAI's reasoning
+	// models take only their own) gets the request again without it, and
+	// later requests go without. A temperature the user set is sent, and
+	// a refusal of it is the turn's error.
+	DefaultTemperature bool
 }
+
+// DefaultTemperature is the temperature of a turn whose settings set
+// none: the most likely tokens, as aider and gptme ask for. With
+// Qwen2.5-Coder-1.5B it solved more of the evaluation's tasks than the
+// server's default sampling (BENCH.md).
+const DefaultTemperature = 0.0
 
 // A Model streams chat completions.
 type Model struct {
@@ -64,6 +76,9 @@ type Model struct {
 	// few strict servers answer 400 to a field they do not know): later
 	// requests go without, and their usage is estimated.
 	noStreamOptions atomic.Bool
+	// noTemperature is set once the server refused agentls's default
+	// temperature (ModelConfig.DefaultTemperature).
+	noTemperature atomic.Bool
 }
 
 // NewModel returns a Model for cfg, reading defaults and the key with
@@ -105,15 +120,17 @@ func NewModel(cfg ModelConfig, getenv func(string) string) (*Model, error) {
 	oc := openai.DefaultConfig(key)
 	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	transport := http.DefaultTransport.(*http.Transport).Clone()
+	m := &Model{cfg: cfg, key: key, transport: transport}
 	var send http.RoundTripper = transport
 	if t := cfg.Temperature; t != nil && *t == 0 {
-		send = zeroTemperature{base: transport} // temperature.go
+		send = zeroTemperature{base: transport, off: &m.noTemperature} // temperature.go
 	}
 	oc.HTTPClient = &http.Client{Transport: &retryTransport{
 		base:    send,
 		retries: cfg.Retries, backoff: cfg.Backoff, maxWait: cfg.MaxWait,
 	}}
-	return &Model{cfg: cfg, key: key, client: openai.NewClientWithConfig(oc), transport: transport}, nil
+	m.client = openai.NewClientWithConfig(oc)
+	return m, nil
 }
 
 // CloseIdleConnections closes the connections the Model keeps open for a
@@ -157,7 +174,7 @@ func (m *Model) Stream(ctx context.Context, messages []openai.ChatCompletionMess
 	// reset by every chunk.
 	st.timer = time.AfterFunc(m.cfg.ChunkTimeout, func() { st.stalled.Store(true); cancel() })
 	req := openai.ChatCompletionRequest{Model: m.cfg.Model, Messages: messages, Tools: tools, Stream: true}
-	if t := m.cfg.Temperature; t != nil {
+	if t := m.cfg.Temperature; t != nil && !m.noTemperature.Load() {
 		// A zero is left out by go-openai and written back by the
 		// Model's transport (zeroTemperature).
 		req.Temperature = float32(*t)
@@ -169,6 +186,11 @@ func (m *Model) Stream(ctx context.Context, messages []openai.ChatCompletionMess
 	if refusedStreamOptions(err) && req.StreamOptions != nil {
 		m.noStreamOptions.Store(true)
 		req.StreamOptions = nil
+		s, err = m.client.CreateChatCompletionStream(ctx, req)
+	}
+	if refusedField(err, "temperature") && m.cfg.DefaultTemperature && !m.noTemperature.Load() {
+		m.noTemperature.Store(true)
+		req.Temperature = 0
 		s, err = m.client.CreateChatCompletionStream(ctx, req)
 	}
 	if err != nil {

@@ -46,14 +46,18 @@ func needsKey(cfg ModelConfig) error {
 
 // refusedStreamOptions reports whether err is a server refusing the
 // stream_options field (a 400 or 422 that names it).
-func refusedStreamOptions(err error) bool {
+func refusedStreamOptions(err error) bool { return refusedField(err, "stream_options") }
+
+// refusedField reports whether err is a server refusing a field of the
+// request (a 400 or 422 whose message names it).
+func refusedField(err error, field string) bool {
 	var api *openai.APIError
 	if errors.As(err, &api) && (api.HTTPStatusCode == 400 || api.HTTPStatusCode == 422) {
-		return strings.Contains(api.Message, "stream_options")
+		return strings.Contains(api.Message, field)
 	}
 	var req *openai.RequestError
 	if errors.As(err, &req) && (req.HTTPStatusCode == 400 || req.HTTPStatusCode == 422) {
-		return strings.Contains(fmt.Sprint(req.Err), "stream_options")
+		return strings.Contains(fmt.Sprint(req.Err), field)
 	}
 	return false
 }

@@ -89,9 +89,15 @@ func VisionOptionsOf(s settings.Settings) vision.Options {
 	return vision.Options{Mode: vision.Mode(s.Vision), MaxSide: s.ImageMaxSide}
 }
 
-// ModelOf is the turn's model as the settings name it.
+// ModelOf is the turn's model as the settings name it; without a
+// temperature setting, DefaultTemperature.
 func ModelOf(s settings.Settings) ModelConfig {
-	return ModelConfig{Model: s.Model, BaseURL: s.BaseURL, APIKeyEnv: s.APIKeyEnv, TaggedThinking: s.TaggedThinking(), Temperature: s.Temperature}
+	cfg := ModelConfig{Model: s.Model, BaseURL: s.BaseURL, APIKeyEnv: s.APIKeyEnv, TaggedThinking: s.TaggedThinking(), Temperature: s.Temperature}
+	if cfg.Temperature == nil {
+		t := DefaultTemperature
+		cfg.Temperature, cfg.DefaultTemperature = &t, true
+	}
+	return cfg
 }
 
 // ApplyModelOf is the apply model morph merges with, nil when none is

@@ -10,15 +10,15 @@ import (
 )
 
 // TestPreparedTemperature: the temperature setting is sent with every
-// request, 0 exactly; without one none is sent, the server's default
-// (some remote models refuse any).
+// request, 0 exactly; without one, DefaultTemperature (0, as aider and
+// gptme send).
 func TestPreparedTemperature(t *testing.T) {
 	for _, tc := range []struct {
 		name, raw string
 		want      *float64 // nil: none sent
 	}{
-		{"compact: the server's default", `{"prompt": "compact"}`, nil},
-		{"full: the server's default", `{"prompt": "full"}`, nil},
+		{"compact: agentls's default", `{"prompt": "compact"}`, ptr(DefaultTemperature)},
+		{"full: agentls's default", `{"prompt": "full"}`, ptr(DefaultTemperature)},
 		{"set", `{"prompt": "full", "temperature": 0.3}`, ptr(0.3)},
 		{"set with compact", `{"prompt": "compact", "temperature": 0.7}`, ptr(0.7)},
 		// Exactly 0, which go-openai leaves out (temperature.go): the

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 )
 
 // go-openai leaves a zero temperature out of a request (its field is
@@ -19,13 +20,15 @@ import (
 // which writes "temperature": 0 into the body.
 
 // zeroTemperature sets "temperature" to 0 in the JSON body of every chat
-// completion request it sends through base.
+// completion request it sends through base, until off is set (the server
+// refused agentls's default temperature).
 type zeroTemperature struct {
 	base http.RoundTripper
+	off  *atomic.Bool
 }
 
 func (z zeroTemperature) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Method != http.MethodPost || !strings.HasSuffix(req.URL.Path, "/chat/completions") || req.Body == nil {
+	if z.off.Load() || req.Method != http.MethodPost || !strings.HasSuffix(req.URL.Path, "/chat/completions") || req.Body == nil {
 		return z.base.RoundTrip(req)
 	}
 	body, err := io.ReadAll(req.Body)

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/agentls/agentls/agent/modeltest"
@@ -52,5 +53,44 @@ func TestWithZeroTemperature(t *testing.T) {
 	}
 	if _, err := withZeroTemperature([]byte(`[1]`)); err == nil {
 		t.Error("a body that is not an object: no error")
+	}
+}
+
+// TestDefaultTemperatureRefused: a server that refuses agentls's default
+// temperature (OpenAI's reasoning models: "Unsupported value:
+// 'temperature' does not support 0 with this model") gets the request
+// again without it, and later requests go without; a temperature the
+// user set is sent, and its refusal is the error.
+func TestDefaultTemperatureRefused(t *testing.T) {
+	refusal := modeltest.Reply{Status: 400, Message: "Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.", Type: "invalid_request_error"}
+	srv := modeltest.New(refusal, modeltest.Text("one", 10), modeltest.Text("two", 10))
+	defer srv.Close()
+	zero := 0.0
+	m := testModel(t, srv.URL, ModelConfig{Temperature: &zero, DefaultTemperature: true})
+	for _, want := range []string{"one", "two"} {
+		st, err := m.Stream(context.Background(), user("x"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, err := drain(st)
+		st.Close()
+		if err != nil || text != want {
+			t.Fatalf("text %q, %v; want %q", text, err, want)
+		}
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 || reqs[0].Body.Temperature == nil || reqs[1].Body.Temperature != nil || reqs[2].Body.Temperature != nil {
+		t.Errorf("requests' temperatures: %d requests", len(reqs))
+	}
+
+	set := 0.2
+	srv2 := modeltest.New(modeltest.Reply{Status: 400, Message: "Unsupported value: 'temperature' does not support 0.2 with this model.", Type: "invalid_request_error"})
+	defer srv2.Close()
+	m2 := testModel(t, srv2.URL, ModelConfig{Temperature: &set})
+	if _, err := m2.Stream(context.Background(), user("x"), nil); err == nil || !strings.Contains(err.Error(), "temperature") {
+		t.Errorf("the user's temperature refused: %v, want the server's refusal", err)
+	}
+	if n := len(srv2.Requests()); n != 1 {
+		t.Errorf("%d requests, want 1", n)
 	}
 }

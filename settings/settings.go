@@ -86,8 +86,9 @@ type Settings struct {
 	// Rules are more files of project rules, relative to the workspace,
 	// sent to the model beside AGENTS.md (agent.LoadRules).
 	Rules []string `json:"rules"`
-	// Temperature is sent with every model request (nil: the server's
-	// default).
+	// Temperature is sent with every model request (nil: agentls's
+	// default, agent.DefaultTemperature, left out for a server that
+	// refuses it).
 	Temperature *float64 `json:"temperature"`
 	// Prompt is the system prompt's style: "full", "compact" (short, for
 	// small local models) or "auto" (compact when the API is on this

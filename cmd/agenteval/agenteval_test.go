@@ -120,6 +120,10 @@ func TestEndToEnd(t *testing.T) {
 		if got != w || r.Error != "" || r.Tokens <= 0 || r.Tool != "agentls" || r.Format != "markdown" {
 			t.Errorf("%s: got %+v (error %q, %d tokens), want %+v", r.Task, got, r.Error, r.Tokens, w)
 		}
+		// No settings: agentls's default temperature, sent as 0.
+		if r.Sampling != "temperature=0" {
+			t.Errorf("%s: sampling %q, want temperature=0 (agentls's default)", r.Task, r.Sampling)
+		}
 	}
 	if s := rep.Total; s.Runs != 5 || s.Solved != 3 || s.Rejected != 1 || s.Edits != 4 || s.MaxRepeat != 3 || s.MaxFailedRepeat != 2 {
 		t.Errorf("total %+v", s)
