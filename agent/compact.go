@@ -373,19 +373,41 @@ func calledFiles(reg *tools.Registry, req Request) []string {
 // and the files they cover: a small model that only writes save blocks
 // otherwise keeps the file it was asked to delete, or saves a copy and
 // leaves the original.
+//
+// When those calls are all the request asks for (onlyFileCalls), each is
+// asked for alone: told "To move notes.md to docs/notes.md, reply with
+// this call (the file keeps its content)", the real model at temperature
+// 0 answered "The file notes.md has been moved to docs/notes.md.", and
+// again when told so; told "…reply with this call and nothing else", it
+// wrote the call (and the delete of old.go still).
 func fileCalls(reg *tools.Registry, format tools.Format, req Request) (string, []string) {
 	var b strings.Builder
 	var covered []string
+	how := "reply with this call"
+	if onlyFileCalls(reg, req) {
+		how = "reply with this call and nothing else"
+	}
 	for _, use := range askedFileCalls(reg, req) {
 		spec, _ := reg.Get(use.Tool)
 		if use.Tool == tools.NameMove {
-			fmt.Fprintf(&b, "\nTo move %s to %s, reply with this call (the file keeps its content):\n%s\n", use.Args[0], use.Args[1], spec.RenderCall(use, format, "call_0"))
+			fmt.Fprintf(&b, "\nTo move %s to %s (the file keeps its content), %s:\n%s\n", use.Args[0], use.Args[1], how, spec.RenderCall(use, format, "call_0"))
 		} else {
-			fmt.Fprintf(&b, "\nTo delete %s, reply with this call:\n%s\n", use.Args[0], spec.RenderCall(use, format, "call_0"))
+			fmt.Fprintf(&b, "\nTo delete %s, %s:\n%s\n", use.Args[0], how, spec.RenderCall(use, format, "call_0"))
 		}
 		covered = append(covered, use.Args...)
 	}
 	return b.String(), covered
+}
+
+// onlyFileCalls reports whether the delete and move calls the request asks
+// for (askedFileCalls) are all it asks for: one of them for each file it
+// names, and no file to create.
+func onlyFileCalls(reg *tools.Registry, req Request) bool {
+	if len(askedFileCalls(reg, req)) != 1 || len(createsAsked(req)) > 0 {
+		return false
+	}
+	covered := calledFiles(reg, req)
+	return !slices.ContainsFunc(namedFiles(req), func(p string) bool { return !slices.Contains(covered, p) })
 }
 
 // saveReminder asks for the change as save blocks (or patch calls).

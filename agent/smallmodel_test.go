@@ -524,7 +524,8 @@ func TestFileLevelRequestsFinished(t *testing.T) {
 // TestNudgeOfAFileCall: asked to delete old.go or move notes.md, the real
 // model claimed it was done without a call (and, shown a save of
 // notes.md, saved it unchanged). It is told once with the call the
-// request asks for, and the file to edit besides, if any, as its save.
+// request asks for — alone when that call is all the request asks for —
+// and the file to edit besides, if any, as its save.
 func TestNudgeOfAFileCall(t *testing.T) {
 	for _, tc := range []struct {
 		name, prompt, claim string
@@ -533,12 +534,12 @@ func TestNudgeOfAFileCall(t *testing.T) {
 		not                 string
 	}{
 		{"delete", "Delete the file old.go; nothing uses it.", "The file old.go has been deleted.",
-			map[string]string{"old.go": "package shop\n"}, []string{"To delete old.go, reply with this call:\n```delete old.go\n"}, "```save"},
+			map[string]string{"old.go": "package shop\n"}, []string{"To delete old.go, reply with this call and nothing else:\n```delete old.go\n"}, "```save"},
 		{"move", "Move notes.md into the docs folder (docs/notes.md), keeping its content.", "The file `notes.md` has been moved to `docs/notes.md`.",
-			map[string]string{"notes.md": "# Notes\n"}, []string{"```move notes.md docs/notes.md\n"}, "```save"},
+			map[string]string{"notes.md": "# Notes\n"}, []string{"To move notes.md to docs/notes.md (the file keeps its content), reply with this call and nothing else:\n```move notes.md docs/notes.md\n"}, "```save"},
 		{"delete and edit", "Delete legacy.ts and remove its import and use from index.ts.", "Done: legacy.ts is deleted.",
 			map[string]string{"legacy.ts": "export const x = 1;\n", "index.ts": "import { x } from \"./legacy\";\nconsole.log(x);\n"},
-			[]string{"```delete legacy.ts\n", "```save index.ts\nimport { x }"}, "```save legacy.ts"},
+			[]string{"To delete legacy.ts, reply with this call:\n```delete legacy.ts\n", "```save index.ts\nimport { x }"}, "```save legacy.ts"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := modeltest.New(modeltest.Text(tc.claim, 50), modeltest.Text(tc.claim, 50))
