@@ -74,7 +74,10 @@ func (t *Turn) markdownLinks(ctx context.Context, use tools.ToolUse) map[string]
 // brokenLinksNote tells the model which links its edit of Markdown files
 // added that lead to no file, with the files of the folder they point
 // into; "" when there are none. before is markdownLinks before the edit.
-func (t *Turn) brokenLinksNote(ctx context.Context, before map[string][]string) string {
+// An edit that changed nothing (a save of the file as it was) owns every
+// link of the file: asked to fix the README's broken link, the real model
+// at temperature 0 sent README.md back unchanged, twice.
+func (t *Turn) brokenLinksNote(ctx context.Context, before map[string][]string, unchanged bool) string {
 	var b strings.Builder
 	for p, had := range before {
 		view, err := t.readWhole(ctx, p)
@@ -82,16 +85,30 @@ func (t *Turn) brokenLinksNote(ctx context.Context, before map[string][]string) 
 			continue // deleted or moved away
 		}
 		for _, target := range localTargets(unnumbered(view), path.Dir(p)) {
-			if slices.Contains(had, target) {
+			if !unchanged && slices.Contains(had, target) {
 				continue // there before the edit: not the model's doing
 			}
 			if _, err := t.readWhole(ctx, target); err == nil {
 				continue
 			}
-			fmt.Fprintf(&b, "\nNote: %s now links to %s, which does not exist.", p, target)
-			if listing, err := t.readWhole(ctx, path.Dir(target)); err == nil && isListing(listing) {
-				fmt.Fprintf(&b, " The files in %s:\n%s", path.Dir(target)+"/", listing)
+			// Worded as it was measured, word for word: told the
+			// folder's files as a listing block, or as "(the top
+			// folder: it holds …)", the real model sent README.md back
+			// unchanged; told "the folder holds …" it fixed the link.
+			dir := path.Dir(target)
+			folder := "the folder " + dir + "/"
+			if dir == "." {
+				folder = "the folder"
 			}
+			var names []string
+			if listing, err := t.readWhole(ctx, dir); err == nil && isListing(listing) {
+				names = listingNames(listing)
+			}
+			if len(names) == 0 || len(names) > maxNamedEntries {
+				fmt.Fprintf(&b, "\n%s links to %s, which does not exist. Read %s to see the files there, then send %s again with that link fixed.", p, target, dir, p)
+				continue
+			}
+			fmt.Fprintf(&b, "\n%s links to %s, which does not exist: %s holds %s. Send %s again with that link fixed.", p, target, folder, joinNames(names), p)
 		}
 	}
 	return b.String()
@@ -105,4 +122,28 @@ func (t *Turn) readWhole(ctx context.Context, p string) (string, error) {
 		return "", fmt.Errorf("no read tool in this turn")
 	}
 	return spec.Run(ctx, tools.ToolUse{Tool: tools.NameRead, Args: []string{p}})
+}
+
+// maxNamedEntries is the most files of a folder a note names in a
+// sentence.
+const maxNamedEntries = 12
+
+// listingNames are the entries of a read tool's folder listing.
+func listingNames(view string) []string {
+	var names []string
+	for i, l := range strings.Split(strings.TrimRight(view, "\n"), "\n") {
+		if i == 0 || strings.HasPrefix(l, "```") || strings.TrimSpace(l) == "" || strings.HasPrefix(l, "(") {
+			continue
+		}
+		names = append(names, strings.TrimSpace(l))
+	}
+	return names
+}
+
+// joinNames writes names as a sentence does: "a, b and c".
+func joinNames(names []string) string {
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

@@ -28,7 +28,8 @@ func TestLocalTargets(t *testing.T) {
 // it point to the real file.": CHANGES.txt made CHANGES.md, a name it made
 // up. The save is written, and its result says that CHANGES.md does not
 // exist, with the folder's files; the model's next save points at
-// HISTORY.md. A link that was there before the edit is not pointed out.
+// HISTORY.md. A link that was there before an edit that changed the file
+// is not pointed out; one in a file sent back unchanged is.
 func TestBrokenLinkPointedOut(t *testing.T) {
 	readme := "# lib\n\nSee [the changes](CHANGES.txt).\n"
 	srv := modeltest.New(
@@ -43,7 +44,7 @@ func TestBrokenLinkPointedOut(t *testing.T) {
 	}
 	reqs := srv.Requests()
 	first := reqs[1].Body.Messages
-	if told := first[len(first)-1].Content; !strings.Contains(told, "Note: README.md now links to CHANGES.md, which does not exist. The files in ./:") || !strings.Contains(told, "HISTORY.md") {
+	if told := first[len(first)-1].Content; !strings.Contains(told, "README.md links to CHANGES.md, which does not exist: the folder holds HISTORY.md and README.md. Send README.md again with that link fixed.") {
 		t.Errorf("the model was told %q", told)
 	}
 	second := reqs[2].Body.Messages
@@ -51,6 +52,23 @@ func TestBrokenLinkPointedOut(t *testing.T) {
 		t.Errorf("a link that exists was pointed out: %q", told)
 	}
 	if got := ws.files["README.md"]; got != "# lib\n\nSee [the changes](HISTORY.md).\n" {
+		t.Errorf("README.md = %q", got)
+	}
+
+	// Sent back unchanged (the real model at temperature 0), the file's
+	// broken link is the model's too.
+	srv3 := modeltest.New(modeltest.Text("```save README.md\n"+readme+"```", 50), modeltest.Text("```save README.md\n# lib\n\nSee [the changes](HISTORY.md).\n```", 50), modeltest.Text("Fixed.", 50))
+	defer srv3.Close()
+	ws3, turn3 := linksTurn(t, srv3, map[string]string{"README.md": readme, "HISTORY.md": "# History\n"})
+	if _, err := turn3.Run(context.Background(), Request{Prompt: "The link to the changelog in README.md points to a file that does not exist. Make it point to the real file.", Root: "/ws",
+		Files: []FileText{{Path: "README.md", Text: numbered(readme)}}}); err != nil {
+		t.Fatal(err)
+	}
+	msgs3 := srv3.Requests()[1].Body.Messages
+	if told := msgs3[len(msgs3)-1].Content; !strings.Contains(told, "unchanged") || !strings.Contains(told, "README.md links to CHANGES.txt, which does not exist: the folder holds HISTORY.md and README.md. Send README.md again with that link fixed.") {
+		t.Errorf("the unchanged save: the model was told %q", told)
+	}
+	if got := ws3.files["README.md"]; got != "# lib\n\nSee [the changes](HISTORY.md).\n" {
 		t.Errorf("README.md = %q", got)
 	}
 

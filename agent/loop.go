@@ -478,7 +478,7 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 				state.show(edittool.ReadPaths(*use)...)
 			}
 			if edittool.IsEditTool(use.Tool) {
-				text += t.brokenLinksNote(ctx, linksBefore)
+				text += t.brokenLinksNote(ctx, linksBefore, ran.Outcome == edittool.OutcomeUnchanged)
 				state.show(edittool.PathsOf(*use)...)
 				state.failures.edited()
 				state.edited = true
