@@ -302,6 +302,7 @@ func (t *Turn) streamStep(ctx context.Context, step int, msgs []openai.ChatCompl
 		sawReasoning bool
 		p            *parse.Parser
 		runaway      string // what the reply kept repeating, when it was stopped for it
+		argsSeen     int    // the length of the last native call's arguments, when last checked
 	)
 	// The parser is made at the first text, after the reasoning servers
 	// send first: whether any came decides how the text is read.
@@ -336,17 +337,26 @@ func (t *Turn) streamStep(ctx context.Context, step int, msgs []openai.ChatCompl
 				}
 			}
 		}
-		if strings.Contains(d.Text, "\n") {
-			if keep, what := runawayTail(text.String()); keep > 0 {
-				// Stopped: the rest would be the same lines again.
-				cut := text.String()[:keep]
-				text.Reset()
-				text.WriteString(cut)
-				p = nil
-				parser().WriteString(cut)
-				runaway = what
-				t.observe(Event{Step: step, Kind: EventNotice, Text: "the model's reply repeated " + what + ": it was stopped there"})
-				break
+		if keep, what := runawayIn(d.Text, text.String()); keep > 0 {
+			// Stopped: the rest would be the same again.
+			cut := text.String()[:keep]
+			text.Reset()
+			text.WriteString(cut)
+			p = nil
+			parser().WriteString(cut)
+			runaway = what
+			t.observe(Event{Step: step, Kind: EventNotice, Text: "the model's reply repeated " + what + ": it was stopped there"})
+			break
+		}
+		if calls := st.ToolCalls(); len(calls) > 0 && len(calls[len(calls)-1].Function.Arguments) != argsSeen {
+			last := calls[len(calls)-1]
+			argsSeen = len(last.Function.Arguments)
+			if keep, what := runawayRun(last.Function.Arguments); keep > 0 {
+				// A native call's arguments going round: nothing of
+				// the call can run.
+				t.observe(Event{Step: step, Kind: EventNotice, Text: fmt.Sprintf("the model's %s call repeated %s in its arguments: it was stopped there", last.Function.Name, what)})
+				reply.Content = text.String()
+				return reply, nil, []parse.Problem{{Message: fmt.Sprintf("your %s call's arguments repeated %s, so the call was stopped and not run: send it again, writing each part once", last.Function.Name, what)}}, nil
 			}
 		}
 		if errors.Is(err, io.EOF) {

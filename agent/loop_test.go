@@ -173,7 +173,13 @@ func TestTurnLimits(t *testing.T) {
 		t.Errorf("step limit: %v", err)
 	}
 
-	srv2 := modeltest.New(modeltest.Text(strings.Repeat("all work and no play ", 1000), 50))
+	// Endless, but never the same words over (a repeat is stopped
+	// sooner: runaway.go).
+	var endless strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&endless, "step %d of the plan, ", i)
+	}
+	srv2 := modeltest.New(modeltest.Text(endless.String(), 50))
 	defer srv2.Close()
 	turn = newTurn(t, srv2, tools.FormatMarkdown, &recordingRunner{})
 	turn.Limits.MaxReplyBytes = 4096

@@ -3,6 +3,8 @@ package agent
 import (
 	"fmt"
 	"strings"
+
+	"github.com/agentls/agentls/internal/text"
 )
 
 // A small local model at a low temperature can fall into a loop and write
@@ -90,4 +92,57 @@ func runawayTail(text string) (keep int, what string) {
 		return keep, fmt.Sprintf("the same %d lines (from %q) %d times in a row", unit, first, n/unit)
 	}
 	return 0, ""
+}
+
+// A repeat inside one line — a native call's arguments are JSON, a file's
+// lines escaped into one string — escapes runawayTail: the tool format's
+// calls ran on for minutes. runawayRun finds it by bytes.
+const (
+	runawayWindow = 16 << 10 // the tail runawayRun looks in
+	runawayProbe  = 32       // the tail's bytes whose last earlier place gives the period
+	runawayBytes  = 512      // the fewest bytes the repeats span
+)
+
+// runawayRun reports whether s ends with the same run of bytes repeated
+// runawayTimes times or more in a row, spanning runawayBytes at least. It
+// returns the length of s up to the end of the run's first repeat and a
+// description for the model; keep is 0 when s does not end that way. Its
+// cost is one search of the last runawayWindow bytes.
+func runawayRun(s string) (keep int, what string) {
+	n := len(s)
+	if n < runawayBytes {
+		return 0, ""
+	}
+	from := max(0, n-runawayWindow)
+	at := strings.LastIndex(s[from:n-1], s[n-runawayProbe:])
+	if at < 0 {
+		return 0, ""
+	}
+	p := n - runawayProbe - (from + at) // the distance to its last place: the period, if it repeats
+	if p <= 0 {
+		return 0, ""
+	}
+	unit := s[n-p:]
+	k := 1
+	for (k+1)*p <= n && s[n-(k+1)*p:n-k*p] == unit {
+		k++
+	}
+	if k < runawayTimes || k*p < runawayBytes || strings.TrimSpace(unit) == "" {
+		return 0, ""
+	}
+	return n - (k-1)*p, fmt.Sprintf("the same %d characters (%q) %d times in a row", p, text.ShortenRunes(unit, 40, "…"), k)
+}
+
+// runawayIn checks a reply's text, which delta has just added to: by
+// lines when delta ends one, and by bytes.
+func runawayIn(delta, text string) (keep int, what string) {
+	if delta == "" {
+		return 0, ""
+	}
+	if strings.Contains(delta, "\n") {
+		if keep, what := runawayTail(text); keep > 0 {
+			return keep, what
+		}
+	}
+	return runawayRun(text)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentls/agentls/agent/modeltest"
+	"github.com/agentls/agentls/tools"
 )
 
 func TestRunawayTail(t *testing.T) {
@@ -74,9 +75,68 @@ func TestRunawayReplyStopped(t *testing.T) {
 	}
 }
 
-// BenchmarkRunawayTail is the check run on every chunk of a reply that
-// holds a newline: its cost does not grow with the reply past the 160
-// lines it looks at (a varied file of 1 KB, shorter than that; of 16 KB;
+func TestRunawayRun(t *testing.T) {
+	unit := `\n\n## License\n\nThis project is under the MIT license.` // 52 bytes, as JSON escapes a file
+	for _, tc := range []struct {
+		name, text string
+		keep       string // the text kept; "" for no stop
+		times      int
+	}{
+		{"a JSON string going round", `{"path": "README.md", "content": "# tinytool` + strings.Repeat(unit, 12), `{"path": "README.md", "content": "# tinytool` + unit, 12},
+		{"seven times", `{"content": "x` + strings.Repeat(unit, 7), "", 0},
+		{"short runs", strings.Repeat("ab", 400), strings.Repeat("ab", 1), 400},
+		{"spaces", "x" + strings.Repeat(" ", 2000), "", 0},
+		{"varied", strings.Repeat("0123456789abcdefghijklmnopqrstuvwxyz", 1) + `{"a": 1, "b": 2}`, "", 0},
+		{"short", "abc", "", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			keep, what := runawayRun(tc.text)
+			if tc.keep == "" {
+				if keep != 0 {
+					t.Errorf("stopped at %d (%s)", keep, what)
+				}
+				return
+			}
+			if got := tc.text[:keep]; got != tc.keep || !strings.Contains(what, fmt.Sprintf(" %d times in a row", tc.times)) {
+				t.Errorf("kept %q (%s); want %q, %d times", got, what, tc.keep, tc.times)
+			}
+		})
+	}
+}
+
+// TestRunawayNativeCallStopped: a native call whose arguments go round
+// (the 1.5B model in the tool format wrote the same section into a save's
+// content for minutes) is stopped: nothing runs, the model is told what
+// its arguments repeated, and its next call is read as usual.
+func TestRunawayNativeCallStopped(t *testing.T) {
+	readme := "# tinytool\n\nA tiny tool.\n"
+	var chunks []modeltest.Chunk
+	chunks = append(chunks, modeltest.Chunk{ToolCall: &modeltest.ToolCallDelta{ID: "call_1", Name: "save", Args: `{"path": "README.md", "content": "# tinytool\n\nA tiny tool.`}})
+	for range 5000 {
+		chunks = append(chunks, modeltest.Chunk{ToolCall: &modeltest.ToolCallDelta{Args: `\n\n## License\n\nMIT.`}})
+	}
+	fixed := "# tinytool\n\nA tiny tool.\n\n## License\n\nMIT.\n"
+	srv := modeltest.New(modeltest.Reply{Chunks: chunks},
+		modeltest.Reply{Chunks: []modeltest.Chunk{{ToolCall: &modeltest.ToolCallDelta{ID: "call_2", Name: "save", Args: `{"path": "README.md", "content": "# tinytool\n\nA tiny tool.\n\n## License\n\nMIT.\n"}`}}}},
+		modeltest.Text("Added the License section.", 50))
+	defer srv.Close()
+	ws := &memWorkspace{files: map[string]string{"README.md": readme}}
+	turn := boundTurn(t, srv, ws, tools.FormatTool)
+	if _, err := turn.Run(context.Background(), Request{Prompt: "Add a License section saying MIT to README.md.", Root: "/ws"}); err != nil {
+		t.Fatal(err)
+	}
+	msgs := srv.Requests()[1].Body.Messages
+	if told := msgs[len(msgs)-1].Content; !strings.Contains(told, "your save call's arguments repeated the same") || !strings.Contains(told, "so the call was stopped and not run") {
+		t.Errorf("the model was told %q", told)
+	}
+	if got := ws.files["README.md"]; got != fixed {
+		t.Errorf("README.md = %q", got)
+	}
+}
+
+// BenchmarkRunawayTail is the checks run on every chunk of a reply (by
+// lines when it holds a newline; by bytes, runawayRun): their cost does
+// not grow with the reply past the 160 lines, or 16 KB, they look at (a varied file of 1 KB, shorter than that; of 16 KB;
 // of 256 KB, the most a reply may be).
 func BenchmarkRunawayTail(b *testing.B) {
 	for _, size := range []int{1 << 10, 16 << 10, 256 << 10} {
@@ -88,6 +148,13 @@ func BenchmarkRunawayTail(b *testing.B) {
 		b.Run(fmt.Sprintf("%dKB", size>>10), func(b *testing.B) {
 			for b.Loop() {
 				if keep, _ := runawayTail(text); keep != 0 {
+					b.Fatal("stopped a varied file")
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("bytes/%dKB", size>>10), func(b *testing.B) {
+			for b.Loop() {
+				if keep, _ := runawayRun(text); keep != 0 {
 					b.Fatal("stopped a varied file")
 				}
 			}
