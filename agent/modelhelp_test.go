@@ -122,7 +122,18 @@ func TestStreamOptionsRefused(t *testing.T) {
 	)
 	defer srv.Close()
 	m := testModel(t, srv.URL, ModelConfig{})
-	for _, want := range []string{"one", "two"} {
+	streamEach(t, m, "one", "two")
+	reqs := srv.Requests()
+	if len(reqs) != 3 || reqs[0].Body.StreamOptions == nil || reqs[1].Body.StreamOptions != nil || reqs[2].Body.StreamOptions != nil {
+		t.Errorf("requests' stream_options: %d requests", len(reqs))
+	}
+}
+
+// streamEach streams one completion for each of wants from m, each
+// expected to read as that text.
+func streamEach(t *testing.T, m *Model, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
 		st, err := m.Stream(context.Background(), user("x"), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -132,10 +143,6 @@ func TestStreamOptionsRefused(t *testing.T) {
 		if err != nil || text != want {
 			t.Fatalf("text %q, %v; want %q", text, err, want)
 		}
-	}
-	reqs := srv.Requests()
-	if len(reqs) != 3 || reqs[0].Body.StreamOptions == nil || reqs[1].Body.StreamOptions != nil || reqs[2].Body.StreamOptions != nil {
-		t.Errorf("requests' stream_options: %d requests", len(reqs))
 	}
 }
 

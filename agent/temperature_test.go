@@ -67,17 +67,7 @@ func TestDefaultTemperatureRefused(t *testing.T) {
 	defer srv.Close()
 	zero := 0.0
 	m := testModel(t, srv.URL, ModelConfig{Temperature: &zero, DefaultTemperature: true})
-	for _, want := range []string{"one", "two"} {
-		st, err := m.Stream(context.Background(), user("x"), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		text, err := drain(st)
-		st.Close()
-		if err != nil || text != want {
-			t.Fatalf("text %q, %v; want %q", text, err, want)
-		}
-	}
+	streamEach(t, m, "one", "two")
 	reqs := srv.Requests()
 	if len(reqs) != 3 || reqs[0].Body.Temperature == nil || reqs[1].Body.Temperature != nil || reqs[2].Body.Temperature != nil {
 		t.Errorf("requests' temperatures: %d requests", len(reqs))
