@@ -374,8 +374,8 @@ func calledFiles(reg *tools.Registry, req Request) []string {
 // otherwise keeps the file it was asked to delete, or saves a copy and
 // leaves the original.
 //
-// When those calls are all the request asks for (onlyFileCalls), each is
-// asked for alone: told "To move notes.md to docs/notes.md, reply with
+// When a single such call is all the request asks for (onlyFileCall), it
+// is asked for alone: told "To move notes.md to docs/notes.md, reply with
 // this call (the file keeps its content)", the real model at temperature
 // 0 answered "The file notes.md has been moved to docs/notes.md.", and
 // again when told so; told "…reply with this call and nothing else", it
@@ -383,11 +383,12 @@ func calledFiles(reg *tools.Registry, req Request) []string {
 func fileCalls(reg *tools.Registry, format tools.Format, req Request) (string, []string) {
 	var b strings.Builder
 	var covered []string
+	uses := askedFileCalls(reg, req)
 	how := "reply with this call"
-	if onlyFileCalls(reg, req) {
+	if onlyFileCall(uses, req) {
 		how = "reply with this call and nothing else"
 	}
-	for _, use := range askedFileCalls(reg, req) {
+	for _, use := range uses {
 		spec, _ := reg.Get(use.Tool)
 		if use.Tool == tools.NameMove {
 			fmt.Fprintf(&b, "\nTo move %s to %s (the file keeps its content), %s:\n%s\n", use.Args[0], use.Args[1], how, spec.RenderCall(use, format, "call_0"))
@@ -399,15 +400,14 @@ func fileCalls(reg *tools.Registry, format tools.Format, req Request) (string, [
 	return b.String(), covered
 }
 
-// onlyFileCalls reports whether the delete and move calls the request asks
-// for (askedFileCalls) are all it asks for: one of them for each file it
-// names, and no file to create.
-func onlyFileCalls(reg *tools.Registry, req Request) bool {
-	if len(askedFileCalls(reg, req)) != 1 || len(createsAsked(req)) > 0 {
+// onlyFileCall reports whether uses, the delete and move calls the
+// request asks for (askedFileCalls), are all it asks for: a single call,
+// of every file the request names, and no file to create.
+func onlyFileCall(uses []tools.ToolUse, req Request) bool {
+	if len(uses) != 1 || len(createsAsked(req)) > 0 {
 		return false
 	}
-	covered := calledFiles(reg, req)
-	return !slices.ContainsFunc(namedFiles(req), func(p string) bool { return !slices.Contains(covered, p) })
+	return !slices.ContainsFunc(namedFiles(req), func(p string) bool { return !slices.Contains(uses[0].Args, p) })
 }
 
 // saveReminder asks for the change as save blocks (or patch calls).

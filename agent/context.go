@@ -82,11 +82,7 @@ func looksLikeNumber(s string) bool {
 func (t *Turn) contextFiles(ctx context.Context, req Request) []FileText {
 	var out []FileText
 	for _, p := range namedFiles(req) {
-		spec, ok := t.Registry.Get(tools.NameRead)
-		if !ok || !spec.Runnable() {
-			return nil
-		}
-		text, err := spec.Run(ctx, tools.ToolUse{Tool: tools.NameRead, Args: []string{p}})
+		text, err := t.readWhole(ctx, p)
 		if err != nil || isListing(text) {
 			continue
 		}
@@ -202,11 +198,7 @@ var commonWords = map[string]bool{
 // (the same entries a read call shows, at most its limit), or "" when the
 // turn cannot read or the folder is empty.
 func (t *Turn) topListing(ctx context.Context) string {
-	spec, ok := t.Registry.Get(tools.NameRead)
-	if !ok || !spec.Runnable() {
-		return ""
-	}
-	text, err := spec.Run(ctx, tools.ToolUse{Tool: tools.NameRead, Args: []string{"."}})
+	text, err := t.readWhole(ctx, ".")
 	if err != nil || !isListing(text) || strings.Contains(text, "(empty folder)") {
 		return ""
 	}

@@ -42,8 +42,8 @@ func localTargets(text, dir string) []string {
 			continue
 		}
 		p := path.Join(dir, target)
-		if strings.HasPrefix(p, "../") || p == ".." {
-			continue // outside the workspace: not ours to check
+		if strings.HasPrefix(p, "../") || p == ".." || p == "." {
+			continue // outside the workspace, or the root itself: not ours to check
 		}
 		if !slices.Contains(out, p) {
 			out = append(out, p)
@@ -73,12 +73,16 @@ func (t *Turn) markdownLinks(ctx context.Context, use tools.ToolUse) map[string]
 
 // brokenLinksNote tells the model which links its edit of Markdown files
 // added that lead to no file, with the files of the folder they point
-// into; "" when there are none. before is markdownLinks before the edit.
-// An edit that changed nothing (a save of the file as it was) owns every
-// link of the file: asked to fix the README's broken link, the real model
-// at temperature 0 sent README.md back unchanged, twice.
-func (t *Turn) brokenLinksNote(ctx context.Context, before map[string][]string, unchanged bool) string {
+// into; "" when there are none. before is markdownLinks before the edit;
+// written are the files this turn's edits touched, which count as there
+// (an editor may hold a new one unsaved: saying nothing is the safe
+// side). An edit that changed nothing (a
+// save of the file as it was) owns every link of the file: asked to fix
+// the README's broken link, the real model at temperature 0 sent
+// README.md back unchanged, twice.
+func (t *Turn) brokenLinksNote(ctx context.Context, before map[string][]string, unchanged bool, written []string) string {
 	var b strings.Builder
+	folders := &folderLister{turn: t, seen: map[string]folderListing{}}
 	for p, had := range before {
 		view, err := t.readWhole(ctx, p)
 		if err != nil || isListing(view) {
@@ -88,7 +92,10 @@ func (t *Turn) brokenLinksNote(ctx context.Context, before map[string][]string, 
 			if !unchanged && slices.Contains(had, target) {
 				continue // there before the edit: not the model's doing
 			}
-			if _, err := t.readWhole(ctx, target); err == nil {
+			if slices.ContainsFunc(written, func(w string) bool { return cleanRel(w) == target }) {
+				continue
+			}
+			if there, known := folders.has(ctx, target); there || !known {
 				continue
 			}
 			// Worded as it was measured, word for word: told the
@@ -100,10 +107,7 @@ func (t *Turn) brokenLinksNote(ctx context.Context, before map[string][]string, 
 			if dir == "." {
 				folder = "the folder"
 			}
-			var names []string
-			if listing, err := t.readWhole(ctx, dir); err == nil && isListing(listing) {
-				names = listingNames(listing)
-			}
+			names := folders.list(ctx, dir).names
 			if len(names) == 0 || len(names) > maxNamedEntries {
 				fmt.Fprintf(&b, "\n%s links to %s, which does not exist. Read %s to see the files there, then send %s again with that link fixed.", p, target, dir, p)
 				continue
@@ -114,30 +118,79 @@ func (t *Turn) brokenLinksNote(ctx context.Context, before map[string][]string, 
 	return b.String()
 }
 
-// readWhole is the read tool's view of path (a file, or a folder's
-// listing), as the model would see it.
-func (t *Turn) readWhole(ctx context.Context, p string) (string, error) {
-	spec, ok := t.Registry.Get(tools.NameRead)
-	if !ok || !spec.Runnable() {
-		return "", fmt.Errorf("no read tool in this turn")
+// A folderLister tells whether a path is on disk from the read tool's
+// listings of its folders alone, from the root down: no file is read, so
+// a link to a secret file asks nobody to show it (which a read would), a
+// binary file counts as there (which a read refuses), and what a
+// repository's Markdown links to decides nothing but this sentence.
+type folderLister struct {
+	turn *Turn
+	seen map[string]folderListing // by folder, "." the root
+}
+
+// A folderListing is a folder's entries as the read tool lists them
+// (folders end in "/"); whole is false when the listing was cut short or
+// could not be made.
+type folderListing struct {
+	names []string
+	whole bool
+}
+
+// list lists dir, a folder (the root, or one a listing showed).
+func (f *folderLister) list(ctx context.Context, dir string) folderListing {
+	if l, ok := f.seen[dir]; ok {
+		return l
 	}
-	return spec.Run(ctx, tools.ToolUse{Tool: tools.NameRead, Args: []string{p}})
+	var l folderListing
+	if view, err := f.turn.readWhole(ctx, dir); err == nil && isListing(view) {
+		l.names, l.whole = listingNames(view)
+	}
+	f.seen[dir] = l
+	return l
+}
+
+// has reports whether target (cleaned, relative to the root) is on disk;
+// known is false when a listing on the way could not say (cut short, or
+// not made).
+func (f *folderLister) has(ctx context.Context, target string) (there, known bool) {
+	dir := "."
+	parts := strings.Split(target, "/")
+	for i, part := range parts {
+		l := f.list(ctx, dir)
+		listed := slices.Contains(l.names, part+"/")
+		if i == len(parts)-1 {
+			listed = listed || slices.Contains(l.names, part)
+		}
+		switch {
+		case listed && i == len(parts)-1:
+			return true, true
+		case listed:
+			dir = path.Join(dir, part)
+		default:
+			return false, l.whole
+		}
+	}
+	return false, false
 }
 
 // maxNamedEntries is the most files of a folder a note names in a
 // sentence.
 const maxNamedEntries = 12
 
-// listingNames are the entries of a read tool's folder listing.
-func listingNames(view string) []string {
-	var names []string
+// listingNames are the entries of a read tool's folder listing; whole is
+// false when the listing says it left some out.
+func listingNames(view string) (names []string, whole bool) {
+	whole = true
 	for i, l := range strings.Split(strings.TrimRight(view, "\n"), "\n") {
-		if i == 0 || strings.HasPrefix(l, "```") || strings.TrimSpace(l) == "" || strings.HasPrefix(l, "(") {
-			continue
+		switch {
+		case strings.HasPrefix(l, "... and "):
+			whole = false
+		case i == 0 || strings.HasPrefix(l, "```") || strings.TrimSpace(l) == "" || strings.HasPrefix(l, "("):
+		default:
+			names = append(names, strings.TrimSpace(l))
 		}
-		names = append(names, strings.TrimSpace(l))
 	}
-	return names
+	return names, whole
 }
 
 // joinNames writes names as a sentence does: "a, b and c".

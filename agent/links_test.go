@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentls/agentls/agent/modeltest"
 	"github.com/agentls/agentls/tools"
+	"github.com/agentls/agentls/tools/approval"
 	"github.com/agentls/agentls/tools/builtin"
 	"github.com/agentls/agentls/tools/edittool"
 )
@@ -86,20 +87,81 @@ func TestBrokenLinkPointedOut(t *testing.T) {
 }
 
 // linksTurn is a compact turn over files, which are also on disk in a
-// folder of their own so that the read tool lists it.
+// folder of their own so that the read tool lists it; what its tools ask
+// the user is recorded in asked.
 func linksTurn(t *testing.T, srv *modeltest.Server, files map[string]string) (*memWorkspace, *Turn) {
+	mem, turn, _ := askingLinksTurn(t, srv, files)
+	return mem, turn
+}
+
+// askingWorkspace records the questions its tools ask, and says yes.
+type askingWorkspace struct {
+	dirWorkspace
+	asked *[]approval.Question
+}
+
+func (w askingWorkspace) Confirm(_ context.Context, q approval.Question) (approval.Answer, error) {
+	*w.asked = append(*w.asked, q)
+	return approval.Run, nil
+}
+
+func askingLinksTurn(t *testing.T, srv *modeltest.Server, files map[string]string) (*memWorkspace, *Turn, *[]approval.Question) {
 	t.Helper()
 	root := t.TempDir()
 	for name, text := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	mem := &memWorkspace{files: maps.Clone(files)}
-	ws := dirWorkspace{memWorkspace: mem, root: root}
+	asked := &[]approval.Question{}
+	ws := askingWorkspace{dirWorkspace: dirWorkspace{memWorkspace: mem, root: root}, asked: asked}
 	reg, _, err := BindTools(builtin.Registry(), tools.Env{Workspace: ws}, noHost, testToolOptions(ws)).Select(edittool.TurnTools())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return mem, &Turn{Model: testModel(t, srv.URL, ModelConfig{Retries: 1}), Registry: reg, Format: tools.FormatMarkdown, Runner: Runner{Registry: reg}, Compact: true}
+	return mem, &Turn{Model: testModel(t, srv.URL, ModelConfig{Retries: 1}), Registry: reg, Format: tools.FormatMarkdown, Runner: Runner{Registry: reg}, Compact: true}, asked
+}
+
+// TestBrokenLinksReadNoFile: the links a repository's Markdown holds
+// decide nothing but the note (DESIGN §8a). Whether a link's file is there
+// is told from its folders' listings, so a link to a secret file (.env)
+// asks nobody to show it and is not called missing, a link to a binary
+// file (an image, which read refuses) is not called missing, a link out of
+// the workspace or to its root is not looked at, and a file this turn
+// created counts as there; only the missing one is named.
+func TestBrokenLinksReadNoFile(t *testing.T) {
+	readme := "# lib\n"
+	png := "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
+	links := "# lib\n\n[env](.env) ![logo](img/logo.png) [up](../../etc/passwd) [root](./) [docs](docs/) [guide](guide.md) [gone](img/gone.png) [none](nowhere/x.md)\n"
+	srv := modeltest.New(
+		modeltest.Text("```save guide.md\n# Guide\n```\n\n```save README.md\n"+links+"```", 50),
+		modeltest.Text("Done.", 50))
+	defer srv.Close()
+	files := map[string]string{"README.md": readme, ".env": "TOKEN=hunter2\n", "img/logo.png": png, "docs/a.md": "# A\n"}
+	_, turn, asked := askingLinksTurn(t, srv, files)
+	if _, err := turn.Run(context.Background(), Request{Prompt: "Add links to README.md.", Root: "/ws", Files: []FileText{{Path: "README.md", Text: numbered(readme)}}}); err != nil {
+		t.Fatal(err)
+	}
+	msgs := srv.Requests()[1].Body.Messages
+	var told string
+	for _, m := range msgs[len(msgs)-2:] {
+		told += m.Content + "\n"
+	}
+	for _, want := range []string{"README.md links to img/gone.png, which does not exist: the folder img/ holds logo.png.", "README.md links to nowhere/x.md, which does not exist. Read nowhere to see"} {
+		if !strings.Contains(told, want) {
+			t.Errorf("the model was not told %q: %q", want, told)
+		}
+	}
+	for _, not := range []string{".env, which", "logo.png, which", "passwd", "guide.md, which", "links to ., which", "docs, which", "hunter2"} {
+		if strings.Contains(told, not) {
+			t.Errorf("the model was told %q: %q", not, told)
+		}
+	}
+	if len(*asked) != 0 {
+		t.Errorf("the user was asked %+v", *asked)
+	}
 }

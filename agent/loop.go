@@ -488,11 +488,11 @@ func (t *Turn) runTools(ctx context.Context, step int, uses []tools.ToolUse, pro
 				state.show(edittool.ReadPaths(*use)...)
 			}
 			if edittool.IsEditTool(use.Tool) {
-				text += t.brokenLinksNote(ctx, linksBefore, ran.Outcome == edittool.OutcomeUnchanged)
 				state.show(edittool.PathsOf(*use)...)
 				state.failures.edited()
 				state.edited = true
 				state.editedPaths = append(state.editedPaths, edittool.PathsOf(*use)...)
+				text += t.brokenLinksNote(ctx, linksBefore, ran.Outcome == edittool.OutcomeUnchanged, state.editedPaths)
 			}
 			if use.Tool == tools.NameSave {
 				if state.saved[key] && ran.Outcome == edittool.OutcomeUnchanged && len(state.untouched()) == 0 {

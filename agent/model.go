@@ -50,12 +50,12 @@ type ModelConfig struct {
 	// default). 0 asks for the most likely tokens: what small local
 	// models do best with, and aider's and gptme's default.
 	Temperature *float64
-	// DefaultTemperature says Temperature is agentls's default, not the
+	// TemperatureIsDefault says Temperature is agentls's default, not the
 	// user's: a server that refuses a temperature (OpenAI's reasoning
 	// models take only their own) gets the request again without it, and
 	// later requests go without. A temperature the user set is sent, and
 	// a refusal of it is the turn's error.
-	DefaultTemperature bool
+	TemperatureIsDefault bool
 }
 
 // DefaultTemperature is the temperature of a turn whose settings set
@@ -77,7 +77,7 @@ type Model struct {
 	// requests go without, and their usage is estimated.
 	noStreamOptions atomic.Bool
 	// noTemperature is set once the server refused agentls's default
-	// temperature (ModelConfig.DefaultTemperature).
+	// temperature (ModelConfig.TemperatureIsDefault).
 	noTemperature atomic.Bool
 }
 
@@ -188,7 +188,7 @@ func (m *Model) Stream(ctx context.Context, messages []openai.ChatCompletionMess
 		req.StreamOptions = nil
 		s, err = m.client.CreateChatCompletionStream(ctx, req)
 	}
-	if refusedField(err, "temperature") && m.cfg.DefaultTemperature && !m.noTemperature.Load() {
+	if refusedField(err, "temperature") && m.cfg.TemperatureIsDefault && !m.noTemperature.Load() {
 		m.noTemperature.Store(true)
 		req.Temperature = 0
 		s, err = m.client.CreateChatCompletionStream(ctx, req)

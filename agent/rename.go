@@ -21,9 +21,14 @@ func askedRename(prompt string) (from, to string, ok bool) {
 	return m[1], m[2], true
 }
 
+// wordRe matches name as a whole word.
+func wordRe(name string) *regexp.Regexp {
+	return regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\b`)
+}
+
 // renamed is text with every whole word from written to.
 func renamed(text, from, to string) string {
-	return regexp.MustCompile(`\b`+regexp.QuoteMeta(from)+`\b`).ReplaceAllLiteralString(text, to)
+	return wordRe(from).ReplaceAllLiteralString(text, to)
 }
 
 // renameExtras returns the lines of current that hold no from, are not
@@ -33,7 +38,7 @@ func renamed(text, from, to string) string {
 // parameter p to u as well, which no one asked for (and the task's
 // check refused).
 func renameExtras(current, content, from string) []string {
-	word := regexp.MustCompile(`\b` + regexp.QuoteMeta(from) + `\b`)
+	word := wordRe(from)
 	left := map[string]int{}
 	for l := range strings.Lines(content) {
 		left[strings.TrimRight(l, "\r\n")]++

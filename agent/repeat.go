@@ -193,16 +193,28 @@ var nearestRe = regexp.MustCompile(`nearest lines? (?:are |is )?(\d+)`)
 // file longer than maxFeedbackLines is shown around line around (from its
 // top when 0). It fails when the turn has no runnable read tool.
 func (t *Turn) readForModel(ctx context.Context, path string, around int) (string, error) {
-	spec, ok := t.Registry.Get(tools.NameRead)
-	if !ok || !spec.Runnable() {
-		return "", errors.New("no read tool in this turn")
-	}
 	use := tools.ToolUse{Tool: tools.NameRead, Args: []string{path}}
 	if around > 0 {
 		from := max(1, around-maxFeedbackLines/2)
 		use.Kwargs = map[string]any{"start_line": float64(from), "end_line": float64(from + maxFeedbackLines - 1)}
 	} else if path != "." {
 		use.Kwargs = map[string]any{"end_line": float64(maxFeedbackLines)}
+	}
+	return t.runRead(ctx, use)
+}
+
+// readWhole is the read tool's whole view of path (a file, or a folder's
+// listing), as a read call of it shows the model.
+func (t *Turn) readWhole(ctx context.Context, path string) (string, error) {
+	return t.runRead(ctx, tools.ToolUse{Tool: tools.NameRead, Args: []string{path}})
+}
+
+// runRead runs use on the turn's read tool; it fails when the turn has
+// none that runs.
+func (t *Turn) runRead(ctx context.Context, use tools.ToolUse) (string, error) {
+	spec, ok := t.Registry.Get(tools.NameRead)
+	if !ok || !spec.Runnable() {
+		return "", errors.New("no read tool in this turn")
 	}
 	return spec.Run(ctx, use)
 }

@@ -63,25 +63,23 @@ func runawayTail(text string) (keep int, what string) {
 		if first == "" {
 			continue // blank lines
 		}
-		same := true
-		for i := unit; i < unit*times && same; i++ {
-			same = line(i) == line(i%unit)
+		// repeats reports whether lines [from, to) repeat the unit.
+		repeats := func(from, to int) bool {
+			for i := from; i < to; i++ {
+				if line(i) != line(i%unit) {
+					return false
+				}
+			}
+			return true
 		}
-		if !same {
+		if !repeats(unit, unit*times) {
 			continue
 		}
 		// Whole repeats further back, written before this call saw
 		// them (a chunk of the stream brings several lines), are
 		// repeats too.
 		n := unit * times
-		for have(n+unit-1) && line(n+unit-1) == line(unit-1) && func() bool {
-			for i := n; i < n+unit; i++ {
-				if line(i) != line(i%unit) {
-					return false
-				}
-			}
-			return true
-		}() {
+		for have(n+unit-1) && repeats(n, n+unit) {
 			n += unit
 		}
 		// The first of the repeats ends where the second begins.

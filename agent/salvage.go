@@ -270,11 +270,10 @@ func (t *Turn) shrinkingSave(ctx context.Context, use tools.ToolUse, state *turn
 	if removalWords.MatchString(state.prompt) {
 		return nil
 	}
-	spec, ok := t.Registry.Get(tools.NameRead)
-	if path == "" || !ok || !spec.Runnable() {
+	if path == "" {
 		return nil
 	}
-	view, err := spec.Run(ctx, tools.ToolUse{Tool: tools.NameRead, Args: []string{path}})
+	view, err := t.readWhole(ctx, path)
 	if err != nil || isListing(view) {
 		return nil // a new file, or one save will refuse itself
 	}

@@ -95,7 +95,7 @@ func ModelOf(s settings.Settings) ModelConfig {
 	cfg := ModelConfig{Model: s.Model, BaseURL: s.BaseURL, APIKeyEnv: s.APIKeyEnv, TaggedThinking: s.TaggedThinking(), Temperature: s.Temperature}
 	if cfg.Temperature == nil {
 		t := DefaultTemperature
-		cfg.Temperature, cfg.DefaultTemperature = &t, true
+		cfg.Temperature, cfg.TemperatureIsDefault = &t, true
 	}
 	return cfg
 }

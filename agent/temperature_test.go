@@ -66,7 +66,7 @@ func TestDefaultTemperatureRefused(t *testing.T) {
 	srv := modeltest.New(refusal, modeltest.Text("one", 10), modeltest.Text("two", 10))
 	defer srv.Close()
 	zero := 0.0
-	m := testModel(t, srv.URL, ModelConfig{Temperature: &zero, DefaultTemperature: true})
+	m := testModel(t, srv.URL, ModelConfig{Temperature: &zero, TemperatureIsDefault: true})
 	streamEach(t, m, "one", "two")
 	reqs := srv.Requests()
 	if len(reqs) != 3 || reqs[0].Body.Temperature == nil || reqs[1].Body.Temperature != nil || reqs[2].Body.Temperature != nil {
