@@ -2,6 +2,7 @@ package anchored
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -88,4 +89,71 @@ func BenchmarkApplyKeptTable(b *testing.B) {
 			return err
 		}
 	})
+}
+
+// randomGo returns about n lines of generated Go whose functions draw
+// their statements at random from a few templates with random names and
+// numbers: the repeats of real code ("}", "return err", whole guard
+// blocks) without goLike's fixed period of five functions, which a branch
+// predictor learns within one text.
+func randomGo(r *rand.Rand, n int) string {
+	names := []string{"ctx", "buf", "req", "resp", "node", "path", "conn", "state", "text", "cfg"}
+	pick := func() string { return names[r.IntN(len(names))] }
+	var b strings.Builder
+	for i, lines := 0, 0; lines < n; i++ {
+		fmt.Fprintf(&b, "func step%d(%s string) error {\n", i, pick())
+		lines++
+		for range 1 + r.IntN(8) {
+			switch r.IntN(6) {
+			case 0:
+				b.WriteString("\tif err != nil {\n\t\treturn err\n\t}\n")
+				lines += 3
+			case 1:
+				fmt.Fprintf(&b, "\tif %s == nil {\n\t\treturn fmt.Errorf(\"missing %s\")\n\t}\n", pick(), pick())
+				lines += 3
+			case 2:
+				fmt.Fprintf(&b, "\t%s = append(%s, %s)\n", pick(), pick(), pick())
+				lines++
+			case 3:
+				fmt.Fprintf(&b, "\t%s, err := %s.Read(ctx, %d)\n", pick(), pick(), r.IntN(100))
+				lines++
+			case 4:
+				b.WriteString("\treturn nil\n")
+				lines++
+			default:
+				fmt.Fprintf(&b, "\t%s := open(%s, %d)\n", pick(), pick(), r.IntN(100))
+				lines++
+			}
+		}
+		b.WriteString("\treturn nil\n}\n\n")
+		lines += 3
+	}
+	return b.String()
+}
+
+// BenchmarkRenderNewText is RenderText of a whole file going round 16
+// different files of each size, as a tool reads a new file at each call
+// (editbench's peers table goes round 16 inputs too): one file rendered
+// over and over lets the branch predictor learn where its lines repeat.
+func BenchmarkRenderNewText(b *testing.B) {
+	r := rand.New(rand.NewPCG(28, 2))
+	for _, n := range []int{100, 500, 4_000, 40_000} {
+		var texts []string
+		size := 0
+		for range 16 {
+			texts = append(texts, randomGo(r, n))
+			size += len(texts[len(texts)-1])
+		}
+		b.Run(fmt.Sprintf("%dlines", n), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(size / len(texts)))
+			i := 0
+			for b.Loop() {
+				if _, err := RenderText(texts[i%len(texts)], 0, 0, Options{}); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
 }

@@ -75,13 +75,14 @@ func repetitiveText(r *rand.Rand, n int) string {
 
 // TestFilteredBuildMatchesFullScans compares every line's anchor (and its
 // ambiguity and radius) from build against the full-scan reference, on
-// random repetitive texts from empty to past the sizes that partition the
-// key index and split the work on two cores, at widths that force shared
-// keys, and with a weak hash that forces collisions.
+// random repetitive texts from empty to past the sizes that filter the
+// lines, partition the key index and split the work on two cores, at
+// widths that force shared keys, and with a weak hash that forces
+// collisions.
 func TestFilteredBuildMatchesFullScans(t *testing.T) {
 	r := rand.New(rand.NewPCG(28, 1))
 	weak := func(s string) uint64 { return uint64(len(s) % 5) }
-	sizes := []int{0, 1, 2, 3, 17, 100, 1_000, 5_000, 12_000, 30_000}
+	sizes := []int{0, 1, 2, 3, 17, 100, filterLines - 1, filterLines, 1_000, filterFrom, 5_000, 12_000, 30_000}
 	for _, n := range sizes {
 		for _, opts := range []Options{{}, {Width: 2}, {Width: 3}, {Width: 13}, {hashLine: weak}, {Width: 2, hashLine: weak}} {
 			for round := range 2 {
